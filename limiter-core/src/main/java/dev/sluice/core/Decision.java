@@ -1,0 +1,107 @@
+package dev.sluice.core;
+
+/**
+ * The answer to one request for permits (DESIGN §2).
+ *
+ * <p>Delays are in nanoseconds here; API surfaces round {@code retryAfter} <em>up</em> (whole
+ * milliseconds in JSON, whole seconds in headers) so that a client that waits that long succeeds.
+ *
+ * @param allowed whether the permits were granted (always true for a shadow rule)
+ * @param limit the most permits the key can hold; for gcra {@code burst + 1}, as redis-cell says
+ * @param remaining permits left after this call, never negative
+ * @param retryAfterNanos 0 when allowed; else the earliest delay after which the same request would
+ *     be allowed if no other traffic arrived
+ * @param resetAfterNanos delay until the key is back to full capacity if no other traffic arrived
+ * @param delayNanos leaky_bucket only: how long an admitted caller waits before proceeding
+ * @param shadowDenied the rule is a shadow rule and would have denied this request
+ * @param decidedBy who decided: the limiter itself, or a client-side shortcut
+ */
+public record Decision(
+    boolean allowed,
+    long limit,
+    long remaining,
+    long retryAfterNanos,
+    long resetAfterNanos,
+    long delayNanos,
+    boolean shadowDenied,
+    DecidedBy decidedBy) {
+
+  /** Who made a decision. Everything but {@link #LIMITER} was decided without the limiter. */
+  public enum DecidedBy {
+    /** The algorithm, on the state that owns the key. */
+    LIMITER,
+    /** The client's denied-until cache: a recent denial has not expired yet. */
+    DENIED_CACHE,
+    /** The grid was unreachable and the rule fails open. */
+    FAIL_OPEN,
+    /** The grid was unreachable and the rule fails closed. */
+    FAIL_CLOSED
+  }
+
+  public Decision {
+    if (remaining < 0) {
+      throw new IllegalArgumentException("remaining must not be negative, was " + remaining);
+    }
+  }
+
+  public static Decision allow(long limit, long remaining, long resetAfterNanos) {
+    return new Decision(true, limit, remaining, 0, resetAfterNanos, 0, false, DecidedBy.LIMITER);
+  }
+
+  public static Decision allowAfterDelay(
+      long limit, long remaining, long resetAfterNanos, long delayNanos) {
+    return new Decision(
+        true, limit, remaining, 0, resetAfterNanos, delayNanos, false, DecidedBy.LIMITER);
+  }
+
+  public static Decision deny(
+      long limit, long remaining, long retryAfterNanos, long resetAfterNanos) {
+    return new Decision(
+        false, limit, remaining, retryAfterNanos, resetAfterNanos, 0, false, DecidedBy.LIMITER);
+  }
+
+  /**
+   * This decision as a shadow rule reports it: a denial becomes an allowance flagged {@code
+   * shadowDenied}; the counts stay as the algorithm computed them.
+   */
+  public Decision asShadow() {
+    if (allowed) {
+      return this;
+    }
+    return new Decision(true, limit, remaining, 0, resetAfterNanos, delayNanos, true, decidedBy);
+  }
+
+  public Decision decidedBy(DecidedBy by) {
+    return new Decision(
+        allowed, limit, remaining, retryAfterNanos, resetAfterNanos, delayNanos, shadowDenied, by);
+  }
+
+  /** {@code retryAfter} in whole milliseconds, rounded up so that waiting it out succeeds. */
+  public long retryAfterMillis() {
+    return ceilDiv(retryAfterNanos, 1_000_000L);
+  }
+
+  /** {@code resetAfter} in whole milliseconds, rounded up. */
+  public long resetAfterMillis() {
+    return ceilDiv(resetAfterNanos, 1_000_000L);
+  }
+
+  /** {@code delay} in whole milliseconds, rounded up so that waiting it out is enough. */
+  public long delayMillis() {
+    return ceilDiv(delayNanos, 1_000_000L);
+  }
+
+  /** {@code retryAfter} in whole seconds, rounded up: the {@code Retry-After} header. */
+  public long retryAfterSeconds() {
+    return ceilDiv(retryAfterNanos, 1_000_000_000L);
+  }
+
+  /** {@code resetAfter} in whole seconds, rounded up: the {@code X-RateLimit-Reset} header. */
+  public long resetAfterSeconds() {
+    return ceilDiv(resetAfterNanos, 1_000_000_000L);
+  }
+
+  private static long ceilDiv(long value, long divisor) {
+    return -Math.floorDiv(-value, divisor);
+  }
+}

@@ -1,0 +1,182 @@
+package dev.sluice.core;
+
+import java.time.Duration;
+
+/**
+ * What a limit is: {@code limit} permits per {@code window}, decided by {@code algorithm}.
+ *
+ * <p>Construction validates every field and names the bad one ({@link InvalidPolicyException}), so
+ * a {@code Policy} that exists is one every algorithm can run without overflow or rounding a rate
+ * to zero.
+ *
+ * @param algorithm how permits are counted; {@link Algorithm#SLIDING_WINDOW} by default
+ * @param limit permits per window, 1 to {@value #MAX_LIMIT}
+ * @param window the window length, {@link #MIN_WINDOW} to {@link #MAX_WINDOW}
+ * @param burst token_bucket capacity, gcra burst (limit = burst + 1), leaky_bucket queue length;
+ *     ignored by the window algorithms. See {@link #defaultBurst}.
+ * @param buckets sub-windows of sliding_buckets (1 to {@value #MAX_BUCKETS}); ignored elsewhere
+ * @param shadow decide and count, but never deny: would-be denials are only reported
+ * @param countDenied denied requests consume too (Figma-style penalty): a client that keeps
+ *     hammering stays limited
+ */
+public record Policy(
+    Algorithm algorithm,
+    long limit,
+    Duration window,
+    long burst,
+    int buckets,
+    boolean shadow,
+    boolean countDenied) {
+
+  /** Largest limit accepted. Larger counts are not rate limits but typos. */
+  public static final long MAX_LIMIT = 1_000_000_000L;
+
+  public static final Duration MIN_WINDOW = Duration.ofMillis(1);
+  public static final Duration MAX_WINDOW = Duration.ofDays(30);
+
+  /**
+   * Highest rate accepted, in permits per second. At this rate one permit is worth one nanosecond,
+   * the resolution of the member clock; beyond it emission intervals would round to zero.
+   */
+  public static final long MAX_RATE_PER_SECOND = 1_000_000_000L;
+
+  public static final int DEFAULT_BUCKETS = 60;
+  public static final int MAX_BUCKETS = 3_600;
+
+  /** The sliding log keeps one timestamp per admitted permit, so its limit is capped. */
+  public static final long SLIDING_LOG_MAX_LIMIT = 10_000L;
+
+  public Policy {
+    if (algorithm == null) {
+      throw new InvalidPolicyException("algorithm", "is required");
+    }
+    if (window == null) {
+      throw new InvalidPolicyException("window", "is required");
+    }
+    if (limit < 1 || limit > MAX_LIMIT) {
+      throw new InvalidPolicyException(
+          "limit", "must be between 1 and " + MAX_LIMIT + ", was " + limit);
+    }
+    if (window.compareTo(MIN_WINDOW) < 0 || window.compareTo(MAX_WINDOW) > 0) {
+      throw new InvalidPolicyException(
+          "window", "must be between 1ms and 30d, was " + Durations.format(window));
+    }
+    if (window.toNanos() / limit < 1_000_000_000L / MAX_RATE_PER_SECOND) {
+      throw new InvalidPolicyException(
+          "limit",
+          limit
+              + " per "
+              + Durations.format(window)
+              + " is faster than one permit per nanosecond; use a longer window");
+    }
+    if (burst < 0 || burst > MAX_LIMIT) {
+      throw new InvalidPolicyException(
+          "burst", "must be between 0 and " + MAX_LIMIT + ", was " + burst);
+    }
+    if (buckets < 1 || buckets > MAX_BUCKETS) {
+      throw new InvalidPolicyException(
+          "buckets", "must be between 1 and " + MAX_BUCKETS + ", was " + buckets);
+    }
+    if (algorithm == Algorithm.SLIDING_BUCKETS && window.toNanos() / buckets < 1_000_000L) {
+      throw new InvalidPolicyException(
+          "buckets",
+          buckets
+              + " sub-windows of a "
+              + Durations.format(window)
+              + " window are shorter than 1ms; use fewer buckets");
+    }
+    if (algorithm == Algorithm.SLIDING_LOG && limit > SLIDING_LOG_MAX_LIMIT) {
+      throw new InvalidPolicyException(
+          "limit",
+          "sliding_log keeps one timestamp per admitted permit and allows at most "
+              + SLIDING_LOG_MAX_LIMIT
+              + " per window, was "
+              + limit
+              + "; use sliding_window or sliding_buckets for larger limits");
+    }
+  }
+
+  /** A policy with the defaults: sliding_window, the algorithm's default burst, 60 buckets. */
+  public static Policy of(long limit, Duration window) {
+    return builder().limit(limit).window(window).build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The burst an algorithm uses when none is given: a token bucket holds one window's worth, a gcra
+   * key admits {@code limit} at once ({@code burst = limit - 1}, since gcra's limit is burst + 1),
+   * and a leaky bucket queues one window's worth.
+   */
+  public static long defaultBurst(Algorithm algorithm, long limit) {
+    return switch (algorithm) {
+      case TOKEN_BUCKET, LEAKY_BUCKET -> limit;
+      case GCRA -> limit - 1;
+      default -> 0;
+    };
+  }
+
+  public long windowNanos() {
+    return window.toNanos();
+  }
+
+  /** The same policy with another limit: used by callers that scale or tune a rule. */
+  public Policy withLimit(long newLimit) {
+    return new Policy(algorithm, newLimit, window, burst, buckets, shadow, countDenied);
+  }
+
+  /** Builds a {@link Policy}; unset fields take their documented defaults. */
+  public static final class Builder {
+    private Algorithm algorithm = Algorithm.SLIDING_WINDOW;
+    private long limit;
+    private Duration window = Duration.ZERO;
+    private Long burst;
+    private int buckets = DEFAULT_BUCKETS;
+    private boolean shadow;
+    private boolean countDenied;
+
+    private Builder() {}
+
+    public Builder algorithm(Algorithm algorithm) {
+      this.algorithm = algorithm;
+      return this;
+    }
+
+    public Builder limit(long limit) {
+      this.limit = limit;
+      return this;
+    }
+
+    public Builder window(Duration window) {
+      this.window = window;
+      return this;
+    }
+
+    public Builder burst(long burst) {
+      this.burst = burst;
+      return this;
+    }
+
+    public Builder buckets(int buckets) {
+      this.buckets = buckets;
+      return this;
+    }
+
+    public Builder shadow(boolean shadow) {
+      this.shadow = shadow;
+      return this;
+    }
+
+    public Builder countDenied(boolean countDenied) {
+      this.countDenied = countDenied;
+      return this;
+    }
+
+    public Policy build() {
+      long resolvedBurst = burst != null ? burst : defaultBurst(algorithm, Math.max(limit, 1));
+      return new Policy(algorithm, limit, window, resolvedBurst, buckets, shadow, countDenied);
+    }
+  }
+}

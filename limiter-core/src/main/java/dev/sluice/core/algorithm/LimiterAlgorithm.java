@@ -1,0 +1,58 @@
+package dev.sluice.core.algorithm;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+
+/**
+ * One algorithm, configured by a {@link Policy}, deciding on a key's state.
+ *
+ * <p>A key's state is a {@code long[]} whose layout belongs to the algorithm (each class documents
+ * it). The array is owned by the caller: {@link #apply} reads it and, when the request is admitted
+ * (or the policy counts denials), updates it in place. Nothing else is read or written, so a
+ * decision is a pure function of (state, now, permits) and replays identically anywhere: in one
+ * JVM, on the member that owns the key, or in a simulator. An array keeps the state fixed-size,
+ * cheap to copy and trivial to serialize; the bounded sliding log is the one variable-size layout.
+ *
+ * <p>Time is nanoseconds since the Unix epoch, so windows align to the epoch on every member.
+ */
+public interface LimiterAlgorithm {
+
+  /** The state of a key never seen before (or idle for longer than {@link #stateTtlNanos()}). */
+  long[] newState();
+
+  /**
+   * A state this algorithm can apply to, made from one stored under a possibly different limit:
+   * {@code state} itself when its layout fits, otherwise a converted or fresh state. Callers pass
+   * every stored state through here before {@link #apply}.
+   */
+  long[] fit(long[] state);
+
+  /**
+   * Decides a request for {@code permits} at {@code nowNanos}, updating {@code state} in place when
+   * the request is admitted or the policy counts denials. {@code permits == 0} is a peek: it
+   * reports the state and changes nothing.
+   *
+   * @throws IllegalArgumentException if {@code permits} is negative or above {@link #capacity()}
+   */
+  Decision apply(long[] state, long nowNanos, long permits);
+
+  /**
+   * The most permits one request may ask for: more could never be admitted, so asking is an error
+   * rather than a denial forever.
+   */
+  long capacity();
+
+  /**
+   * How long after the last decision the state still matters; after that a fresh state decides
+   * identically. Used as the grid entry's time-to-live, for cleanup only.
+   */
+  long stateTtlNanos();
+
+  /** The algorithm {@code policy} names, configured by it. */
+  static LimiterAlgorithm of(Policy policy) {
+    return switch (policy.algorithm()) {
+      case SLIDING_WINDOW -> new SlidingWindow(policy);
+      default -> throw new UnsupportedOperationException(policy.algorithm() + " lands next");
+    };
+  }
+}

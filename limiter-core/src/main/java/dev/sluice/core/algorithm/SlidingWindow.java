@@ -1,0 +1,157 @@
+package dev.sluice.core.algorithm;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+
+/**
+ * Sliding window counter, Cloudflare's two-counter estimate. The default algorithm.
+ *
+ * <h2>The rule</h2>
+ *
+ * Count permits in epoch-aligned windows of length {@code W}. The rate over the trailing {@code W}
+ * is estimated by assuming the previous window's permits were spread evenly across it, so the part
+ * of the previous window still inside the trailing window weighs {@code (W - elapsed) / W}:
+ *
+ * <pre>
+ *   estimate = floor(previous * (W - elapsed) / W) + current        elapsed = now - currentStart
+ *   allow iff  estimate + permits <= limit
+ * </pre>
+ *
+ * <h2>Worked example: 5 per 10 s</h2>
+ *
+ * <pre>
+ *   window [0,10)                 window [10,20)
+ *   |x  x  x x x     |            |  ^ t=12s
+ *   0s ... five by 8s        10s     elapsed 2s, weight (10-2)/10 = 0.8
+ *   estimate = floor(5 * 0.8) + 0 = 4;  4 + 1 <= 5: allowed
+ * </pre>
+ *
+ * With 7 per minute, previous 5, current 3, at 30 % of the current window: {@code floor(5 * 0.7) +
+ * 3 = 6}, and {@code 6 + 1 <= 7} is allowed; the next request sees 7 and is denied. At a window
+ * boundary the previous window still weighs 1.0, so the fixed-window boundary burst (5 at 11:00:59,
+ * 5 more at 11:01:00) cannot happen here.
+ *
+ * <h2>What it trades away</h2>
+ *
+ * Three longs per key instead of a log: the price is that the estimate assumes an even spread.
+ * Cloudflare measured 0.003 % of 400 M requests wrongly allowed or limited; {@code
+ * docs/accuracy.md} measures ours against the exact {@link SlidingLog}. The floor makes the
+ * estimate err toward admitting by less than one permit per window.
+ *
+ * <h2>State</h2>
+ *
+ * {@code [currentStart, current, previous]}: the start of the current window in epoch nanoseconds
+ * and the permits counted in it and in the window before.
+ */
+public final class SlidingWindow implements LimiterAlgorithm {
+  private static final int CURRENT_START = 0;
+  private static final int CURRENT = 1;
+  private static final int PREVIOUS = 2;
+  private static final int STATE_SIZE = 3;
+
+  private final long limit;
+  private final long windowNanos;
+  private final boolean countDenied;
+
+  public SlidingWindow(Policy policy) {
+    this.limit = policy.limit();
+    this.windowNanos = policy.windowNanos();
+    this.countDenied = policy.countDenied();
+  }
+
+  @Override
+  public long[] newState() {
+    return new long[STATE_SIZE];
+  }
+
+  @Override
+  public long[] fit(long[] state) {
+    return state.length == STATE_SIZE ? state : newState();
+  }
+
+  @Override
+  public Decision apply(long[] state, long nowNanos, long permits) {
+    Permits.check(permits, limit);
+    roll(state, nowNanos);
+    long elapsed = nowNanos - state[CURRENT_START];
+    long estimate = estimate(state[PREVIOUS], state[CURRENT], elapsed);
+    if (estimate + permits <= limit) {
+      state[CURRENT] = NanoMath.saturatedAdd(state[CURRENT], permits);
+      return Decision.allow(limit, limit - estimate - permits, resetAfter(state, elapsed));
+    }
+    long retryAfter = retryAfter(state, elapsed, permits);
+    if (countDenied) {
+      state[CURRENT] = NanoMath.saturatedAdd(state[CURRENT], permits);
+    }
+    return Decision.deny(
+        limit, Math.max(0, limit - estimate), retryAfter, resetAfter(state, elapsed));
+  }
+
+  @Override
+  public long capacity() {
+    return limit;
+  }
+
+  /** The state matters until the current window has been the previous one for a whole window. */
+  @Override
+  public long stateTtlNanos() {
+    return NanoMath.saturatedMultiply(windowNanos, 2);
+  }
+
+  /** Moves the state to the window that holds {@code now}. */
+  private void roll(long[] state, long nowNanos) {
+    long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
+    long currentStart = state[CURRENT_START];
+    if (windowStart == currentStart) {
+      return;
+    }
+    state[PREVIOUS] = windowStart - currentStart == windowNanos ? state[CURRENT] : 0;
+    state[CURRENT] = 0;
+    state[CURRENT_START] = windowStart;
+  }
+
+  private long estimate(long previous, long current, long elapsed) {
+    return NanoMath.saturatedAdd(
+        NanoMath.mulDivFloor(previous, windowNanos - elapsed, windowNanos), current);
+  }
+
+  /**
+   * The earliest {@code d} with {@code estimate(now + d) + permits <= limit}, if nothing else
+   * arrives. Within the current window only the previous window's share shrinks; if that is not
+   * enough, the request waits into the next window, where the current count becomes the previous
+   * one and shrinks in turn.
+   */
+  private long retryAfter(long[] state, long elapsed, long permits) {
+    long headroom = limit - state[CURRENT] - permits;
+    if (headroom >= 0) {
+      long when = firstElapsedWithShareAtMost(state[PREVIOUS], headroom);
+      if (when < windowNanos) {
+        return when - elapsed;
+      }
+    }
+    long toNextWindow = windowNanos - elapsed;
+    return toNextWindow + firstElapsedWithShareAtMost(state[CURRENT], limit - permits);
+  }
+
+  /** The delay until the estimate is 0: full capacity again. */
+  private long resetAfter(long[] state, long elapsed) {
+    if (state[CURRENT] > 0) {
+      return windowNanos - elapsed + firstElapsedWithShareAtMost(state[CURRENT], 0);
+    }
+    return Math.max(0, firstElapsedWithShareAtMost(state[PREVIOUS], 0) - elapsed);
+  }
+
+  /**
+   * The smallest elapsed time {@code e} (0 to W) in a window at which an older window's {@code
+   * count} weighs at most {@code allowed}: {@code floor(count * (W - e) / W) <= allowed}, that is
+   * {@code count * (W - e) < (allowed + 1) * W}, so {@code W - e <= ceil((allowed + 1) * W / count)
+   * - 1}.
+   */
+  private long firstElapsedWithShareAtMost(long count, long allowed) {
+    if (count <= allowed) {
+      return 0;
+    }
+    long remainingMax = NanoMath.mulDivCeil(allowed + 1, windowNanos, count) - 1;
+    return windowNanos - remainingMax;
+  }
+}
