@@ -20,10 +20,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Nanoseconds per decision of each algorithm on one key: the pure {@code apply(state, now, 1)},
- * single thread, no contention, no map. The policy is 1,000 per second (sliding_buckets: 60
- * buckets of 1/60 s) and simulated time advances 900 µs per call, so the key runs about 11 % over
- * its rate: mostly admitted, a steady share denied, and every window and bucket roll that traffic
- * at that rate causes.
+ * single thread, no contention, no map. The policy is 1,000 per second (sliding_buckets: 60 buckets
+ * of 1/60 s) and simulated time advances 900 µs per call, so the key runs about 11 % over its rate:
+ * mostly admitted, a steady share denied, and every window and bucket roll that traffic at that
+ * rate causes.
  *
  * <p>Run (from the repository root):
  *
