@@ -374,6 +374,17 @@ class ChartRenderTest {
   }
 
   @Test
+  void template_tokenAndExistingSecretBoth_isRefusedWithAReason() {
+    String error =
+        SluiceChart.withDefaults()
+            .set("auth.adminToken", "s3cret")
+            .set("auth.existingSecret", "ops-sluice-token")
+            .renderError();
+
+    assertThat(error).contains("set auth.adminToken or auth.existingSecret, not both");
+  }
+
+  @Test
   void template_adminTokenGiven_storesItAndRollsPodsWhenItChanges() {
     RenderedChart first = SluiceChart.withDefaults().set("auth.adminToken", "s3cret-one").render();
     RenderedChart second = SluiceChart.withDefaults().set("auth.adminToken", "s3cret-two").render();
