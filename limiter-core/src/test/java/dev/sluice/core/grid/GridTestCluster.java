@@ -1,9 +1,10 @@
 package dev.sluice.core.grid;
 
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.test.TestHazelcastFactory;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.test.TestHazelcastInstanceFactory;
 import dev.sluice.core.ManualTimeSource;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import java.util.UUID;
  */
 final class GridTestCluster implements AutoCloseable {
   final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T11:00:00Z"));
-  final TestHazelcastInstanceFactory factory = new TestHazelcastInstanceFactory();
+  final TestHazelcastFactory factory = new TestHazelcastFactory();
   final List<HazelcastInstance> members = new ArrayList<>();
   final List<GridRateLimiter> limiters = new ArrayList<>();
   private final String clusterName = "test-" + UUID.randomUUID();
@@ -42,7 +43,15 @@ final class GridTestCluster implements AutoCloseable {
     Config config = new Config().setClusterName(clusterName);
     config.setProperty("hazelcast.phone.home.enabled", "false");
     config.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
+    // Expire idle keys promptly in the TTL test (the default sweep runs every 5 s over 10 %).
+    config.setProperty("hazelcast.internal.map.expiration.task.period.seconds", "1");
+    config.setProperty("hazelcast.internal.map.expiration.cleanup.percentage", "100");
     return SluiceHazelcast.configure(config, clock, format);
+  }
+
+  HazelcastInstance newClient() {
+    ClientConfig config = new ClientConfig().setClusterName(clusterName);
+    return factory.newHazelcastClient(SluiceHazelcast.configure(config));
   }
 
   HazelcastInstance addMember() {
