@@ -151,13 +151,13 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
 
   @Override
   public Decision tryAcquire(String rule, String key, long permits) {
-    return decideNow(pending(Check.of(rule, key, permits)));
+    return decideNow(pending(Check.of(rule, key, permits), options.batchSync()));
   }
 
   @Override
   public Decision tryAcquire(Policy policy, String key, long permits) {
     Objects.requireNonNull(policy, "policy");
-    return decideNow(pending(Check.inline(policy, key, permits)));
+    return decideNow(pending(Check.inline(policy, key, permits), options.batchSync()));
   }
 
   @Override
@@ -227,6 +227,9 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     for (Check check : checks) {
       pendings.add(pending(Objects.requireNonNull(check, "check")));
     }
+    if (localMember == null && checks.size() > 1) {
+      checkRulesRemotely(checks);
+    }
     if (options.batchAsync()) {
       // Group per lane so each lane gets its share in one go (and in order).
       Map<OwnerBatcher, List<Pending>> byLane = new java.util.LinkedHashMap<>();
@@ -289,6 +292,14 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   // ---- internals
 
   private Pending pending(Check check) {
+    return pending(check, true);
+  }
+
+  /**
+   * Validates a check and makes it a pending request. The partition id (one more serialization of
+   * the key) is only needed to route through a batcher, so a direct call skips it.
+   */
+  private Pending pending(Check check, boolean routed) {
     String stateKey;
     if (check.rule() != null) {
       checkLocalRule(check.rule(), check.permits());
@@ -297,7 +308,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
       checkCapacity(Objects.requireNonNull(check.policy()), check.permits());
       stateKey = StateKey.inline(check.key());
     }
-    int partitionId = partitions.getPartition(stateKey).getPartitionId();
+    int partitionId = routed ? partitions.getPartition(stateKey).getPartitionId() : -1;
     return new Pending(
         stateKey,
         partitionId,
@@ -319,6 +330,38 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     }
     if (resolved.algorithm() != null) {
       checkPermits(resolved.algorithm(), permits);
+    }
+  }
+
+  /**
+   * A client holds no rules copy, yet a batch with an unknown rule or an impossible cost must fail
+   * whole with nothing counted: one {@code getAll} on the rules map checks every named rule first.
+   * (Single calls need no such step: the owner refuses them atomically.)
+   */
+  private void checkRulesRemotely(List<Check> checks) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (Check check : checks) {
+      if (check.rule() != null) {
+        names.add(check.rule());
+      }
+    }
+    if (names.isEmpty()) {
+      return;
+    }
+    Map<String, RuleRecord> records = rules.records(names);
+    for (Check check : checks) {
+      if (check.rule() == null) {
+        continue;
+      }
+      RuleRecord record = records.get(check.rule());
+      if (record == null || record.isRemoved()) {
+        throw new dev.sluice.core.UnknownRuleException(check.rule());
+      }
+      try {
+        checkPermits(LimiterAlgorithm.of(Objects.requireNonNull(record.policy())), check.permits());
+      } catch (UnsupportedOperationException e) {
+        // The owner answers this one with a clear error; nothing to add here.
+      }
     }
   }
 
