@@ -27,10 +27,10 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The opposite error is possible too, and safe: a call whose owner applied it and replicated the
  * backup but died before the answer left is retried by Hazelcast on the new owner, which applies it
- * once more. The permit is spent twice and granted once, so a key may admit up to one in-flight call
- * per thread <em>fewer</em> than its limit. A limiter may err toward denying; it must never hand out
- * a fresh budget. Migration (a member joining) moves state with its replica versions and loses
- * nothing, so it is checked exactly.
+ * once more. The permit is spent twice and granted once, so a key may admit up to one in-flight
+ * call per thread <em>fewer</em> than its limit. A limiter may err toward denying; it must never
+ * hand out a fresh budget. Migration (a member joining) moves state with its replica versions and
+ * loses nothing, so it is checked exactly.
  */
 class GridFailoverTest {
   private static final int KEYS = 30;
