@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -198,17 +199,50 @@ final class Coalescer {
     }
     flight.whenComplete(
         (answers, error) -> {
-          if (error != null) {
-            for (Pending p : batch) {
-              p.result.completeExceptionally(error);
-            }
-          } else {
+          if (error == null) {
             for (int i = 0; i < batch.size(); i++) {
               batch.get(i).result.complete(answers.get(i));
             }
+            handOn(lane);
+          } else if (batch.size() > 1 && causeOf(error) instanceof IllegalArgumentException) {
+            oneByOne(lane, batch, 0);
+          } else {
+            for (Pending p : batch) {
+              p.result.completeExceptionally(causeOf(error));
+            }
+            handOn(lane);
           }
-          handOn(lane);
         });
+  }
+
+  /** One request in the batch is bad: decides them one by one, in order, each failing alone. */
+  private void oneByOne(Lane lane, List<Pending> batch, int next) {
+    if (next == batch.size()) {
+      handOn(lane);
+      return;
+    }
+    Pending p = batch.get(next);
+    CompletionStage<List<Decision>> flight;
+    try {
+      flight = decider.decideAsync(List.of(p.check));
+    } catch (RuntimeException e) {
+      flight = CompletableFuture.failedFuture(e);
+    }
+    flight.whenComplete(
+        (answers, error) -> {
+          if (error == null) {
+            p.result.complete(answers.get(0));
+          } else {
+            p.result.completeExceptionally(causeOf(error));
+          }
+          oneByOne(lane, batch, next + 1);
+        });
+  }
+
+  private static Throwable causeOf(Throwable error) {
+    return error instanceof CompletionException && error.getCause() != null
+        ? error.getCause()
+        : error;
   }
 
   /** The flight on {@code lane} landed: retire the lane or send what queued behind it. */

@@ -65,9 +65,18 @@ final class ReferenceLimiter implements RateLimiter {
   @Override
   public synchronized List<Decision> tryAcquireAll(List<Check> checks) {
     invocations.incrementAndGet();
+    // All or nothing, as one entry processor is: a bad check leaves every state as it was.
+    Map<String, long[]> before = new HashMap<>();
+    states.forEach((k, v) -> before.put(k, v.clone()));
     List<Decision> out = new ArrayList<>();
-    for (Check c : checks) {
-      out.add(apply(c));
+    try {
+      for (Check c : checks) {
+        out.add(apply(c));
+      }
+    } catch (RuntimeException e) {
+      states.clear();
+      states.putAll(before);
+      throw e;
     }
     return out;
   }
