@@ -13,11 +13,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -80,7 +78,8 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   private final CircuitBreaker breaker;
   private final LocalDecisionMetrics metrics;
   private final LongSupplier nanoClock;
-  private final RuleStore rules;
+  private final CachedRuleStore rules;
+  private final @Nullable Runnable unlisten;
 
   SluiceClient(Builder builder, RateLimiter delegate, @Nullable Runnable shutdown) {
     this.delegate = delegate;
@@ -96,7 +95,8 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     this.breaker = new CircuitBreaker(builder.probeInterval.toNanos(), builder.nanoClock);
     this.metrics = new LocalDecisionMetrics(builder.meterRegistry);
     this.coalescer = builder.coalescing ? new Coalescer(new RemoteDecider()) : null;
-    this.rules = new InvalidatingRuleStore(delegate.rules());
+    this.rules = new CachedRuleStore(delegate.rules(), this::onRuleChange);
+    this.unlisten = null;
   }
 
   public static Builder builder() {
@@ -354,7 +354,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
       return policy.countDenied();
     }
     try {
-      return delegate.rules().find(check.rule()).map(r -> r.policy().countDenied()).orElse(true);
+      return rules.find(check.rule()).map(r -> r.policy().countDenied()).orElse(true);
     } catch (RuntimeException e) {
       return true; // cannot tell: do not cache
     }
@@ -409,7 +409,10 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     delegate.reset(rule, key);
   }
 
-  /** The grid's rules; changes made through here also drop this client's local denials. */
+  /**
+   * The grid's rules, near-cached here and invalidated by the cluster (see {@link
+   * CachedRuleStore}); a change also drops this client's local denials under that rule.
+   */
   @Override
   public RuleStore rules() {
     return rules;
@@ -422,6 +425,16 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   public void invalidateRule(String rule) {
     if (deniedCache != null) {
       deniedCache.invalidateRule(rule);
+    }
+  }
+
+  private void onRuleChange(String rule) {
+    if (rule.isEmpty()) {
+      if (deniedCache != null) {
+        deniedCache.invalidateAll();
+      }
+    } else {
+      invalidateRule(rule);
     }
   }
 
@@ -439,39 +452,11 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   @Override
   public void close() {
+    if (unlisten != null) {
+      unlisten.run();
+    }
     if (shutdown != null) {
       shutdown.run();
-    }
-  }
-
-  private final class InvalidatingRuleStore implements RuleStore {
-    private final RuleStore store;
-
-    InvalidatingRuleStore(RuleStore store) {
-      this.store = store;
-    }
-
-    @Override
-    public Optional<Rule> find(String name) {
-      return store.find(name);
-    }
-
-    @Override
-    public Collection<Rule> all() {
-      return store.all();
-    }
-
-    @Override
-    public void put(Rule rule) {
-      store.put(rule);
-      invalidateRule(rule.name());
-    }
-
-    @Override
-    public boolean remove(String name) {
-      boolean removed = store.remove(name);
-      invalidateRule(name);
-      return removed;
     }
   }
 
@@ -491,8 +476,34 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     boolean coalescing = true;
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
     LongSupplier nanoClock = System::nanoTime;
+    Duration connectTimeout = Duration.ofSeconds(5);
+    java.util.function.Consumer<com.hazelcast.client.config.ClientConfig> clientConfigCustomizer =
+        config -> {};
 
     Builder() {}
+
+    /**
+     * How long {@link #build()} waits for the first connection to the cluster (5 s by default). It
+     * never waits longer: if the cluster is not there yet, the client keeps connecting in the
+     * background and decisions follow the failure policy until it is.
+     */
+    public Builder connectTimeout(Duration timeout) {
+      if (timeout == null || timeout.isNegative()) {
+        throw new InvalidPolicyException("connectTimeout", "must not be negative, was " + timeout);
+      }
+      this.connectTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * A last word on the Hazelcast client's settings (TLS, discovery, labels), applied after
+     * Sluice's own.
+     */
+    public Builder clientConfig(
+        java.util.function.Consumer<com.hazelcast.client.config.ClientConfig> customizer) {
+      this.clientConfigCustomizer = java.util.Objects.requireNonNull(customizer, "clientConfig");
+      return this;
+    }
 
     /** Member addresses ({@code host:port}) to connect to; 127.0.0.1:5701 if none is given. */
     public Builder addresses(String... memberAddresses) {

@@ -2,10 +2,12 @@ package dev.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -20,7 +22,7 @@ import org.junit.jupiter.api.RepeatedTest;
  */
 class DeniedCachePropertyTest {
 
-  @RepeatedTest(20)
+  @RepeatedTest(50)
   void tryAcquire_randomTraffic_decidesExactlyAsTheLimiter() {
     long seed = new Random().nextLong();
     System.out.println("DeniedCachePropertyTest seed=" + seed);
@@ -29,7 +31,14 @@ class DeniedCachePropertyTest {
     ManualTimeSource time =
         ManualTimeSource.at(
             Instant.parse("2026-01-01T00:00:00Z").plusMillis(random.nextInt(60_000)));
-    Policy policy = Policy.of(1 + random.nextInt(10), Duration.ofSeconds(1 + random.nextInt(60)));
+    Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
+    Policy policy =
+        Policy.builder()
+            .algorithm(algorithm)
+            .limit(1 + random.nextInt(10))
+            .window(Duration.ofSeconds(1 + random.nextInt(60)))
+            .build();
+    System.out.println("DeniedCachePropertyTest policy=" + policy);
     ReferenceLimiter behindClient = new ReferenceLimiter(time).withRule("r", policy);
     ReferenceLimiter reference = new ReferenceLimiter(time).withRule("r", policy);
     SluiceClient client =
@@ -44,7 +53,8 @@ class DeniedCachePropertyTest {
       time.advanceNanos(
           (long) (random.nextDouble() * policy.windowNanos() / (2 + random.nextInt(20))));
       String key = keys.get(random.nextInt(keys.size()));
-      long permits = 1 + random.nextInt((int) Math.min(policy.limit(), 4));
+      long capacity = Math.max(1, Math.min(LimiterAlgorithm.of(policy).capacity(), 4));
+      long permits = 1 + random.nextInt((int) capacity);
       Decision expected = reference.tryAcquire("r", key, permits);
       Decision actual = client.tryAcquire("r", key, permits);
       assertThat(actual.allowed())

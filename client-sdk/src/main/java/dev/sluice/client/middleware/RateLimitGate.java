@@ -56,7 +56,11 @@ public final class RateLimitGate {
 
   /** The headers to answer {@code decision} with. */
   public Map<String, String> headers(Decision decision) {
-    return RateLimitHeaders.of(rule, policy(), decision);
+    // Only a limiter's answer has a policy to describe; a failure answer must not wait for rules.
+    boolean fromLimiter =
+        decision.decidedBy() == Decision.DecidedBy.LIMITER
+            || decision.decidedBy() == Decision.DecidedBy.DENIED_CACHE;
+    return RateLimitHeaders.of(rule, fromLimiter ? policy() : null, decision);
   }
 
   /** The rule's policy for the window in {@code RateLimit-Policy}; none if it cannot be read. */
