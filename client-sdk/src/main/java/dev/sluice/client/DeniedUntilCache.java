@@ -47,7 +47,8 @@ import org.jspecify.annotations.Nullable;
  *
  * Policies that count denied requests (Figma-style penalty) are not cached: answering locally would
  * withhold the penalty from the grid, which would then admit sooner than it would have. Shadow
- * rules never deny, so they never reach the cache.
+ * rules never deny, so they never reach the cache. A request for more than the key's limit is not
+ * answered either: it is an error the limiter reports, not a denial.
  *
  * <h2>Bounds</h2>
  *
@@ -99,7 +100,8 @@ final class DeniedUntilCache {
    */
   @Nullable Decision lookup(Key key, long permits) {
     Denial denial = cache.getIfPresent(key);
-    if (denial == null || permits < denial.minPermits()) {
+    if (denial == null || permits < denial.minPermits() || permits > denial.decision().limit()) {
+      // Fewer permits may fit; more than the key can ever hold is an error the limiter reports.
       return null;
     }
     long left = denial.untilNanos() - nanoClock.getAsLong();

@@ -96,7 +96,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     this.metrics = new LocalDecisionMetrics(builder.meterRegistry);
     this.coalescer = builder.coalescing ? new Coalescer(new RemoteDecider()) : null;
     this.rules = new CachedRuleStore(delegate.rules(), this::onRuleChange);
-    this.unlisten = null;
+    this.unlisten = GridSupport.listenToRules(delegate, rules);
   }
 
   public static Builder builder() {
@@ -503,6 +503,24 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
         java.util.function.Consumer<com.hazelcast.client.config.ClientConfig> customizer) {
       this.clientConfigCustomizer = java.util.Objects.requireNonNull(customizer, "clientConfig");
       return this;
+    }
+
+    /**
+     * Starts a Hazelcast client to the cluster (smart routing: one hop to each key's owner) and a
+     * grid limiter over it. Closing the {@link SluiceClient} shuts them down.
+     */
+    public SluiceClient build() {
+      com.hazelcast.core.HazelcastInstance hazelcast =
+          GridSupport.start(GridSupport.clientConfig(this), connectTimeout);
+      dev.sluice.core.grid.GridRateLimiter grid =
+          new dev.sluice.core.grid.GridRateLimiter(hazelcast);
+      return new SluiceClient(
+          this,
+          grid,
+          () -> {
+            grid.close();
+            hazelcast.shutdown();
+          });
     }
 
     /** Member addresses ({@code host:port}) to connect to; 127.0.0.1:5701 if none is given. */
