@@ -68,6 +68,11 @@ final class CachedRuleStore implements RuleStore {
     return removed;
   }
 
+  /** Whether a lookup of {@code name} would be served from memory. */
+  boolean isCached(String name) {
+    return cache.containsKey(name);
+  }
+
   /** The cluster says {@code name} changed. */
   void invalidate(String name) {
     generation.incrementAndGet();

@@ -41,6 +41,7 @@ final class GridMembers implements AutoCloseable {
     config.setProperty("hazelcast.partition.count", "31");
     NetworkConfig network = config.getNetworkConfig();
     network.setPort(port).setPortAutoIncrement(autoIncrement).setPortCount(100);
+    network.setReuseAddress(true); // a member coming back binds where the stopped one was
     network.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
     JoinConfig join = network.getJoin();
     join.getMulticastConfig().setEnabled(false);
