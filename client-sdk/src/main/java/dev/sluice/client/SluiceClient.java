@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -443,6 +444,16 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
    */
   public boolean gridUnavailable() {
     return breaker.isOpen();
+  }
+
+  /**
+   * The Hazelcast instance behind this client: its own Hazelcast client, or the member or client of
+   * a wrapped grid limiter; empty for other limiters.
+   */
+  public Optional<com.hazelcast.core.HazelcastInstance> hazelcast() {
+    return delegate instanceof dev.sluice.core.grid.GridRateLimiter grid
+        ? Optional.of(grid.hazelcast())
+        : Optional.empty();
   }
 
   /** The limiter this client sends to: a grid limiter over its Hazelcast client, or the wrapped. */

@@ -19,11 +19,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * to. Each cluster has a random name and a random port range, multicast off, so concurrent test
  * runs on this machine never meet.
  */
-final class GridMembers implements AutoCloseable {
-  final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T11:00:00Z"));
-  final String clusterName = "test-" + UUID.randomUUID();
-  final int basePort = 20_000 + ThreadLocalRandom.current().nextInt(400) * 100;
+public final class GridMembers implements AutoCloseable {
+  public final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T11:00:00Z"));
+  public final String clusterName = "test-" + UUID.randomUUID();
+  public final int basePort = 20_000 + ThreadLocalRandom.current().nextInt(400) * 100;
   final List<HazelcastInstance> members = new ArrayList<>();
+
+  public GridMembers() {}
 
   static GridMembers start(int count) {
     GridMembers grid = new GridMembers();
@@ -34,6 +36,11 @@ final class GridMembers implements AutoCloseable {
   }
 
   Config memberConfig(int port, boolean autoIncrement) {
+    return SluiceHazelcast.configure(rawMemberConfig(port, autoIncrement), clock);
+  }
+
+  /** This cluster's network settings, not yet configured for Sluice. */
+  public Config rawMemberConfig(int port, boolean autoIncrement) {
     Config config = new Config().setClusterName(clusterName);
     config.setProperty("hazelcast.phone.home.enabled", "false");
     config.setProperty("hazelcast.socket.bind.any", "false");
@@ -50,7 +57,7 @@ final class GridMembers implements AutoCloseable {
     for (int p = basePort; p < basePort + 4; p++) {
       join.getTcpIpConfig().addMember("127.0.0.1:" + p);
     }
-    return SluiceHazelcast.configure(config, clock);
+    return config;
   }
 
   HazelcastInstance addMember() {
@@ -66,7 +73,7 @@ final class GridMembers implements AutoCloseable {
     return member;
   }
 
-  static int portOf(HazelcastInstance member) {
+  public static int portOf(HazelcastInstance member) {
     return member.getCluster().getLocalMember().getAddress().getPort();
   }
 
