@@ -188,10 +188,10 @@ class ChartRenderTest {
   @Test
   void template_nodeConfigGiven_passesTheConfigFileToTheNode() {
     RenderedChart chart =
-        SluiceChart.withDefaults().set("nodeConfig.map.name", "limits.state").render();
+        SluiceChart.withDefaults().set("nodeConfig.rulesReloadInterval", "5s").render();
 
     assertThat(chart.one("ConfigMap").path("data").path("sluice.yaml").asText())
-        .contains("name: limits.state");
+        .contains("rulesReloadInterval: 5s");
     assertThat(chart.gridNodeContainer().path("args").toString())
         .isEqualTo("[\"--config\",\"/etc/sluice/sluice.yaml\"]");
   }
