@@ -36,11 +36,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>How calls reach the grid</h2>
  *
- * With {@link Options#batching()} (the default), every acquire, synchronous or not, goes through an
- * {@link OwnerBatcher}: one per owning member and lane. While a lane's invocation is in flight new
+ * Batched calls ({@link Options#batchAsync()}, on by default for asynchronous calls and {@code
+ * tryAcquireAll}; {@link Options#batchSync()} for synchronous ones) go through an {@link
+ * OwnerBatcher}: one per owning member and lane. While a lane's invocation is in flight new
  * requests queue; when it returns they leave together as one {@code submitToKeys}, each key's
- * requests in one atomic step. A synchronous call simply waits for its request's answer. Without
- * batching, each call is its own {@code executeOnKey}/{@code submitToKey}.
+ * requests in one atomic step, so a batch of checks is grouped by owner and the owners run in
+ * parallel. A synchronous batched call simply waits for its request's answer. Unbatched, each call
+ * is its own {@code executeOnKey} (sync, on the caller's thread) or {@code submitToKey}.
  *
  * <p>Answers complete on an executor this limiter owns ({@link Options#callbackThreads()} daemon
  * threads): on small machines Hazelcast would otherwise start a thread per async callback (DESIGN
@@ -57,15 +59,24 @@ import org.jspecify.annotations.Nullable;
 public final class GridRateLimiter implements RateLimiter, AutoCloseable {
 
   /**
-   * Tuning.
+   * Tuning. The defaults are what measured fastest on a 2-core machine (docs/grid.md): synchronous
+   * calls go straight to the owner ({@code executeOnKey} on the caller's thread: the fewest thread
+   * hand-offs), asynchronous calls and batches go through the per-owner batchers (one invocation
+   * for many requests).
    *
-   * @param batching send acquires through per-owner opportunistic batches (default true)
+   * @param batchSync send synchronous acquires through the batchers (the caller waits)
+   * @param batchAsync send asynchronous acquires and {@code tryAcquireAll} through the batchers;
+   *     when false every key is its own {@code submitToKey}
    * @param lanesPerMember concurrent batches per member; a key always uses the same lane
    * @param maxKeysPerBatch the most keys one invocation carries
-   * @param callbackThreads threads that complete answers and send the next batches
+   * @param callbackThreads threads that complete answers handed to callers
    */
   public record Options(
-      boolean batching, int lanesPerMember, int maxKeysPerBatch, int callbackThreads) {
+      boolean batchSync,
+      boolean batchAsync,
+      int lanesPerMember,
+      int maxKeysPerBatch,
+      int callbackThreads) {
     public Options {
       if (lanesPerMember < 1 || maxKeysPerBatch < 1 || callbackThreads < 1) {
         throw new IllegalArgumentException("lanes, batch size and threads must be at least 1");
@@ -73,21 +84,27 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     }
 
     public static Options defaults() {
-      return new Options(true, 2, 256, 2);
+      return new Options(false, true, 2, 256, 2);
     }
 
+    /** The same options with batching on or off for every kind of call. */
     public Options withBatching(boolean batching) {
-      return new Options(batching, lanesPerMember, maxKeysPerBatch, callbackThreads);
+      return new Options(batching, batching, lanesPerMember, maxKeysPerBatch, callbackThreads);
+    }
+
+    public Options withBatchSync(boolean batchSync) {
+      return new Options(batchSync, batchAsync, lanesPerMember, maxKeysPerBatch, callbackThreads);
     }
 
     public Options withLanesPerMember(int lanes) {
-      return new Options(batching, lanes, maxKeysPerBatch, callbackThreads);
+      return new Options(batchSync, batchAsync, lanes, maxKeysPerBatch, callbackThreads);
     }
   }
 
   private final HazelcastInstance hazelcast;
   private final IMap<String, GridState> states;
   private final PartitionService partitions;
+  private final Partition[] partitionsById;
   private final GridRuleStore rules;
   private final @Nullable MemberContext localMember;
   private final Options options;
@@ -104,6 +121,11 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     this.options = options;
     this.states = hazelcast.getMap(SluiceHazelcast.STATE_MAP);
     this.partitions = hazelcast.getPartitionService();
+    List<Partition> all = new ArrayList<>(partitions.getPartitions());
+    this.partitionsById = new Partition[all.size()];
+    for (Partition partition : all) {
+      partitionsById[partition.getPartitionId()] = partition;
+    }
     this.rules = new GridRuleStore(hazelcast);
     this.localMember = isClient(hazelcast) ? null : MemberContext.of(hazelcast);
     this.callbacks = Executors.newFixedThreadPool(options.callbackThreads(), daemonThreads());
@@ -129,38 +151,86 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
 
   @Override
   public Decision tryAcquire(String rule, String key, long permits) {
-    return await(tryAcquireAsync(rule, key, permits));
+    return decideNow(pending(Check.of(rule, key, permits), options.batchSync()));
   }
 
   @Override
   public Decision tryAcquire(Policy policy, String key, long permits) {
-    return await(tryAcquireAsync(policy, key, permits));
+    Objects.requireNonNull(policy, "policy");
+    return decideNow(pending(Check.inline(policy, key, permits), options.batchSync()));
   }
 
   @Override
   public CompletableFuture<Decision> tryAcquireAsync(String rule, String key, long permits) {
-    return submit(pending(Check.of(rule, key, permits)));
+    return onCallbackThreads(submit(pending(Check.of(rule, key, permits))));
   }
 
   @Override
   public CompletableFuture<Decision> tryAcquireAsync(Policy policy, String key, long permits) {
     Objects.requireNonNull(policy, "policy");
-    return submit(pending(Check.inline(policy, key, permits)));
+    return onCallbackThreads(submit(pending(Check.inline(policy, key, permits))));
   }
 
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
-    return await(tryAcquireAllAsync(checks));
+    return await(submitAll(checks));
   }
 
   @Override
   public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
+    return onCallbackThreads(submitAll(checks));
+  }
+
+  /**
+   * A synchronous decision: through the batcher (the caller waits for its request's answer), or
+   * without batching one {@code executeOnKey} on the caller's thread.
+   */
+  private Decision decideNow(Pending pending) {
+    if (options.batchSync()) {
+      batcherFor(pending).submit(pending);
+      return await(pending.answer());
+    }
+    KeyRequests requests =
+        new KeyRequests(
+            pending.stateKey(),
+            pending.partitionId(),
+            pending.rule(),
+            pending.policy(),
+            new long[] {pending.permits()});
+    KeyOutcome outcome =
+        states.executeOnKey(pending.stateKey(), new AcquireProcessor(new KeyRequests[] {requests}));
+    return outcome.decision(0);
+  }
+
+  /**
+   * The answer as callers see it: completed on this limiter's threads, never on Hazelcast's, so
+   * that what callers chain onto it cannot stall the grid.
+   */
+  private <T> CompletableFuture<T> onCallbackThreads(CompletableFuture<T> internal) {
+    CompletableFuture<T> external = new CompletableFuture<>();
+    internal.whenComplete(
+        (value, failure) ->
+            callbacks.execute(
+                () -> {
+                  if (failure != null) {
+                    external.completeExceptionally(unwrap(failure));
+                  } else {
+                    external.complete(value);
+                  }
+                }));
+    return external;
+  }
+
+  private CompletableFuture<List<Decision>> submitAll(List<Check> checks) {
     Objects.requireNonNull(checks, "checks");
     List<Pending> pendings = new ArrayList<>(checks.size());
     for (Check check : checks) {
       pendings.add(pending(Objects.requireNonNull(check, "check")));
     }
-    if (options.batching()) {
+    if (localMember == null && checks.size() > 1) {
+      checkRulesRemotely(checks);
+    }
+    if (options.batchAsync()) {
       // Group per lane so each lane gets its share in one go (and in order).
       Map<OwnerBatcher, List<Pending>> byLane = new java.util.LinkedHashMap<>();
       for (Pending p : pendings) {
@@ -222,6 +292,14 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   // ---- internals
 
   private Pending pending(Check check) {
+    return pending(check, true);
+  }
+
+  /**
+   * Validates a check and makes it a pending request. The partition id (one more serialization of
+   * the key) is only needed to route through a batcher, so a direct call skips it.
+   */
+  private Pending pending(Check check, boolean routed) {
     String stateKey;
     if (check.rule() != null) {
       checkLocalRule(check.rule(), check.permits());
@@ -230,7 +308,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
       checkCapacity(Objects.requireNonNull(check.policy()), check.permits());
       stateKey = StateKey.inline(check.key());
     }
-    int partitionId = partitions.getPartition(stateKey).getPartitionId();
+    int partitionId = routed ? partitions.getPartition(stateKey).getPartitionId() : -1;
     return new Pending(
         stateKey,
         partitionId,
@@ -252,6 +330,38 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     }
     if (resolved.algorithm() != null) {
       checkPermits(resolved.algorithm(), permits);
+    }
+  }
+
+  /**
+   * A client holds no rules copy, yet a batch with an unknown rule or an impossible cost must fail
+   * whole with nothing counted: one {@code getAll} on the rules map checks every named rule first.
+   * (Single calls need no such step: the owner refuses them atomically.)
+   */
+  private void checkRulesRemotely(List<Check> checks) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (Check check : checks) {
+      if (check.rule() != null) {
+        names.add(check.rule());
+      }
+    }
+    if (names.isEmpty()) {
+      return;
+    }
+    Map<String, RuleRecord> records = rules.records(names);
+    for (Check check : checks) {
+      if (check.rule() == null) {
+        continue;
+      }
+      RuleRecord record = records.get(check.rule());
+      if (record == null || record.isRemoved()) {
+        throw new dev.sluice.core.UnknownRuleException(check.rule());
+      }
+      try {
+        checkPermits(LimiterAlgorithm.of(Objects.requireNonNull(record.policy())), check.permits());
+      } catch (UnsupportedOperationException e) {
+        // The owner answers this one with a clear error; nothing to add here.
+      }
     }
   }
 
@@ -277,7 +387,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   }
 
   private CompletableFuture<Decision> submit(Pending pending) {
-    if (options.batching()) {
+    if (options.batchAsync()) {
       batcherFor(pending).submit(pending);
     } else {
       Map<String, List<Pending>> one = Map.of(pending.stateKey(), List.of(pending));
@@ -287,8 +397,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   }
 
   private OwnerBatcher batcherFor(Pending pending) {
-    Partition partition = partitions.getPartition(pending.stateKey());
-    Member owner = partition.getOwner();
+    Member owner = partitionsById[pending.partitionId()].getOwner();
     UUID ownerId = owner == null ? UNKNOWN_OWNER : owner.getUuid();
     OwnerBatcher[] lanes =
         batchers.computeIfAbsent(
@@ -339,7 +448,8 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
                 complete(batch, outcome == null ? null : Map.of(stateKey, outcome), failure);
                 return (Void) null;
               },
-              callbacks)
+              // On the thread delivering the response: see OwnerBatcher#send for why explicit.
+              Runnable::run)
           .toCompletableFuture();
     } catch (RuntimeException e) {
       complete(batch, null, e);

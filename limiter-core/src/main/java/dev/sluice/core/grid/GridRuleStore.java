@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
@@ -41,6 +43,11 @@ public final class GridRuleStore implements RuleStore {
   /** The stored record of a rule, tombstones included; for tests and tooling. */
   public Optional<RuleRecord> record(String name) {
     return Optional.ofNullable(map.get(Rule.checkName(name)));
+  }
+
+  /** The stored records of the named rules that exist (tombstones included), in one call. */
+  Map<String, RuleRecord> records(Set<String> names) {
+    return map.getAll(names);
   }
 
   @Override

@@ -118,13 +118,31 @@ final class OwnerBatcher {
           new KeyRequests(
               first.stateKey(), first.partitionId(), first.rule(), first.policy(), permits);
     }
+    SENDING.set(Boolean.TRUE);
     try {
+      // Complete on the thread that delivers the response (an explicit caller-runs executor:
+      // Hazelcast's plain whenComplete would use its default executor, a new thread per callback
+      // on 2 CPUs). Waiters are only unparked there and the next batch is only enqueued. Should
+      // the answer already be there (completion inline, on this thread), go through the executor
+      // instead, so sends never recurse on one stack.
       map.submitToKeys(batch.keySet(), new AcquireProcessor(requests))
-          .whenCompleteAsync((outcomes, failure) -> finish(batch, outcomes, failure), callbacks);
+          .whenCompleteAsync(
+              (outcomes, failure) -> {
+                if (SENDING.get()) {
+                  callbacks.execute(() -> finish(batch, outcomes, failure));
+                } else {
+                  finish(batch, outcomes, failure);
+                }
+              },
+              Runnable::run);
     } catch (RuntimeException e) {
-      finish(batch, null, e);
+      callbacks.execute(() -> finish(batch, null, e));
+    } finally {
+      SENDING.set(Boolean.FALSE);
     }
   }
+
+  private static final ThreadLocal<Boolean> SENDING = ThreadLocal.withInitial(() -> Boolean.FALSE);
 
   private void finish(
       Map<String, List<Pending>> batch, Map<String, KeyOutcome> outcomes, Throwable failure) {
