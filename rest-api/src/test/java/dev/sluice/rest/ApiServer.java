@@ -3,7 +3,7 @@ package dev.sluice.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.ManualTimeSource;
-import dev.sluice.core.RateLimiter;
+import dev.sluice.core.local.LocalRateLimiter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -27,7 +27,7 @@ final class ApiServer implements AutoCloseable {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T00:00:00Z"));
-  final RateLimiter limiter;
+  final LocalRateLimiter limiter;
   final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   final AtomicLong keysOwned = new AtomicLong();
   final SluiceApi api;
@@ -43,7 +43,7 @@ final class ApiServer implements AutoCloseable {
   }
 
   ApiServer(@Nullable String adminToken, ReadinessProbe readiness) {
-    this.limiter = new ScratchLimiter(clock);
+    this.limiter = LocalRateLimiter.builder().timeSource(clock).build();
     this.api =
         new SluiceApi(
                 limiter,

@@ -106,6 +106,32 @@ class SluiceApiTest {
   }
 
   @Test
+  void check_leakyBucket_answersDelayMs() {
+    String leaky =
+        "{\"key\": \"worker\", \"limit\": 10, \"window\": \"1s\", \"algorithm\":"
+            + " \"leaky_bucket\", \"burst\": 3}";
+    assertThat(server.post("/v1/check", leaky).json().get("delayMs").asLong()).isZero();
+    assertThat(server.post("/v1/check", leaky).json().get("delayMs").asLong()).isEqualTo(100);
+    assertThat(server.post("/v1/check", leaky).json().get("delayMs").asLong()).isEqualTo(200);
+  }
+
+  @Test
+  void check_gcraDesignExample_firstReplyAsRedisCell() {
+    server.putAdmin(
+        "/v1/rules/api",
+        "{\"algorithm\": \"gcra\", \"limit\": 30, \"window\": \"60s\", \"burst\": 15}");
+
+    ApiServer.Response first = server.post("/v1/check", "{\"rule\": \"api\", \"key\": \"k\"}");
+
+    assertThat(first.json().get("limit").asLong()).isEqualTo(16);
+    assertThat(first.json().get("remaining").asLong()).isEqualTo(15);
+    assertThat(first.json().get("resetAfterMs").asLong()).isEqualTo(2_000);
+    assertThat(first.header("RateLimit-Policy")).isEqualTo("\"api\";q=16;w=60");
+    assertThat(first.header("RateLimit")).isEqualTo("\"api\";r=15;t=2");
+    assertThat(first.header("X-RateLimit-Reset")).isEqualTo("2");
+  }
+
+  @Test
   void check_cost_takesThatManyPermits() {
     ApiServer.Response response =
         server.post("/v1/check", "{\"rule\": \"login\", \"key\": \"k\", \"cost\": 3}");
