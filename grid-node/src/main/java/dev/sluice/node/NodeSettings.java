@@ -227,6 +227,26 @@ public record NodeSettings(
         || address.equals("[::1]");
   }
 
+  /** These settings with {@code insecure} on ({@code --insecure}). */
+  public NodeSettings withInsecure() {
+    return new NodeSettings(
+        clusterName,
+        restPort,
+        memberPort,
+        bindAddress,
+        publicAddress,
+        discovery,
+        members,
+        kubernetesServiceDns,
+        kubernetesNamespace,
+        kubernetesServiceName,
+        rulesFile,
+        rulesReloadInterval,
+        adminToken,
+        backupCount,
+        true);
+  }
+
   /** Whether admin routes need a token. */
   public boolean hasAdminToken() {
     return adminToken != null && !adminToken.isEmpty();

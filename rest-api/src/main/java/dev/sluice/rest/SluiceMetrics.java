@@ -36,6 +36,8 @@ final class SluiceMetrics {
     this.registry = registry;
     Gauge.builder(KEYS, keysOwned, supplier -> (double) supplier.getAsLong())
         .description("Limiter entries (keys) owned by this node")
+        // Micrometer holds gauge objects weakly; the supplier is often a lambda nobody else keeps.
+        .strongReference(true)
         .register(registry);
   }
 
