@@ -1,5 +1,6 @@
 package dev.sluice.core;
 
+import java.math.BigInteger;
 import java.time.Duration;
 
 /**
@@ -43,6 +44,13 @@ public record Policy(
   public static final int DEFAULT_BUCKETS = 60;
   public static final int MAX_BUCKETS = 3_600;
 
+  /**
+   * Longest burst accepted for gcra, token_bucket and leaky_bucket, as the time the burst takes to
+   * drain at the sustained rate ({@code slots × window / limit}). Their state is an instant up to
+   * this far ahead of now; a century keeps it far from overflowing a nanosecond clock.
+   */
+  public static final Duration MAX_BURST_SPAN = Duration.ofDays(36_500);
+
   /** The sliding log keeps one timestamp per admitted permit, so its limit is capped. */
   public static final long SLIDING_LOG_MAX_LIMIT = 10_000L;
 
@@ -73,6 +81,11 @@ public record Policy(
       throw new InvalidPolicyException(
           "burst", "must be between 0 and " + MAX_LIMIT + ", was " + burst);
     }
+    if (algorithm == Algorithm.TOKEN_BUCKET && burst < 1) {
+      throw new InvalidPolicyException(
+          "burst", "token_bucket holds burst tokens and needs at least 1, was " + burst);
+    }
+    checkBurstSpan(algorithm, limit, window, burst);
     if (buckets < 1 || buckets > MAX_BUCKETS) {
       throw new InvalidPolicyException(
           "buckets", "must be between 1 and " + MAX_BUCKETS + ", was " + buckets);
@@ -93,6 +106,30 @@ public record Policy(
               + " per window, was "
               + limit
               + "; use sliding_window or sliding_buckets for larger limits");
+    }
+  }
+
+  private static void checkBurstSpan(Algorithm algorithm, long limit, Duration window, long burst) {
+    long slots =
+        switch (algorithm) {
+          case GCRA, LEAKY_BUCKET -> burst + 1;
+          case TOKEN_BUCKET -> burst;
+          default -> 0;
+        };
+    BigInteger spanNanos =
+        BigInteger.valueOf(slots)
+            .multiply(BigInteger.valueOf(window.toNanos()))
+            .divide(BigInteger.valueOf(limit));
+    if (spanNanos.compareTo(BigInteger.valueOf(MAX_BURST_SPAN.toNanos())) > 0) {
+      throw new InvalidPolicyException(
+          "burst",
+          "a burst of "
+              + burst
+              + " at "
+              + limit
+              + " per "
+              + Durations.format(window)
+              + " takes more than 100 years to drain; use a smaller burst");
     }
   }
 

@@ -32,7 +32,12 @@ public interface LimiterAlgorithm {
    * the request is admitted or the policy counts denials. {@code permits == 0} is a peek: it
    * reports the state and changes nothing.
    *
-   * @throws IllegalArgumentException if {@code permits} is negative or above {@link #capacity()}
+   * <p>Precisely: {@code state} is written iff {@code permits > 0} and the request is admitted or
+   * the policy sets {@code countDenied}. Otherwise it is left bit for bit as it was, so a caller
+   * (the grid's entry processor) can skip storing it.
+   *
+   * @throws dev.sluice.core.InvalidPolicyException naming the field {@code cost} if {@code permits}
+   *     is negative or above {@link #capacity()}
    */
   Decision apply(long[] state, long nowNanos, long permits);
 
@@ -52,7 +57,12 @@ public interface LimiterAlgorithm {
   static LimiterAlgorithm of(Policy policy) {
     return switch (policy.algorithm()) {
       case SLIDING_WINDOW -> new SlidingWindow(policy);
-      default -> throw new UnsupportedOperationException(policy.algorithm() + " lands next");
+      case FIXED_WINDOW -> new FixedWindow(policy);
+      case SLIDING_LOG -> new SlidingLog(policy);
+      case SLIDING_BUCKETS -> new SlidingBuckets(policy);
+      case TOKEN_BUCKET -> new TokenBucket(policy);
+      case GCRA -> new Gcra(policy);
+      case LEAKY_BUCKET -> new LeakyBucket(policy);
     };
   }
 }

@@ -54,6 +54,16 @@ final class NanoMath {
     return sum;
   }
 
+  /** {@code a - b}, or {@link Long#MAX_VALUE} / {@link Long#MIN_VALUE} where that overflows. */
+  static long saturatedSubtract(long a, long b) {
+    long difference = a - b;
+    // Overflow iff the operands have different signs and the result's sign differs from a's.
+    if (((a ^ b) & (a ^ difference)) < 0) {
+      return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+    return difference;
+  }
+
   /** {@code a * b} for {@code a, b >= 0}, or {@link Long#MAX_VALUE} where that overflows. */
   static long saturatedMultiply(long a, long b) {
     long high = Math.multiplyHigh(a, b);

@@ -72,19 +72,39 @@ public final class SlidingWindow implements LimiterAlgorithm {
   @Override
   public Decision apply(long[] state, long nowNanos, long permits) {
     Permits.check(permits, limit);
-    roll(state, nowNanos);
-    long elapsed = nowNanos - state[CURRENT_START];
-    long estimate = estimate(state[PREVIOUS], state[CURRENT], elapsed);
-    if (estimate + permits <= limit) {
-      state[CURRENT] = NanoMath.saturatedAdd(state[CURRENT], permits);
-      return Decision.allow(limit, limit - estimate - permits, resetAfter(state, elapsed));
+    // Roll into locals: the state is written only when something is counted, so a peek or a
+    // denial leaves it bit for bit as it was. A clock that steps back (failover to a member whose
+    // clock is behind) is held at the stored window rather than forgetting its counts.
+    long currentStart = state[CURRENT_START];
+    long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
+    long current = state[CURRENT];
+    long previous = state[PREVIOUS];
+    if (windowStart < currentStart) {
+      nowNanos = currentStart;
+    } else if (windowStart != currentStart) {
+      previous = windowStart - currentStart == windowNanos ? current : 0;
+      current = 0;
+      currentStart = windowStart;
     }
-    long retryAfter = retryAfter(state, elapsed, permits);
-    if (countDenied) {
-      state[CURRENT] = NanoMath.saturatedAdd(state[CURRENT], permits);
+    long elapsed = nowNanos - currentStart;
+    long estimate = estimate(previous, current, elapsed);
+    // estimate <= limit - permits, not estimate + permits <= limit: a penalised count may be huge.
+    boolean allowed = estimate <= limit - permits;
+    if (permits > 0 && (allowed || countDenied)) {
+      current = NanoMath.saturatedAdd(current, permits);
+      state[CURRENT_START] = currentStart;
+      state[CURRENT] = current;
+      state[PREVIOUS] = previous;
+      estimate = NanoMath.saturatedAdd(estimate, permits);
     }
+    long remaining = Math.max(0, limit - estimate);
+    long resetAfter = resetAfter(previous, current, elapsed);
+    if (allowed) {
+      return Decision.allow(limit, remaining, resetAfter);
+    }
+    // Computed on the state as it is now, penalty included, so that waiting it out succeeds.
     return Decision.deny(
-        limit, Math.max(0, limit - estimate), retryAfter, resetAfter(state, elapsed));
+        limit, remaining, retryAfter(previous, current, elapsed, permits), resetAfter);
   }
 
   @Override
@@ -98,18 +118,6 @@ public final class SlidingWindow implements LimiterAlgorithm {
     return NanoMath.saturatedMultiply(windowNanos, 2);
   }
 
-  /** Moves the state to the window that holds {@code now}. */
-  private void roll(long[] state, long nowNanos) {
-    long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
-    long currentStart = state[CURRENT_START];
-    if (windowStart == currentStart) {
-      return;
-    }
-    state[PREVIOUS] = windowStart - currentStart == windowNanos ? state[CURRENT] : 0;
-    state[CURRENT] = 0;
-    state[CURRENT_START] = windowStart;
-  }
-
   private long estimate(long previous, long current, long elapsed) {
     return NanoMath.saturatedAdd(
         NanoMath.mulDivFloor(previous, windowNanos - elapsed, windowNanos), current);
@@ -121,24 +129,24 @@ public final class SlidingWindow implements LimiterAlgorithm {
    * enough, the request waits into the next window, where the current count becomes the previous
    * one and shrinks in turn.
    */
-  private long retryAfter(long[] state, long elapsed, long permits) {
-    long headroom = limit - state[CURRENT] - permits;
+  private long retryAfter(long previous, long current, long elapsed, long permits) {
+    long headroom = limit - permits - current; // no overflow: current >= 0, limit - permits >= 0
     if (headroom >= 0) {
-      long when = firstElapsedWithShareAtMost(state[PREVIOUS], headroom);
+      long when = firstElapsedWithShareAtMost(previous, headroom);
       if (when < windowNanos) {
         return when - elapsed;
       }
     }
     long toNextWindow = windowNanos - elapsed;
-    return toNextWindow + firstElapsedWithShareAtMost(state[CURRENT], limit - permits);
+    return toNextWindow + firstElapsedWithShareAtMost(current, limit - permits);
   }
 
   /** The delay until the estimate is 0: full capacity again. */
-  private long resetAfter(long[] state, long elapsed) {
-    if (state[CURRENT] > 0) {
-      return windowNanos - elapsed + firstElapsedWithShareAtMost(state[CURRENT], 0);
+  private long resetAfter(long previous, long current, long elapsed) {
+    if (current > 0) {
+      return windowNanos - elapsed + firstElapsedWithShareAtMost(current, 0);
     }
-    return Math.max(0, firstElapsedWithShareAtMost(state[PREVIOUS], 0) - elapsed);
+    return Math.max(0, firstElapsedWithShareAtMost(previous, 0) - elapsed);
   }
 
   /**

@@ -1,0 +1,106 @@
+package dev.sluice.core.algorithm;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+
+/**
+ * Fixed window counter: one counter per epoch-aligned window, the classic Redis {@code INCR} +
+ * {@code EXPIRE}.
+ *
+ * <h2>The rule</h2>
+ *
+ * <pre>
+ *   windowStart = now - now mod W                 (aligned to the Unix epoch on every member)
+ *   allow iff  count(windowStart) + permits <= limit
+ *   retryAfter = windowStart + W - now            (the count is 0 again in the next window)
+ *   resetAfter = windowStart + W - now            (0 while the window's count is 0)
+ * </pre>
+ *
+ * {@code retryAfter} is exact and tight: at {@code windowStart + W} the count is 0 and any allowed
+ * cost fits; one nanosecond earlier it is still this window's count.
+ *
+ * <h2>Worked example: 5 per minute, the boundary burst</h2>
+ *
+ * <pre>
+ *   window [11:00, 11:01)                 window [11:01, 11:02)
+ *   ...................xxxxx|xxxxx.......................
+ *                 11:00:59 ×5 allowed      11:01:00 ×5 allowed (count is 0 again)
+ *   10 permits inside the two seconds 11:00:59-11:01:00: twice the limit.
+ * </pre>
+ *
+ * A sixth request at 11:00:59 is denied with {@code retryAfter = 1 s}.
+ *
+ * <h2>What it trades away</h2>
+ *
+ * Two longs, O(1), and trivially explained to users ("5 per calendar minute"). The price is the
+ * boundary burst above: {@code limit} at the end of one window plus {@code limit} at the start of
+ * the next, up to {@code 2 × limit} in a trailing window. Within each aligned window it is exact.
+ * {@link SlidingWindow} removes the burst for one more long.
+ *
+ * <h2>State</h2>
+ *
+ * {@code [windowStart, count]}: the start of the window the count belongs to (epoch nanoseconds)
+ * and the permits counted in it.
+ */
+public final class FixedWindow implements LimiterAlgorithm {
+  private static final int WINDOW_START = 0;
+  private static final int COUNT = 1;
+  private static final int STATE_SIZE = 2;
+
+  private final long limit;
+  private final long windowNanos;
+  private final boolean countDenied;
+
+  public FixedWindow(Policy policy) {
+    this.limit = policy.limit();
+    this.windowNanos = policy.windowNanos();
+    this.countDenied = policy.countDenied();
+  }
+
+  @Override
+  public long[] newState() {
+    return new long[STATE_SIZE];
+  }
+
+  @Override
+  public long[] fit(long[] state) {
+    return state.length == STATE_SIZE ? state : newState();
+  }
+
+  @Override
+  public Decision apply(long[] state, long nowNanos, long permits) {
+    Permits.check(permits, limit);
+    long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
+    long count = state[COUNT];
+    if (windowStart < state[WINDOW_START]) {
+      // The clock stepped back: keep counting in the stored window rather than forget it.
+      windowStart = state[WINDOW_START];
+      nowNanos = windowStart;
+    } else if (windowStart != state[WINDOW_START]) {
+      count = 0;
+    }
+    boolean allowed = count <= limit - permits;
+    if (permits > 0 && (allowed || countDenied)) {
+      count = NanoMath.saturatedAdd(count, permits);
+      state[WINDOW_START] = windowStart;
+      state[COUNT] = count;
+    }
+    long toNextWindow = windowStart + windowNanos - nowNanos;
+    long remaining = Math.max(0, limit - count);
+    long resetAfter = count > 0 ? toNextWindow : 0;
+    return allowed
+        ? Decision.allow(limit, remaining, resetAfter)
+        : Decision.deny(limit, remaining, toNextWindow, resetAfter);
+  }
+
+  @Override
+  public long capacity() {
+    return limit;
+  }
+
+  /** The count matters until its window ends. */
+  @Override
+  public long stateTtlNanos() {
+    return windowNanos;
+  }
+}

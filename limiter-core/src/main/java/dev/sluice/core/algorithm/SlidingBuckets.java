@@ -1,0 +1,217 @@
+package dev.sluice.core.algorithm;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+import java.util.Arrays;
+
+/**
+ * Sliding buckets: the window cut into {@code N} sub-window counters (default 60), summed over
+ * every bucket that overlaps the trailing window. Figma's limiter, made conservative.
+ *
+ * <h2>The rule</h2>
+ *
+ * Buckets are epoch-aligned and {@code b = ceil(W / N)} long; bucket {@code k} holds the permits
+ * admitted in {@code [k·b, (k+1)·b)}. The trailing window {@code (now - W, now]} overlaps buckets
+ * {@code kMin .. kNow}, at most {@code N + 1} of them, and the oldest one only partly:
+ *
+ * <pre>
+ *   kNow = floor(now / b)        kMin = floor((now - W + 1) / b)
+ *   allow iff  sum(count[kMin .. kNow]) + permits <= limit
+ * </pre>
+ *
+ * The partial oldest bucket counts whole. So the sum covers a superset of the trailing window and
+ * never undercounts it: in any window of length {@code W} at most {@code limit} permits are
+ * admitted, like the exact {@link SlidingLog}, and on the same trace of single permits it admits no
+ * more than the log does (its {@code i}-th admission is never earlier than the log's: each needs
+ * the {@code limit}-th previous admission to be at least {@code W} back, and the buckets demand it
+ * to be further back still). What it gives up is the other side: for up to {@code b} after a busy
+ * bucket's permits have left the trailing window, they still count.
+ *
+ * <h2>Worked example: 4 per 60 s, N = 6 (b = 10 s)</h2>
+ *
+ * <pre>
+ *   bucket  [0,10) [10,20) [20,30) [30,40) [40,50) [50,60) [60,70)
+ *   count     2      0       1       0       1       0
+ *   t=5s  ×2 allowed, t=25s ×1 allowed, t=45s ×1 allowed: sum 4, remaining 0
+ *   t=64s: trailing window (4s, 64s] overlaps buckets 0..6; bucket 0 counts whole: sum 4, denied
+ *          (the exact log would see only 2 and allow). Bucket 0 leaves when
+ *          kMin > 0, i.e. at t = 1·10 + 60 - 1 ns = 69.999999999 s: retryAfter 5.999999999 s
+ *   t=70s: sum 2, allowed
+ * </pre>
+ *
+ * {@code retryAfter} is exact and tight: bucket {@code k} stops counting at {@code (k+1)·b + W - 1}
+ * ns, so the delay is the moment the oldest buckets whose removal makes room have all left.
+ *
+ * <h2>What it trades away</h2>
+ *
+ * {@code 8 × (N + 3)} bytes per key (504 B at N = 60) instead of one timestamp per permit, and O(N)
+ * time. Accuracy against the log is measured in {@code docs/accuracy.md}; the error is only ever
+ * toward denying, by at most one bucket's worth of traffic, and more buckets shrink it. When {@code
+ * N} does not divide {@code W}, buckets are rounded up to {@code ceil(W / N)} so that the trailing
+ * window still overlaps at most {@code N + 1}.
+ *
+ * <h2>State</h2>
+ *
+ * {@code [bucketNanos, newestBucket, count_0 ... count_N]}: the bucket length the counts were taken
+ * with, the index {@code k} of the newest bucket written, and a ring of {@code N + 1} counters,
+ * bucket {@code k} at {@code k mod (N + 1)}. Counters of buckets older than {@code newestBucket -
+ * N} are stale and read as 0.
+ */
+public final class SlidingBuckets implements LimiterAlgorithm {
+  private static final int BUCKET_NANOS = 0;
+  private static final int NEWEST = 1;
+  private static final int HEADER = 2;
+
+  private final long limit;
+  private final long windowNanos;
+  private final long bucketNanos;
+  private final int slots;
+  private final boolean countDenied;
+
+  public SlidingBuckets(Policy policy) {
+    this.limit = policy.limit();
+    this.windowNanos = policy.windowNanos();
+    this.bucketNanos = NanoMath.ceilDiv(windowNanos, policy.buckets());
+    this.slots = policy.buckets() + 1;
+    this.countDenied = policy.countDenied();
+  }
+
+  @Override
+  public long[] newState() {
+    long[] state = new long[HEADER + slots];
+    state[BUCKET_NANOS] = bucketNanos;
+    return state;
+  }
+
+  /**
+   * The state as is when it was taken with this bucket length and count; otherwise the counts are
+   * moved conservatively: each old bucket's count goes to the new bucket that holds the old
+   * bucket's last instant, so nothing leaves the window earlier than it would have.
+   */
+  @Override
+  public long[] fit(long[] state) {
+    if (state.length == HEADER + slots && state[BUCKET_NANOS] == bucketNanos) {
+      return state;
+    }
+    long[] fitted = newState();
+    if (state.length <= HEADER || state[BUCKET_NANOS] <= 0) {
+      return fitted;
+    }
+    long oldBucketNanos = state[BUCKET_NANOS];
+    int oldSlots = state.length - HEADER;
+    long oldNewest = state[NEWEST];
+    long newest = lastInstantBucket(oldNewest, oldBucketNanos);
+    fitted[NEWEST] = newest;
+    for (int age = 0; age < oldSlots; age++) {
+      long oldBucket = oldNewest - age;
+      long count = state[HEADER + (int) Math.floorMod(oldBucket, (long) oldSlots)];
+      long bucket = lastInstantBucket(oldBucket, oldBucketNanos);
+      if (count > 0 && bucket > newest - slots) {
+        int slot = slot(bucket);
+        fitted[slot] = NanoMath.saturatedAdd(fitted[slot], count);
+      }
+    }
+    return fitted;
+  }
+
+  private long lastInstantBucket(long oldBucket, long oldBucketNanos) {
+    long lastInstant =
+        NanoMath.saturatedSubtract(
+            NanoMath.saturatedMultiply(Math.max(0, oldBucket + 1), oldBucketNanos), 1);
+    return Math.floorDiv(lastInstant, bucketNanos);
+  }
+
+  @Override
+  public Decision apply(long[] state, long nowNanos, long permits) {
+    Permits.check(permits, limit);
+    long newest = state[NEWEST];
+    long bucketNow = Math.floorDiv(nowNanos, bucketNanos);
+    if (bucketNow < newest) {
+      // The clock stepped back: count it in the newest bucket rather than in a stale slot.
+      bucketNow = newest;
+      nowNanos = newest * bucketNanos;
+    }
+    long oldestBucket = oldestOverlapping(nowNanos);
+    long sum = 0;
+    for (long k = oldestBucket; k <= bucketNow; k++) {
+      sum = NanoMath.saturatedAdd(sum, count(state, newest, k));
+    }
+    boolean allowed = sum <= limit - permits;
+    if (permits > 0 && (allowed || countDenied)) {
+      roll(state, newest, bucketNow);
+      newest = bucketNow;
+      int slot = slot(bucketNow);
+      state[slot] = NanoMath.saturatedAdd(state[slot], permits);
+      sum = NanoMath.saturatedAdd(sum, permits);
+    }
+    long remaining = Math.max(0, limit - sum);
+    long resetAfter = 0;
+    for (long k = bucketNow; k >= oldestBucket; k--) {
+      if (count(state, newest, k) > 0) {
+        resetAfter = leavesAt(k) - nowNanos;
+        break;
+      }
+    }
+    if (allowed) {
+      return Decision.allow(limit, remaining, resetAfter);
+    }
+    // Drop the oldest buckets one by one until the request fits; it fits once the last of them
+    // has left. Dropping them all leaves 0, and permits <= limit, so the loop always returns.
+    long retryAfter = resetAfter;
+    long left = sum;
+    for (long k = oldestBucket; k <= bucketNow; k++) {
+      left -= count(state, newest, k);
+      if (left <= limit - permits) {
+        retryAfter = leavesAt(k) - nowNanos;
+        break;
+      }
+    }
+    return Decision.deny(limit, remaining, retryAfter, resetAfter);
+  }
+
+  /** The oldest bucket overlapping {@code (now - W, now]}: the one holding {@code now - W + 1}. */
+  private long oldestOverlapping(long nowNanos) {
+    return Math.floorDiv(nowNanos - windowNanos + 1, bucketNanos);
+  }
+
+  /** The first instant at which bucket {@code k} no longer overlaps the trailing window. */
+  private long leavesAt(long bucket) {
+    return (bucket + 1) * bucketNanos + windowNanos - 1;
+  }
+
+  /** Bucket {@code k}'s count, 0 if it is newer than the newest written or too old for the ring. */
+  private long count(long[] state, long newest, long bucket) {
+    if (bucket > newest || bucket <= newest - slots) {
+      return 0;
+    }
+    return state[slot(bucket)];
+  }
+
+  /** Clears the slots of buckets {@code newest + 1 .. bucketNow} and makes bucketNow the newest. */
+  private void roll(long[] state, long newest, long bucketNow) {
+    if (bucketNow - newest >= slots) {
+      Arrays.fill(state, HEADER, state.length, 0L);
+    } else {
+      for (long k = newest + 1; k <= bucketNow; k++) {
+        state[slot(k)] = 0;
+      }
+    }
+    state[NEWEST] = bucketNow;
+    state[BUCKET_NANOS] = bucketNanos;
+  }
+
+  private int slot(long bucket) {
+    return HEADER + (int) Math.floorMod(bucket, (long) slots);
+  }
+
+  @Override
+  public long capacity() {
+    return limit;
+  }
+
+  /** A bucket counts until {@code W} after its end: at most {@code W + b} after its last write. */
+  @Override
+  public long stateTtlNanos() {
+    return NanoMath.saturatedAdd(windowNanos, bucketNanos);
+  }
+}

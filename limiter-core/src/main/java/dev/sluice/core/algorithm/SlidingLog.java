@@ -1,0 +1,179 @@
+package dev.sluice.core.algorithm;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+
+/**
+ * Sliding log: one timestamp per admitted permit, the exact trailing-window count. The Redis
+ * sorted-set log ({@code ZREMRANGEBYSCORE}, {@code ZCARD}, {@code ZADD}), as a bounded ring.
+ *
+ * <h2>The rule</h2>
+ *
+ * <pre>
+ *   live      = #{ ts in log : ts > now - W }                 (the trailing window (now - W, now])
+ *   allow iff  live + permits <= limit                        then append permits × now
+ *   retryAfter = ts_k + W - now     with k = live + permits - limit: the k-th oldest live entry
+ *   resetAfter = newest + W - now                             (every entry has left the window)
+ * </pre>
+ *
+ * Both delays are exact and tight: an entry stamped {@code ts} counts until {@code ts + W - 1} and
+ * is gone at {@code ts + W}, so at {@code now + retryAfter} exactly {@code k} entries have left and
+ * one nanosecond earlier only {@code k - 1} have.
+ *
+ * <h2>Worked example: 3 per 10 s</h2>
+ *
+ * <pre>
+ *   t=0s  allowed   log [0]
+ *   t=4s  allowed   log [0, 4]
+ *   t=9s  allowed   log [0, 4, 9]                    remaining 0
+ *   t=9s  denied    k = 3 + 1 - 3 = 1: the oldest, 0s, leaves at 10s: retryAfter 1s
+ *   t=10s allowed   0s has left (0 > 10 - 10 is false)   log [4, 9, 10]
+ *
+ *   |0   |4        |9 |10        |14
+ *   [─────────── W ──────────)
+ *        [─────────── W ──────────)       any 10 s interval holds at most 3
+ * </pre>
+ *
+ * <h2>Why a ring of exactly {@code limit}</h2>
+ *
+ * Admission needs {@code live <= limit} after appending, so no more than {@code limit} entries are
+ * ever live; older ones are dead and can be overwritten. The ring is allocated at full size because
+ * the caller owns the array and {@link #apply} cannot grow it. Entries are appended at {@code
+ * max(now, newest)}, so the ring stays sorted even if the clock steps back.
+ *
+ * <h2>What it trades away</h2>
+ *
+ * It is the reference every approximation is measured against, and it costs memory: {@code 8 ×
+ * (limit + 2)} bytes per key (80 KB at the cap of {@value Policy#SLIDING_LOG_MAX_LIMIT}), and O(p +
+ * expired) time per decision. With {@code countDenied} denied permits are logged too (evicting the
+ * oldest): the log stays full of the newest attempts, so a client is limited until it has been
+ * quiet for {@code W}.
+ *
+ * <h2>State</h2>
+ *
+ * {@code [head, size, ts_0 ... ts_(limit-1)]}: a ring of {@code limit} timestamps (epoch
+ * nanoseconds) whose oldest entry is at index {@code head} and which holds {@code size} entries,
+ * oldest to newest.
+ */
+public final class SlidingLog implements LimiterAlgorithm {
+  private static final int HEAD = 0;
+  private static final int SIZE = 1;
+  private static final int HEADER = 2;
+
+  private final long limit;
+  private final int ringSize;
+  private final long windowNanos;
+  private final boolean countDenied;
+
+  public SlidingLog(Policy policy) {
+    // Policy caps a sliding_log limit at SLIDING_LOG_MAX_LIMIT, so the ring fits an int.
+    this.limit = Math.min(policy.limit(), Policy.SLIDING_LOG_MAX_LIMIT);
+    this.ringSize = (int) limit;
+    this.windowNanos = policy.windowNanos();
+    this.countDenied = policy.countDenied();
+  }
+
+  @Override
+  public long[] newState() {
+    return new long[HEADER + ringSize];
+  }
+
+  /**
+   * The state as is when its ring has {@code limit} entries; otherwise a ring of the new size that
+   * keeps the newest timestamps (all of them if they fit), so that a changed limit neither forgets
+   * recent traffic nor lets it count twice.
+   */
+  @Override
+  public long[] fit(long[] state) {
+    if (!isWellFormed(state)) {
+      return newState();
+    }
+    if (state.length == HEADER + ringSize) {
+      return state;
+    }
+    int oldRing = state.length - HEADER;
+    int head = (int) state[HEAD];
+    int size = (int) state[SIZE];
+    int kept = Math.min(size, ringSize);
+    long[] fitted = newState();
+    for (int i = 0; i < kept; i++) {
+      fitted[HEADER + i] = state[HEADER + (head + size - kept + i) % oldRing];
+    }
+    fitted[SIZE] = kept;
+    return fitted;
+  }
+
+  @Override
+  public Decision apply(long[] state, long nowNanos, long permits) {
+    Permits.check(permits, limit);
+    int head = (int) state[HEAD];
+    int size = (int) state[SIZE];
+    if (size > 0) {
+      nowNanos = Math.max(nowNanos, entry(state, head, size - 1));
+    }
+    long cutoff = NanoMath.saturatedSubtract(nowNanos, windowNanos); // live iff ts > cutoff
+    int expired = 0;
+    while (expired < size && entry(state, head, expired) <= cutoff) {
+      expired++;
+    }
+    int oldest = (head + expired) % ringSize;
+    int live = size - expired;
+    boolean allowed = live <= limit - permits;
+    if (permits > 0 && (allowed || countDenied)) {
+      oldest = append(state, oldest, live, nowNanos, (int) permits);
+      live = (int) state[SIZE];
+    }
+    long remaining = limit - live;
+    long resetAfter = live > 0 ? entry(state, oldest, live - 1) + windowNanos - nowNanos : 0;
+    if (allowed) {
+      return Decision.allow(limit, remaining, resetAfter);
+    }
+    int mustLeave = (int) (live + permits - limit); // >= 1, since denied
+    long retryAfter = entry(state, oldest, mustLeave - 1) + windowNanos - nowNanos;
+    return Decision.deny(limit, remaining, retryAfter, resetAfter);
+  }
+
+  /**
+   * Drops the expired entries and appends {@code permits} copies of {@code now}, overwriting the
+   * oldest when the ring is full (only a penalised denial can fill it). Returns the new head.
+   */
+  private int append(long[] state, int oldest, int live, long nowNanos, int permits) {
+    int head = oldest;
+    int size = live;
+    for (int i = 0; i < permits; i++) {
+      if (size == ringSize) {
+        head = (head + 1) % ringSize;
+        size--;
+      }
+      state[HEADER + (head + size) % ringSize] = nowNanos;
+      size++;
+    }
+    state[HEAD] = head;
+    state[SIZE] = size;
+    return head;
+  }
+
+  /** The {@code index}-th entry (0 = oldest) of the ring starting at {@code head}. */
+  private long entry(long[] state, int head, int index) {
+    return state[HEADER + (head + index) % ringSize];
+  }
+
+  private static boolean isWellFormed(long[] state) {
+    if (state.length <= HEADER) {
+      return false;
+    }
+    long ring = state.length - HEADER;
+    return state[HEAD] >= 0 && state[HEAD] < ring && state[SIZE] >= 0 && state[SIZE] <= ring;
+  }
+
+  @Override
+  public long capacity() {
+    return limit;
+  }
+
+  /** An entry counts for {@code W} after it was appended. */
+  @Override
+  public long stateTtlNanos() {
+    return windowNanos;
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * Named rules: the rules file of DESIGN §6 ({@link dev.sluice.core.rules.RulesFile}) and the
+ * in-memory {@link dev.sluice.core.RuleStore} a single JVM uses ({@link
+ * dev.sluice.core.rules.InMemoryRuleStore}).
+ */
+@NullMarked
+package dev.sluice.core.rules;
+
+import org.jspecify.annotations.NullMarked;

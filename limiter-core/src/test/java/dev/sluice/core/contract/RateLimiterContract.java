@@ -1,0 +1,652 @@
+package dev.sluice.core.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.ManualTimeSource;
+import dev.sluice.core.Policy;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.UnknownRuleException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.assertj.core.api.ThrowableAssert;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The behaviour every {@link RateLimiter} runtime shares: the local limiter, the grid through an
+ * embedded member or a client, the client SDK and the REST API over HTTP each extend this class and
+ * must pass it unchanged.
+ *
+ * <p>A subclass supplies the limiter under test and the {@link ManualTimeSource} that drives its
+ * clock (for the grid, the members' clock), set up before each test (a {@code @BeforeEach} in the
+ * subclass runs after {@link #nameThisTest}, which needs neither). The clock only moves forward.
+ * Tests define the rules they need through {@code limiter().rules().put(...)} under names unique to
+ * the test and use unique keys, so one shared cluster can run the whole suite without resetting
+ * anything.
+ *
+ * <p>Timelines are asserted in whole milliseconds ({@link Decision#retryAfterMillis()}), which is
+ * what every surface carries, and use windows whose arithmetic is exact in milliseconds.
+ */
+public abstract class RateLimiterContract {
+  private static final AtomicLong SEQUENCE = new AtomicLong();
+
+  private String prefix = "";
+
+  /** The limiter under test. */
+  protected abstract RateLimiter limiter();
+
+  /** The clock the limiter under test decides with. */
+  protected abstract ManualTimeSource clock();
+
+  @BeforeEach
+  final void nameThisTest() {
+    prefix =
+        "c"
+            + SEQUENCE.incrementAndGet()
+            + "-"
+            + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+  }
+
+  // ---------------------------------------------------------------- per-algorithm timelines
+
+  @Test
+  void slidingWindow_fivePerTenSeconds_followsTheDesignTimeline() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 5, Duration.ofSeconds(10)));
+    String key = key("user");
+    alignTo(Duration.ofSeconds(10));
+
+    for (int second : new int[] {0, 2, 4, 6, 8}) {
+      atSecondOfWindow(second, Duration.ofSeconds(10));
+      assertThat(acquire(rule, key).allowed()).as("t=%ds", second).isTrue();
+    }
+    Decision sixth = acquire(rule, key);
+    assertThat(sixth.allowed()).isFalse();
+    assertThat(sixth.remaining()).isZero();
+    assertThat(sixth.retryAfterMillis()).isPositive();
+
+    // t=12s: the previous window weighs 0.8, floor(5 * 0.8) + 0 = 4, so one more fits.
+    clock().advance(Duration.ofSeconds(4));
+    Decision atTwelve = acquire(rule, key);
+    assertThat(atTwelve.allowed()).isTrue();
+    assertThat(atTwelve.remaining()).isZero();
+    assertThat(acquire(rule, key).allowed()).isFalse();
+  }
+
+  @Test
+  void slidingWindow_sevenPerMinute_allowsAtThirtyPercentThenDenies() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 7, Duration.ofMinutes(1)));
+    String key = key("user");
+    alignTo(Duration.ofMinutes(1));
+    acquireAll(rule, key, 5);
+    clock().advance(Duration.ofSeconds(77)); // 17 s into the next window: floor(5 * 43/60) = 3
+    acquireAll(rule, key, 3);
+
+    clock().advance(Duration.ofSeconds(1)); // 30 % into the window: floor(5 * 0.7) + 3 = 6
+    assertThat(acquire(rule, key).allowed()).isTrue();
+    assertThat(acquire(rule, key).allowed()).isFalse();
+  }
+
+  @Test
+  void fixedWindow_boundaryBurst_admitsTwiceTheLimitAcrossTheBoundary() {
+    String fixed = rule(policy(Algorithm.FIXED_WINDOW, 5, Duration.ofMinutes(1)));
+    String sliding = rule(policy(Algorithm.SLIDING_WINDOW, 5, Duration.ofMinutes(1)));
+    String key = key("attacker");
+    alignTo(Duration.ofMinutes(1));
+    clock().advance(Duration.ofSeconds(59));
+
+    assertThat(countAllowed(fixed, key, 5)).isEqualTo(5);
+    assertThat(countAllowed(sliding, key, 5)).isEqualTo(5);
+    assertThat(acquire(fixed, key).allowed()).isFalse();
+
+    clock().advance(Duration.ofSeconds(1)); // 11:01:00
+    assertThat(countAllowed(fixed, key, 5)).as("fixed_window").isEqualTo(5);
+    assertThat(countAllowed(sliding, key, 5)).as("sliding_window").isZero();
+  }
+
+  @Test
+  void slidingLog_threePerTenSeconds_isExact() {
+    String rule = rule(policy(Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(10)));
+    String key = key("user");
+    for (int i = 0; i < 3; i++) {
+      assertThat(acquire(rule, key).allowed()).isTrue();
+      clock().advance(Duration.ofSeconds(4));
+    }
+    // t=12s: admitted at 0, 4 and 8; the one at 0 has left the trailing 10 s.
+    Decision atTwelve = acquire(rule, key);
+    assertThat(atTwelve.allowed()).isTrue();
+    Decision denied = acquire(rule, key);
+    assertThat(denied.allowed()).isFalse();
+    // The oldest admission inside the window was at 4 s; it leaves at 14 s, 2 s from now.
+    assertThat(denied.retryAfterMillis()).isEqualTo(2_000);
+    clock().advance(Duration.ofMillis(denied.retryAfterMillis()));
+    assertThat(acquire(rule, key).allowed()).isTrue();
+  }
+
+  @Test
+  void slidingBuckets_neverAdmitsMoreThanTheLimitInAnyWindow() {
+    String rule =
+        rule(
+            Policy.builder()
+                .algorithm(Algorithm.SLIDING_BUCKETS)
+                .limit(4)
+                .window(Duration.ofSeconds(4))
+                .buckets(4)
+                .build());
+    String key = key("user");
+    alignTo(Duration.ofSeconds(1));
+    clock().advance(Duration.ofMillis(500));
+
+    assertThat(countAllowed(rule, key, 6)).isEqualTo(4);
+    // 3.5 s later the bucket [0 s, 1 s) still overlaps the trailing window (0 s, 4 s] and counts
+    // whole: still nothing left.
+    clock().advance(Duration.ofMillis(3_500));
+    assertThat(acquire(rule, key).allowed()).isFalse();
+    // At 5 s the trailing window (1 s, 5 s] no longer touches it.
+    clock().advance(Duration.ofSeconds(1));
+    assertThat(countAllowed(rule, key, 6)).isEqualTo(4);
+  }
+
+  @Test
+  void tokenBucket_burstThenContinuousRefill() {
+    String rule =
+        rule(
+            Policy.builder()
+                .algorithm(Algorithm.TOKEN_BUCKET)
+                .limit(10)
+                .window(Duration.ofSeconds(10))
+                .burst(5)
+                .build());
+    String key = key("user");
+
+    assertThat(countAllowed(rule, key, 5)).isEqualTo(5);
+    Decision denied = acquire(rule, key);
+    assertThat(denied.allowed()).isFalse();
+    assertThat(denied.limit()).isEqualTo(5);
+    assertThat(denied.retryAfterMillis()).isEqualTo(1_000); // one token per second
+    assertThat(denied.resetAfterMillis()).isEqualTo(5_000);
+
+    clock().advance(Duration.ofSeconds(1));
+    assertThat(acquire(rule, key).allowed()).isTrue();
+    assertThat(acquire(rule, key).allowed()).isFalse();
+    clock().advance(Duration.ofSeconds(3));
+    assertThat(countAllowed(rule, key, 5)).isEqualTo(3);
+  }
+
+  @Test
+  void gcra_redisCellFirstReply() {
+    // CL.THROTTLE user123 15 30 60 1 -> allowed, limit 16, remaining 15, reset after 2 s.
+    String rule =
+        rule(
+            Policy.builder()
+                .algorithm(Algorithm.GCRA)
+                .limit(30)
+                .window(Duration.ofSeconds(60))
+                .burst(15)
+                .build());
+    String key = key("user123");
+
+    Decision first = acquire(rule, key);
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.limit()).isEqualTo(16);
+    assertThat(first.remaining()).isEqualTo(15);
+    assertThat(first.retryAfterMillis()).isZero();
+    assertThat(first.resetAfterMillis()).isEqualTo(2_000);
+
+    assertThat(countAllowed(rule, key, 20)).isEqualTo(15);
+    Decision denied = acquire(rule, key);
+    assertThat(denied.allowed()).isFalse();
+    assertThat(denied.retryAfterMillis()).isEqualTo(2_000); // one emission interval, T = 2 s
+    clock().advance(Duration.ofSeconds(2));
+    assertThat(acquire(rule, key).allowed()).isTrue();
+  }
+
+  @Test
+  void leakyBucket_admittedRequestsWaitTheirTurn() {
+    String rule =
+        rule(
+            Policy.builder()
+                .algorithm(Algorithm.LEAKY_BUCKET)
+                .limit(10)
+                .window(Duration.ofSeconds(1))
+                .burst(3)
+                .build());
+    String key = key("worker");
+
+    Decision first = acquire(rule, key);
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.delayMillis()).isZero();
+    Decision second = acquire(rule, key);
+    assertThat(second.allowed()).isTrue();
+    assertThat(second.delayMillis()).isEqualTo(100); // T = 1 s / 10
+    Decision third = acquire(rule, key);
+    assertThat(third.delayMillis()).isEqualTo(200);
+
+    List<Decision> more = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      more.add(acquire(rule, key));
+    }
+    assertThat(more).anyMatch(d -> !d.allowed());
+    Decision denied = more.stream().filter(d -> !d.allowed()).findFirst().orElseThrow();
+    assertThat(denied.retryAfterMillis()).isPositive();
+    clock().advance(Duration.ofMillis(denied.retryAfterMillis()));
+    assertThat(acquire(rule, key).allowed()).isTrue();
+  }
+
+  /** Every algorithm: a fresh key admits, runs out, and admits again after {@code retryAfter}. */
+  @ParameterizedTest
+  @EnumSource(Algorithm.class)
+  void anyAlgorithm_exhaustedThenRetryAfter_admitsAgain(Algorithm algorithm) {
+    String rule = rule(policy(algorithm, 4, Duration.ofSeconds(2)));
+    String key = key("user");
+
+    Decision first = acquire(rule, key);
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.remaining()).isLessThan(first.limit());
+    Decision last = first;
+    int admitted = 1;
+    while (last.allowed() && admitted < 100) {
+      last = acquire(rule, key);
+      admitted += last.allowed() ? 1 : 0;
+    }
+    assertThat(last.allowed()).as("denied after %d", admitted).isFalse();
+    assertThat(admitted).isBetween(4, 5);
+    assertThat(last.remaining()).isGreaterThanOrEqualTo(0);
+    assertThat(last.retryAfterMillis()).isPositive();
+
+    clock().advance(Duration.ofMillis(last.retryAfterMillis()));
+    assertThat(acquire(rule, key).allowed()).isTrue();
+  }
+
+  /** Every algorithm: waiting {@code resetAfter} brings the key back to full capacity. */
+  @ParameterizedTest
+  @EnumSource(Algorithm.class)
+  void anyAlgorithm_afterResetAfter_isBackToFullCapacity(Algorithm algorithm) {
+    String rule = rule(policy(algorithm, 4, Duration.ofSeconds(2)));
+    String key = key("user");
+    long fullRemaining = peek(rule, key).remaining();
+
+    acquire(rule, key);
+    Decision last = acquire(rule, key);
+    clock().advance(Duration.ofMillis(last.resetAfterMillis()));
+
+    assertThat(peek(rule, key).remaining()).isEqualTo(fullRemaining);
+  }
+
+  // ---------------------------------------------------------------- policies and rules
+
+  @Test
+  void inlinePolicy_countsUnderItsOwnNamespace() {
+    Policy twoPerSecond = policy(Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(1));
+    String rule = rule(twoPerSecond);
+    String key = key("inline");
+    alignTo(Duration.ofSeconds(1));
+
+    assertThat(limiter().tryAcquire(twoPerSecond, key, 1).allowed()).isTrue();
+    assertThat(limiter().tryAcquire(twoPerSecond, key, 1).allowed()).isTrue();
+    Decision third = limiter().tryAcquire(twoPerSecond, key, 1);
+    assertThat(third.allowed()).isFalse();
+    assertThat(third.limit()).isEqualTo(2);
+    // The same subject under a named rule is another key.
+    assertThat(acquire(rule, key).allowed()).isTrue();
+  }
+
+  @Test
+  void shadowRule_wouldBeDenial_isAllowedAndFlagged() {
+    String rule =
+        rule(
+            Policy.builder()
+                .algorithm(Algorithm.SLIDING_WINDOW)
+                .limit(1)
+                .window(Duration.ofSeconds(10))
+                .shadow(true)
+                .build());
+    String key = key("user");
+
+    Decision first = acquire(rule, key);
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.shadowDenied()).isFalse();
+    Decision second = acquire(rule, key);
+    assertThat(second.allowed()).isTrue();
+    assertThat(second.shadowDenied()).isTrue();
+    assertThat(second.remaining()).isZero();
+    assertThat(second.retryAfterMillis()).isZero();
+  }
+
+  @Test
+  void countDenied_keepsAHammeringClientLimited() {
+    Policy lenient = policy(Algorithm.SLIDING_WINDOW, 2, Duration.ofSeconds(10));
+    Policy penalty =
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_WINDOW)
+            .limit(2)
+            .window(Duration.ofSeconds(10))
+            .countDenied(true)
+            .build();
+    String lenientRule = rule(lenient);
+    String penaltyRule = rule(penalty);
+    String key = key("hammer");
+    alignTo(Duration.ofSeconds(10));
+
+    assertThat(countAllowed(lenientRule, key, 6)).isEqualTo(2);
+    assertThat(countAllowed(penaltyRule, key, 6)).isEqualTo(2);
+    // Halfway through the next window: the lenient key counted 2, weighing floor(2 * 0.5) = 1;
+    // the penalty key counted all 6 attempts, weighing floor(6 * 0.5) = 3 > 2.
+    clock().advance(Duration.ofSeconds(15));
+    assertThat(acquire(lenientRule, key).allowed()).isTrue();
+    assertThat(acquire(penaltyRule, key).allowed()).isFalse();
+  }
+
+  @Test
+  void limitChange_keepsTheCounters() {
+    String name = name("tuned");
+    limiter().rules().put(new Rule(name, policy(Algorithm.SLIDING_LOG, 5, Duration.ofMinutes(1))));
+    String key = key("user");
+    acquireAll(name, key, 3);
+
+    limiter().rules().put(new Rule(name, policy(Algorithm.SLIDING_LOG, 10, Duration.ofMinutes(1))));
+
+    Decision next = acquire(name, key);
+    assertThat(next.limit()).isEqualTo(10);
+    assertThat(next.remaining()).isEqualTo(10 - 3 - 1);
+  }
+
+  @Test
+  void windowOrAlgorithmChange_startsTheKeyAfresh() {
+    String name = name("reshaped");
+    limiter().rules().put(new Rule(name, policy(Algorithm.SLIDING_LOG, 5, Duration.ofMinutes(1))));
+    String key = key("user");
+    acquireAll(name, key, 5);
+    assertThat(acquire(name, key).allowed()).isFalse();
+
+    limiter().rules().put(new Rule(name, policy(Algorithm.SLIDING_LOG, 5, Duration.ofHours(1))));
+    assertThat(acquire(name, key).remaining()).isEqualTo(4);
+
+    limiter().rules().put(new Rule(name, policy(Algorithm.FIXED_WINDOW, 5, Duration.ofHours(1))));
+    assertThat(acquire(name, key).remaining()).isEqualTo(4);
+  }
+
+  @Test
+  void unknownRule_isAnErrorForEveryOperation() {
+    String missing = name("missing");
+    String key = key("user");
+
+    assertThatThrownBy(() -> limiter().tryAcquire(missing, key, 1))
+        .isInstanceOf(UnknownRuleException.class)
+        .hasMessageContaining(missing);
+    assertThatThrownBy(() -> limiter().peek(missing, key)).isInstanceOf(UnknownRuleException.class);
+    assertFailsWith(
+        () -> limiter().tryAcquireAsync(missing, key, 1), UnknownRuleException.class, missing);
+  }
+
+  // ---------------------------------------------------------------- cost and keys
+
+  @Test
+  void costZero_isAPeekThatConsumesNothing() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 3, Duration.ofMinutes(1)));
+    String key = key("user");
+
+    for (int i = 0; i < 5; i++) {
+      Decision zero = limiter().tryAcquire(rule, key, 0);
+      assertThat(zero.allowed()).isTrue();
+      assertThat(zero.remaining()).isEqualTo(3);
+    }
+    assertThat(acquire(rule, key).remaining()).isEqualTo(2);
+  }
+
+  @Test
+  void peek_consumesNothing() {
+    String rule = rule(policy(Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(1)));
+    String key = key("user");
+
+    assertThat(peek(rule, key).remaining()).isEqualTo(3);
+    assertThat(peek(rule, key).remaining()).isEqualTo(3);
+    acquireAll(rule, key, 3);
+    Decision exhausted = peek(rule, key);
+    assertThat(exhausted.remaining()).isZero();
+    assertThat(peek(rule, key)).isEqualTo(exhausted);
+    assertThat(acquire(rule, key).allowed()).isFalse();
+  }
+
+  @Test
+  void reset_givesTheKeyItsFullCapacityBack() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 2, Duration.ofMinutes(1)));
+    String key = key("user");
+    acquireAll(rule, key, 2);
+    assertThat(acquire(rule, key).allowed()).isFalse();
+
+    limiter().reset(rule, key);
+
+    assertThat(peek(rule, key).remaining()).isEqualTo(2);
+    assertThat(countAllowed(rule, key, 3)).isEqualTo(2);
+  }
+
+  @Test
+  void costAboveCapacity_isRejectedAndNothingIsCounted() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 5, Duration.ofMinutes(1)));
+    String key = key("user");
+
+    assertThatThrownBy(() -> limiter().tryAcquire(rule, key, 6))
+        .isInstanceOfSatisfying(
+            InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("cost"));
+    assertThatThrownBy(() -> limiter().tryAcquire(rule, key, -1))
+        .isInstanceOfSatisfying(
+            InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("cost"));
+
+    assertThat(peek(rule, key).remaining()).isEqualTo(5);
+    assertThat(limiter().tryAcquire(rule, key, 5).allowed()).isTrue();
+  }
+
+  @Test
+  void key_of512BytesIsAccepted_513IsRejected() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 5, Duration.ofMinutes(1)));
+    String twoByteChars = "é".repeat(256); // 512 bytes of UTF-8
+    String ascii = "k".repeat(512);
+
+    assertThat(acquire(rule, twoByteChars).allowed()).isTrue();
+    assertThat(acquire(rule, ascii).allowed()).isTrue();
+    assertThat(peek(rule, ascii).remaining()).isEqualTo(4);
+    for (String tooLong : List.of(ascii + "k", twoByteChars + "k")) {
+      assertThatThrownBy(() -> limiter().tryAcquire(rule, tooLong, 1))
+          .isInstanceOfSatisfying(
+              InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("key"));
+    }
+    assertThatThrownBy(() -> limiter().tryAcquire(rule, "", 1))
+        .isInstanceOf(InvalidPolicyException.class);
+  }
+
+  // ---------------------------------------------------------------- batches and async
+
+  @Test
+  void batch_decidesInOrder_sameKeySeesEarlierChecks() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1)));
+    String a = key("a");
+    String b = key("b");
+    alignTo(Duration.ofMinutes(1));
+
+    List<Decision> decisions =
+        limiter()
+            .tryAcquireAll(
+                List.of(
+                    Check.of(rule, a),
+                    Check.of(rule, b),
+                    Check.of(rule, a),
+                    Check.of(rule, a),
+                    Check.of(rule, b, 0),
+                    Check.inline(policy(Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1)), a, 1)));
+
+    assertThat(decisions)
+        .extracting(Decision::allowed)
+        .containsExactly(true, true, true, false, true, true);
+    assertThat(decisions).extracting(Decision::remaining).containsExactly(1L, 1L, 0L, 0L, 1L, 0L);
+  }
+
+  @Test
+  void batch_withOneBadCheck_failsWholeAndCountsNothing() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1)));
+    String key = key("user");
+
+    assertThatThrownBy(
+            () ->
+                limiter()
+                    .tryAcquireAll(
+                        List.of(
+                            Check.of(rule, key), Check.of(name("nope"), key), Check.of(rule, key))))
+        .isInstanceOf(UnknownRuleException.class);
+    assertThatThrownBy(
+            () -> limiter().tryAcquireAll(List.of(Check.of(rule, key), Check.of(rule, key, 3))))
+        .isInstanceOfSatisfying(
+            InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("cost"));
+
+    assertThat(peek(rule, key).remaining()).isEqualTo(2);
+  }
+
+  @Test
+  void async_answersAsSyncDoes() throws Exception {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 3, Duration.ofMinutes(1)));
+    Policy inline = policy(Algorithm.GCRA, 3, Duration.ofMinutes(1));
+    String syncKey = key("sync");
+    String asyncKey = key("async");
+    alignTo(Duration.ofMinutes(1));
+
+    for (int i = 0; i < 5; i++) {
+      assertThat(await(limiter().tryAcquireAsync(rule, asyncKey, 1)))
+          .isEqualTo(limiter().tryAcquire(rule, syncKey, 1));
+      assertThat(await(limiter().tryAcquireAsync(inline, asyncKey, 1)))
+          .isEqualTo(limiter().tryAcquire(inline, syncKey, 1));
+    }
+    List<Check> checks = List.of(Check.of(rule, key("batch")), Check.of(rule, key("batch")));
+    List<Decision> asyncBatch = await(limiter().tryAcquireAllAsync(checks));
+    assertThat(asyncBatch).extracting(Decision::remaining).containsExactly(2L, 1L);
+    assertFailsWith(
+        () -> limiter().tryAcquireAsync(rule, syncKey, 4), InvalidPolicyException.class, "cost");
+  }
+
+  // ---------------------------------------------------------------- many keys, moving time
+
+  @Test
+  void manyKeys_areIndependent() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 3, Duration.ofMinutes(1)));
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      keys.add(key("k" + i));
+    }
+    for (String key : keys) {
+      assertThat(countAllowed(rule, key, 4)).as(key).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void timeMovingAcrossWindows_admitsTheLimitInEachWindow() {
+    String fixed = rule(policy(Algorithm.FIXED_WINDOW, 3, Duration.ofSeconds(1)));
+    String log = rule(policy(Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(1)));
+    String key = key("steady");
+    alignTo(Duration.ofSeconds(1));
+
+    for (int window = 0; window < 10; window++) {
+      assertThat(countAllowed(fixed, key, 5)).as("fixed, window %d", window).isEqualTo(3);
+      assertThat(countAllowed(log, key, 5)).as("log, window %d", window).isEqualTo(3);
+      clock().advance(Duration.ofSeconds(1));
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /** A name unique to this test run, e.g. {@code c12-3kx9a-login}. */
+  protected final String name(String base) {
+    return prefix + "-" + base;
+  }
+
+  /** A subject unique to this test run. */
+  protected final String key(String base) {
+    return prefix + ":" + base;
+  }
+
+  /** Puts a rule with {@code policy} under a unique name and returns the name. */
+  protected final String rule(Policy policy) {
+    String name = name(policy.algorithm().wireName() + "-" + SEQUENCE.incrementAndGet());
+    limiter().rules().put(new Rule(name, policy));
+    return name;
+  }
+
+  protected static Policy policy(Algorithm algorithm, long limit, Duration window) {
+    return Policy.builder().algorithm(algorithm).limit(limit).window(window).build();
+  }
+
+  protected final Decision acquire(String rule, String key) {
+    return limiter().tryAcquire(rule, key, 1);
+  }
+
+  protected final Decision peek(String rule, String key) {
+    return limiter().peek(rule, key);
+  }
+
+  protected final void acquireAll(String rule, String key, int times) {
+    for (int i = 0; i < times; i++) {
+      assertThat(acquire(rule, key).allowed()).as("request %d of %d", i + 1, times).isTrue();
+    }
+  }
+
+  protected final int countAllowed(String rule, String key, int attempts) {
+    int allowed = 0;
+    for (int i = 0; i < attempts; i++) {
+      allowed += acquire(rule, key).allowed() ? 1 : 0;
+    }
+    return allowed;
+  }
+
+  /** Moves the clock forward to the next multiple of {@code window} since the epoch. */
+  protected final void alignTo(Duration window) {
+    long now = clock().nowNanos();
+    long windowNanos = window.toNanos();
+    clock().advanceNanos(windowNanos - Math.floorMod(now, windowNanos));
+  }
+
+  /** Moves the clock forward to {@code second} into the current window of length {@code window}. */
+  private void atSecondOfWindow(int second, Duration window) {
+    long now = clock().nowNanos();
+    long windowStart = now - Math.floorMod(now, window.toNanos());
+    long target = windowStart + Duration.ofSeconds(second).toNanos();
+    clock().advanceNanos(target - now);
+  }
+
+  protected static <T> T await(CompletionStage<T> stage)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * The operation fails with {@code type}, either thrown at once or as the stage's failure: a
+   * runtime may validate before or after going asynchronous.
+   */
+  protected static void assertFailsWith(
+      Supplier<? extends CompletionStage<?>> operation,
+      Class<? extends Throwable> type,
+      String text) {
+    ThrowableAssert.ThrowingCallable call =
+        () -> {
+          try {
+            operation.get().toCompletableFuture().get(10, TimeUnit.SECONDS);
+          } catch (ExecutionException | CompletionException e) {
+            throw e.getCause();
+          }
+        };
+    assertThatThrownBy(call).isInstanceOf(type).hasMessageContaining(text);
+  }
+}

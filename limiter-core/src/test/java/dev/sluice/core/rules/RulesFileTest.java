@@ -1,0 +1,507 @@
+package dev.sluice.core.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class RulesFileTest {
+
+  @Test
+  void parse_everyAlgorithmAndField_yieldsThePoliciesWritten() {
+    String yaml =
+        """
+        rules:
+          - name: login
+            algorithm: sliding_window
+            limit: 5
+            window: 1m
+          - name: orders
+            algorithm: fixed_window
+            limit: 100
+            window: PT1H
+          - name: exact
+            algorithm: sliding_log
+            limit: 10
+            window: 10s
+          - name: uploads
+            algorithm: sliding_buckets
+            limit: 600
+            window: 1h
+            buckets: 12
+            countDenied: true
+          - name: search
+            algorithm: token_bucket
+            limit: 50
+            window: 1s
+            burst: 200
+          - name: api
+            algorithm: gcra
+            limit: 100
+            window: 1s
+            burst: 20
+            shadow: true
+          - name: emails.outbound
+            algorithm: leaky_bucket
+            limit: 10
+            window: 250ms
+          - name: defaults_only
+            limit: 3
+            window: 1d
+        """;
+
+    List<Rule> rules = RulesFile.parse("rules.yaml", yaml);
+
+    assertThat(rules)
+        .containsExactly(
+            new Rule("login", Policy.of(5, Duration.ofMinutes(1))),
+            rule("orders", Algorithm.FIXED_WINDOW, 100, Duration.ofHours(1)).build(),
+            rule("exact", Algorithm.SLIDING_LOG, 10, Duration.ofSeconds(10)).build(),
+            new Rule(
+                "uploads",
+                Policy.builder()
+                    .algorithm(Algorithm.SLIDING_BUCKETS)
+                    .limit(600)
+                    .window(Duration.ofHours(1))
+                    .buckets(12)
+                    .countDenied(true)
+                    .build()),
+            new Rule(
+                "search",
+                Policy.builder()
+                    .algorithm(Algorithm.TOKEN_BUCKET)
+                    .limit(50)
+                    .window(Duration.ofSeconds(1))
+                    .burst(200)
+                    .build()),
+            new Rule(
+                "api",
+                Policy.builder()
+                    .algorithm(Algorithm.GCRA)
+                    .limit(100)
+                    .window(Duration.ofSeconds(1))
+                    .burst(20)
+                    .shadow(true)
+                    .build()),
+            rule("emails.outbound", Algorithm.LEAKY_BUCKET, 10, Duration.ofMillis(250)).build(),
+            new Rule("defaults_only", Policy.of(3, Duration.ofDays(1))));
+    assertThat(rules.get(6).policy().burst()).isEqualTo(10);
+    assertThat(rules.stream().map(r -> r.policy().algorithm()).distinct())
+        .containsExactlyInAnyOrder(Algorithm.values());
+  }
+
+  @Test
+  void parse_emptyList_yieldsNoRules() {
+    assertThat(RulesFile.parse("empty.yaml", "rules: []\n")).isEmpty();
+    assertThat(RulesFile.parse("empty.yaml", "rules:\n")).isEmpty();
+  }
+
+  @Test
+  void parse_reader_readsTheSameRules() {
+    String yaml = "rules:\n  - {name: a, limit: 1, window: 1s}\n";
+    assertThat(RulesFile.parse("inline.yaml", new StringReader(yaml)))
+        .isEqualTo(RulesFile.parse("inline.yaml", yaml));
+  }
+
+  @Test
+  void load_file_namesThePathInErrors(@TempDir Path dir) throws Exception {
+    Path good = dir.resolve("good.yaml");
+    Files.writeString(good, "rules:\n  - name: a\n    limit: 1\n    window: 1s\n");
+    assertThat(RulesFile.load(good)).extracting(Rule::name).containsExactly("a");
+
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(bad, "rules:\n  - name: a\n    limit: 0\n    window: 1s\n");
+    assertThatThrownBy(() -> RulesFile.load(bad))
+        .isInstanceOf(RulesFileException.class)
+        .hasMessageStartingWith(bad + ":3:12: rule 'a' (#1), field 'limit': ");
+  }
+
+  @Test
+  void load_missingFile_isARulesFileException(@TempDir Path dir) {
+    Path missing = dir.resolve("missing.yaml");
+    assertThatThrownBy(() -> RulesFile.load(missing))
+        .isInstanceOf(RulesFileException.class)
+        .hasMessageContaining(missing.toString())
+        .hasMessageContaining("cannot read");
+  }
+
+  /** A broken file, the line, the rule and the field its error must name, and a phrase. */
+  static Stream<Arguments> brokenFiles() {
+    return Stream.of(
+        broken(
+            "unknown field",
+            """
+            rules:
+              - name: login
+                limit: 5
+                window: 1m
+                burts: 3
+            """,
+            5,
+            "rule 'login' (#1)",
+            "burts",
+            "unknown field"),
+        broken(
+            "unknown field before the name, still named",
+            """
+            rules:
+              - count_denied: true
+                name: login
+                limit: 5
+                window: 1m
+            """,
+            2,
+            "rule 'login' (#1)",
+            "count_denied",
+            "did you mean 'countDenied'"),
+        broken(
+            "missing name",
+            """
+            rules:
+              - name: ok
+                limit: 1
+                window: 1s
+              - limit: 5
+                window: 1m
+            """,
+            5,
+            "rule #2",
+            "name",
+            "is required"),
+        broken(
+            "missing limit",
+            """
+            rules:
+              - name: login
+                window: 1m
+            """,
+            2,
+            "rule 'login' (#1)",
+            "limit",
+            "is required"),
+        broken(
+            "missing window",
+            """
+            rules:
+              - name: login
+                limit: 5
+            """,
+            2,
+            "rule 'login' (#1)",
+            "window",
+            "is required"),
+        broken(
+            "bad duration",
+            """
+            rules:
+              - name: login
+                limit: 5
+                window: 5 minutes
+            """,
+            4,
+            "rule 'login' (#1)",
+            "window",
+            "is not a duration"),
+        broken(
+            "window without unit",
+            """
+            rules:
+              - name: login
+                limit: 5
+                window: 60
+            """,
+            4,
+            "rule 'login' (#1)",
+            "window",
+            "has no unit"),
+        broken(
+            "limit as text",
+            """
+            rules:
+              - name: login
+                limit: "5"
+                window: 1m
+            """,
+            3,
+            "rule 'login' (#1)",
+            "limit",
+            "must be a whole number"),
+        broken(
+            "limit as fraction",
+            """
+            rules:
+              - name: login
+                limit: 2.5
+                window: 1m
+            """,
+            3,
+            "rule 'login' (#1)",
+            "limit",
+            "must be a whole number"),
+        broken(
+            "zero limit",
+            """
+            rules:
+              - name: login
+                limit: 0
+                window: 1m
+            """,
+            3,
+            "rule 'login' (#1)",
+            "limit",
+            "must be between 1 and"),
+        broken(
+            "window too long",
+            """
+            rules:
+              - name: login
+                limit: 5
+                window: 31d
+            """,
+            4,
+            "rule 'login' (#1)",
+            "window",
+            "must be between 1ms and 30d"),
+        broken(
+            "unknown algorithm",
+            """
+            rules:
+              - name: login
+                algorithm: sliding_windw
+                limit: 5
+                window: 1m
+            """,
+            3,
+            "rule 'login' (#1)",
+            "algorithm",
+            "unknown algorithm 'sliding_windw'"),
+        broken(
+            "duplicate rule names",
+            """
+            rules:
+              - name: login
+                limit: 5
+                window: 1m
+              - name: login
+                limit: 7
+                window: 1m
+            """,
+            5,
+            "rule 'login' (#2)",
+            "name",
+            "first defined on line 2"),
+        broken(
+            "invalid name",
+            """
+            rules:
+              - name: "log in"
+                limit: 5
+                window: 1m
+            """,
+            2,
+            "rule 'log in' (#1)",
+            "name",
+            "rule names are 1 to 64 characters"),
+        broken(
+            "shadow not a boolean",
+            """
+            rules:
+              - name: login
+                limit: 5
+                window: 1m
+                shadow: sometimes
+            """,
+            5,
+            "rule 'login' (#1)",
+            "shadow",
+            "must be true or false"),
+        broken(
+            "negative burst",
+            """
+            rules:
+              - name: api
+                algorithm: gcra
+                limit: 5
+                window: 1m
+                burst: -1
+            """,
+            6,
+            "rule 'api' (#1)",
+            "burst",
+            "must be between 0 and"),
+        broken(
+            "too many buckets",
+            """
+            rules:
+              - name: uploads
+                algorithm: sliding_buckets
+                limit: 5
+                window: 1s
+                buckets: 5000
+            """,
+            6,
+            "rule 'uploads' (#1)",
+            "buckets",
+            "must be between 1 and 3600"),
+        broken(
+            "sliding_log above its cap",
+            """
+            rules:
+              - name: exact
+                algorithm: sliding_log
+                limit: 20000
+                window: 1m
+            """,
+            4,
+            "rule 'exact' (#1)",
+            "limit",
+            "sliding_log keeps one timestamp"),
+        broken(
+            "duplicate field",
+            """
+            rules:
+              - name: login
+                limit: 5
+                limit: 6
+                window: 1m
+            """,
+            4,
+            "rule 'login' (#1)",
+            "limit",
+            "appears twice"),
+        broken(
+            "rule that is not a mapping",
+            """
+            rules:
+              - login
+            """,
+            2,
+            "rule #1",
+            null,
+            "must be a mapping"),
+        broken(
+            "unknown top-level field",
+            """
+            rule:
+              - name: login
+            """,
+            1,
+            null,
+            "rule",
+            "unknown top-level field"),
+        broken(
+            "rules not a list",
+            """
+            rules:
+              name: login
+            """,
+            2,
+            null,
+            "rules",
+            "must be a list"),
+        broken(
+            "limit out of range",
+            """
+            rules:
+              - name: login
+                limit: 99999999999999999999
+                window: 1m
+            """,
+            3,
+            "rule 'login' (#1)",
+            "limit",
+            "out of range"),
+        broken(
+            "nested value",
+            """
+            rules:
+              - name: login
+                limit: {max: 5}
+                window: 1m
+            """,
+            3,
+            "rule 'login' (#1)",
+            "limit",
+            "found a mapping"),
+        broken(
+            "not YAML",
+            """
+            rules:
+              - name: login
+                limit: 5: 6
+                window: 1m
+            """,
+            3,
+            null,
+            null,
+            "not valid YAML"),
+        broken("empty file", "", 0, null, null, "the file is empty"));
+  }
+
+  private static Arguments broken(
+      String description, String yaml, int line, String rule, String field, String phrase) {
+    return Arguments.of(description, yaml, line, rule, field, phrase);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("brokenFiles")
+  void parse_brokenFile_namesFileLineRuleAndField(
+      String description, String yaml, int line, String rule, String field, String phrase) {
+    RulesFileException error = catchRulesFileException(yaml);
+
+    assertThat(error.source()).isEqualTo("rules.yaml");
+    assertThat(error.line()).as("line of %s", error.getMessage()).isEqualTo(line);
+    assertThat(error.rule()).as("rule").isEqualTo(rule);
+    assertThat(error.field()).as("field").isEqualTo(field);
+    String where = line > 0 ? "rules.yaml:" + line + ":" : "rules.yaml: ";
+    assertThat(error.getMessage()).startsWith(where).contains(phrase);
+    if (rule != null) {
+      assertThat(error.getMessage()).contains(rule);
+    }
+    if (field != null) {
+      assertThat(error.getMessage()).contains("'" + field + "'");
+    }
+  }
+
+  @Test
+  void parse_brokenValue_pointsAtTheColumnOfTheValue() {
+    RulesFileException error =
+        catchRulesFileException("rules:\n  - name: login\n    limit: 5\n    window: soon\n");
+    assertThat(error.line()).isEqualTo(4);
+    assertThat(error.column()).isEqualTo(13);
+    assertThat(error.getMessage())
+        .startsWith("rules.yaml:4:13: rule 'login' (#1), field 'window': 'soon' is not a duration");
+  }
+
+  private static RulesFileException catchRulesFileException(String yaml) {
+    try {
+      List<Rule> rules = RulesFile.parse("rules.yaml", yaml);
+      throw new AssertionError("expected an error, parsed " + rules);
+    } catch (RulesFileException e) {
+      return e;
+    }
+  }
+
+  private static RuleBuilder rule(String name, Algorithm algorithm, long limit, Duration window) {
+    return new RuleBuilder(name, Policy.builder().algorithm(algorithm).limit(limit).window(window));
+  }
+
+  private record RuleBuilder(String name, Policy.Builder policy) {
+    Rule build() {
+      return new Rule(name, policy.build());
+    }
+  }
+}
