@@ -66,6 +66,23 @@ public final class RedisSlidingWindow implements Contender {
     return ((Long) answer.get(0)) == 1L ? Outcome.ALLOWED : Outcome.DENIED;
   }
 
+  /**
+   * The decision at a given time instead of the server's clock (the script's optional 4th
+   * argument), so that a test can drive the script and {@code SlidingWindow} on one timeline.
+   */
+  public boolean allowedAt(String key, long limit, long windowMicros, long nowMicros) {
+    List<Object> answer =
+        commands.evalsha(
+            sha,
+            ScriptOutputType.MULTI,
+            new String[] {rule + "|" + key},
+            Long.toString(limit),
+            Long.toString(windowMicros),
+            "1",
+            Long.toString(nowMicros));
+    return ((Long) answer.get(0)) == 1L;
+  }
+
   /** The same decision without waiting, for filling many keys quickly (pipelined). */
   public CompletionStage<List<Object>> decideAsync(String key) {
     RedisAsyncCommands<String, String> async = connection.async();
