@@ -369,7 +369,7 @@ public final class LoadBench {
             + " measured). One member, so there are no backup copies; with backup count 1 a cluster"
             + " holds each entry twice.");
     try {
-      report.memory(SluiceContenders.memory(keys));
+      SluiceContenders.memory(keys).forEach(report::memory);
     } catch (RuntimeException | LinkageError e) {
       report.memory(MemoryRow.notRun("Sluice (LocalMapStats)", reason(e)));
     }

@@ -18,7 +18,7 @@ final class SluiceContenders {
     throw new Servers.NotRunException("client-sdk not landed");
   }
 
-  static MemoryRow memory(int keys) {
-    return MemoryRow.notRun("Sluice (LocalMapStats)", "grid (dev.sluice.core.grid) not landed");
+  static java.util.List<MemoryRow> memory(int keys) {
+    throw new Servers.NotRunException("grid (dev.sluice.core.grid) not landed");
   }
 }
