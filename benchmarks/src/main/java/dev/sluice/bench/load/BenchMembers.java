@@ -70,9 +70,13 @@ public final class BenchMembers {
     ClientConfig config = new ClientConfig();
     config.setClusterName(clusterName);
     config.setProperty("hazelcast.phone.home.enabled", "false");
+    // Smart routing (one hop to the owner) is the default.
+    config.getNetworkConfig().addAddress("127.0.0.1:" + port);
+    // Give up on a server that is not there instead of retrying forever.
     config
-        .getNetworkConfig()
-        .addAddress("127.0.0.1:" + port); // smart routing (one hop to the owner) is the default
+        .getConnectionStrategyConfig()
+        .getConnectionRetryConfig()
+        .setClusterConnectTimeoutMillis(30_000);
     return config;
   }
 
