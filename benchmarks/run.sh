@@ -4,7 +4,8 @@
 #   benchmarks/run.sh            full run (several rounds per contender; about 10-15 minutes)
 #   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; ~1 minute)
 #
-# Other options: --no-build (use what is built), --only S1,S2,S3,S4,S5,S6, --doc FILE, --img DIR.
+# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S6,
+# --doc FILE, --img DIR, --strict (exit 1 if a Sluice contender could not run; peers may be absent).
 # It builds the project, installs redis-server from the OS packages when absent (the Redis row
 # says "not run: reason" if that fails), starts every server it measures as its own process on
 # 127.0.0.1 and stops exactly those processes again. A missing peer never fails the run; a broken

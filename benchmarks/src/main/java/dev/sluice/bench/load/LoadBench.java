@@ -78,6 +78,7 @@ public final class LoadBench {
 
   public static void main(String[] args) throws Exception {
     boolean quick = false;
+    boolean strict = false;
     Set<String> only = new LinkedHashSet<>();
     Path doc = Path.of("docs", "benchmarks.md");
     Path images = Path.of("docs", "img");
@@ -86,6 +87,7 @@ public final class LoadBench {
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> quick = true;
+        case "--strict" -> strict = true;
         case "--only" -> only.addAll(List.of(args[++i].toUpperCase(Locale.ROOT).split(",")));
         case "--doc" -> doc = Path.of(args[++i]);
         case "--img" -> images = Path.of(args[++i]);
@@ -119,12 +121,16 @@ public final class LoadBench {
                 nodeJar,
                 command);
     LoadBench bench = new LoadBench(settings, only);
+    List<String> sluiceNotRun;
     try {
       bench.run();
+      sluiceNotRun = bench.sluiceNotRun();
     } finally {
       bench.servers.close();
     }
-    System.exit(0); // Hazelcast clients and Lettuce leave non-daemon threads behind
+    sluiceNotRun.forEach(line -> System.out.println("Sluice did not run: " + line));
+    // Peers may be absent (reported as "not run"); with --strict, Sluice itself may not.
+    System.exit(strict && !sluiceNotRun.isEmpty() ? 1 : 0);
   }
 
   void run() throws Exception {
@@ -153,6 +159,22 @@ public final class LoadBench {
     header(started, loadBefore, loadAfter);
     report.write(settings.doc(), settings.images());
     System.out.println("wrote " + settings.doc() + " and plots in " + settings.images());
+  }
+
+  /** Every Sluice contender that did not run, with its reason. */
+  List<String> sluiceNotRun() {
+    List<String> lines = new ArrayList<>();
+    for (ScenarioResult s : report.scenarios()) {
+      for (ContenderRun r : s.runs()) {
+        if (ScenarioResult.isSluice(r) && !r.ran()) {
+          lines.add(s.id() + " " + r.name() + ": " + r.notRunReason());
+        }
+      }
+    }
+    report.memoryRows().stream()
+        .filter(m -> m.store().startsWith("Sluice") && !m.ran())
+        .forEach(m -> lines.add("S6 " + m.store() + ": " + m.notRunReason()));
+    return lines;
   }
 
   private boolean wanted(String id) {
