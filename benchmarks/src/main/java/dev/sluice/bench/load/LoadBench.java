@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -337,7 +339,7 @@ public final class LoadBench {
                 + " node sent for the same request (the ceiling). "
                 + load.keys().description()
                 + ". wrk is not used so that both sides always run under the same generator.");
-    AtomicReference<Integer> bodyBytes = new AtomicReference<>();
+    AtomicReference<String> bodyNote = new AtomicReference<>();
     measure(
         s,
         load,
@@ -353,28 +355,52 @@ public final class LoadBench {
             named(
                 "HTTP ceiling (bare Javalin)",
                 () -> {
-                  Servers.Ceiling ceiling = servers.ceiling(template());
-                  bodyBytes.set(ceiling.bodyBytes());
+                  Servers.Ceiling ceiling = ceiling(bodyNote);
                   return new HttpCheckContender(
                       "HTTP ceiling (bare Javalin)", ceiling.port(), "bench", load.keys());
                 })));
-    if (bodyBytes.get() != null) {
-      s.note(
-          "Both answer with the same "
-              + bodyBytes.get()
-              + "-byte JSON body and RateLimit headers.");
+    if (bodyNote.get() != null) {
+      s.note(bodyNote.get());
     }
     return s;
   }
 
-  /** One real answer of the grid node, for the ceiling to copy. */
-  private HttpResponse<byte[]> template() throws Exception {
-    int port = servers.node().restPort();
-    return HttpClient.newHttpClient()
-        .send(
-            HttpCheckContender.request(
-                URI.create("http://127.0.0.1:" + port + "/v1/check"), "bench", "template"),
-            HttpResponse.BodyHandlers.ofByteArray());
+  /**
+   * The ceiling, answering with one real answer of the grid node (body and RateLimit headers); if
+   * the node cannot run, with a body of the same fields built from DESIGN §4, and the note says so.
+   */
+  private Servers.Ceiling ceiling(AtomicReference<String> note) throws Exception {
+    byte[] body;
+    Map<String, List<String>> headers;
+    try {
+      int port = servers.node().restPort();
+      HttpResponse<byte[]> answer =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpCheckContender.request(
+                      URI.create("http://127.0.0.1:" + port + "/v1/check"), "bench", "template"),
+                  HttpResponse.BodyHandlers.ofByteArray());
+      body = answer.body();
+      headers = answer.headers().map();
+      note.set(
+          "Both answer with the same "
+              + body.length
+              + "-byte JSON body and the same RateLimit headers.");
+    } catch (Servers.NotRunException e) {
+      body =
+          ("{\"allowed\":true,\"limit\":"
+                  + BENCH_LIMIT
+                  + ",\"remaining\":"
+                  + (BENCH_LIMIT - 1)
+                  + ",\"resetAfterMs\":1,\"retryAfterMs\":0,\"rule\":\"bench\",\"shadow\":false}")
+              .getBytes(StandardCharsets.UTF_8);
+      headers = Map.of();
+      note.set(
+          "The grid node did not run, so the ceiling answers a "
+              + body.length
+              + "-byte body with DESIGN §4's fields instead of a copy of the node's answer.");
+    }
+    return servers.ceiling(body, headers);
   }
 
   private void memory() {
@@ -463,6 +489,7 @@ public final class LoadBench {
    * all. A contender that cannot be created, or whose every call fails, is reported as not run.
    */
   private void measure(ScenarioResult s, Workload load, List<Named> named) {
+    long startNanos = System.nanoTime();
     System.out.println("== " + s.id() + " " + s.title());
     List<Contender> live = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
@@ -504,6 +531,8 @@ public final class LoadBench {
         s.add(run);
         System.out.println("   " + run);
       }
+      System.out.printf(
+          Locale.ROOT, "   (%s took %.1f s)%n", s.id(), (System.nanoTime() - startNanos) / 1e9);
     } finally {
       for (Contender c : live) {
         if (c != null) {
@@ -720,8 +749,8 @@ public final class LoadBench {
                 + " rounds of "
                 + settings.round().toMillis()
                 + " ms after a "
-                + settings.warmup().toSeconds()
-                + " s warm-up per contender. These figures only show the harness works; the"
+                + settings.warmup().toMillis()
+                + " ms warm-up per contender. These figures only show the harness works; the"
                 + " published figures come from the full run."
             : "**Full run**: per contender a "
                 + settings.warmup().toSeconds()

@@ -1,7 +1,6 @@
 package dev.sluice.bench.load;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -90,10 +89,10 @@ public final class Servers implements AutoCloseable {
     return get(redis, RedisServer.class);
   }
 
-  /** The ceiling, answering with the body and headers {@code template} (a node's answer) had. */
-  public Ceiling ceiling(HttpResponse<byte[]> template) {
+  /** The ceiling, answering with {@code body} and {@code headers} (a node's answer's). */
+  public Ceiling ceiling(byte[] body, Map<String, List<String>> headers) {
     if (ceiling == null) {
-      ceiling = attempt(() -> startCeiling(template));
+      ceiling = attempt(() -> startCeiling(body, headers));
     }
     return get(ceiling, Ceiling.class);
   }
@@ -179,24 +178,21 @@ public final class Servers implements AutoCloseable {
     return new Bucket4jMember(process, cluster, port);
   }
 
-  private Ceiling startCeiling(HttpResponse<byte[]> template) {
+  private Ceiling startCeiling(byte[] body, Map<String, List<String>> headers) {
     int port = ManagedProcess.freePort();
     List<String> main = new ArrayList<>();
     main.add("-cp");
     main.add(System.getProperty("java.class.path"));
     main.add(CeilingServer.class.getName());
     main.add(Integer.toString(port));
-    main.add(Base64.getEncoder().encodeToString(template.body()));
-    template
-        .headers()
-        .map()
-        .forEach(
-            (name, values) -> {
-              String lower = name.toLowerCase(java.util.Locale.ROOT);
-              if (lower.startsWith("ratelimit") || lower.startsWith("x-ratelimit")) {
-                main.add(name + "=" + String.join(", ", values));
-              }
-            });
+    main.add(Base64.getEncoder().encodeToString(body));
+    headers.forEach(
+        (name, values) -> {
+          String lower = name.toLowerCase(java.util.Locale.ROOT);
+          if (lower.startsWith("ratelimit") || lower.startsWith("x-ratelimit")) {
+            main.add(name + "=" + String.join(", ", values));
+          }
+        });
     ManagedProcess process =
         track(
             ManagedProcess.start(
@@ -205,7 +201,7 @@ public final class Servers implements AutoCloseable {
                 Map.of(),
                 logDir));
     process.awaitPort(port, Duration.ofSeconds(60));
-    return new Ceiling(process, port, template.body().length);
+    return new Ceiling(process, port, body.length);
   }
 
   private <T extends AutoCloseable> T track(T server) {
@@ -253,9 +249,5 @@ public final class Servers implements AutoCloseable {
     public NotRunException(String reason) {
       super(reason);
     }
-  }
-
-  static UncheckedIOException unchecked(IOException e) {
-    return new UncheckedIOException(e);
   }
 }
