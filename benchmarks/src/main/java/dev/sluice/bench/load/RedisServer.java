@@ -107,4 +107,9 @@ public final class RedisServer implements AutoCloseable {
   public void close() {
     process.close();
   }
+
+  @Override
+  public String toString() {
+    return "redis-server on port " + port + " (pid " + process.pid() + ")";
+  }
 }

@@ -214,10 +214,19 @@ public final class Servers implements AutoCloseable {
   }
 
   private static Object attempt(Start start) {
+    long startNanos = System.nanoTime();
     try {
-      return start.start();
+      Object server = start.start();
+      System.out.printf(
+          java.util.Locale.ROOT,
+          "   started %s in %.1f s%n",
+          server,
+          (System.nanoTime() - startNanos) / 1e9);
+      return server;
     } catch (Exception e) {
-      return new Failed(e.getMessage() == null ? e.toString() : e.getMessage());
+      String reason = e.getMessage() == null ? e.toString() : e.getMessage();
+      System.out.println("   could not start a server: " + reason);
+      return new Failed(reason);
     }
   }
 
