@@ -63,15 +63,34 @@ fi
 
 CLASSPATH_FILE=benchmarks/target/classpath.txt
 CP="benchmarks/target/classes:$(cat "$CLASSPATH_FILE")"
-if [ "$QUICK" = 1 ]; then LIMIT=600; else LIMIT=1800; fi
+JVM_FLAGS=(-Xms1g -Xmx2g -Djava.awt.headless=true
+  -Dhazelcast.phone.home.enabled=false -Dhazelcast.logging.type=slf4j
+  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn
+  --add-modules=java.se --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED
+  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED
+  --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
+  --add-opens=java.management/sun.management=ALL-UNNAMED
+  --add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED)
+
+RUN_GRID=1
+if [[ " $* " == *" --only "* && " ${*^^} " != *S1* ]]; then RUN_GRID=0; fi
+
+if [ "$QUICK" = 1 ]; then
+  LIMIT=600
+elif [ "$RUN_GRID" = 1 ]; then
+  LIMIT=1800
+  # S1b: the grid's own embedded benchmark (issue 3), every mode, embedded in the report as printed.
+  GRID_OUT=benchmarks/target/grid-benchmark.txt
+  echo "run.sh: running dev.sluice.bench.grid.GridBenchmark --only=BINARY (S1b)"
+  timeout --signal=TERM --kill-after=30 600 java "${JVM_FLAGS[@]}" -cp "$CP" \
+    dev.sluice.bench.grid.GridBenchmark --only=BINARY >"$GRID_OUT" 2>&1 \
+    || echo "run.sh: GridBenchmark failed (exit $?); S1b will say so"
+  ARGS+=(--grid-output "$GRID_OUT")
+  LIMIT=1800
+else
+  LIMIT=1800
+fi
 
 # The harness stops every server it started (shutdown hook); timeout bounds the whole run.
-exec timeout --signal=TERM --kill-after=30 "$LIMIT" java -Xms1g -Xmx2g -Djava.awt.headless=true \
-  -Dhazelcast.phone.home.enabled=false -Dhazelcast.logging.type=slf4j \
-  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
-  --add-modules=java.se --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED \
-  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
-  --add-opens=java.base/sun.nio.ch=ALL-UNNAMED \
-  --add-opens=java.management/sun.management=ALL-UNNAMED \
-  --add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED \
+exec timeout --signal=TERM --kill-after=30 "$LIMIT" java "${JVM_FLAGS[@]}" \
   "-Dbench.command=$COMMAND" -cp "$CP" dev.sluice.bench.load.LoadBench "${ARGS[@]}"

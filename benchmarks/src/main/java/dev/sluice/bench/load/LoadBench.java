@@ -55,6 +55,7 @@ public final class LoadBench {
   private final Servers servers;
   private final Report report = new Report();
   private final StateMapSettings stateMap;
+  private Path gridOutput;
 
   /** Run lengths for quick (CI smoke) and full (published) mode. */
   record Settings(
@@ -81,6 +82,7 @@ public final class LoadBench {
   public static void main(String[] args) throws Exception {
     boolean quick = false;
     boolean strict = false;
+    Path gridOutput = null;
     Set<String> only = new LinkedHashSet<>();
     Path doc = Path.of("docs", "benchmarks.md");
     Path images = Path.of("docs", "img");
@@ -94,6 +96,7 @@ public final class LoadBench {
         case "--doc" -> doc = Path.of(args[++i]);
         case "--img" -> images = Path.of(args[++i]);
         case "--node-jar" -> nodeJar = Path.of(args[++i]);
+        case "--grid-output" -> gridOutput = Path.of(args[++i]);
         default -> {
           System.err.println("unknown argument " + args[i]);
           System.exit(2);
@@ -123,6 +126,7 @@ public final class LoadBench {
                 nodeJar,
                 command);
     LoadBench bench = new LoadBench(settings, only);
+    bench.gridOutput = gridOutput;
     List<String> sluiceNotRun;
     try {
       bench.run();
@@ -136,10 +140,12 @@ public final class LoadBench {
   }
 
   void run() throws Exception {
+    System.out.println("state map: " + stateMap);
     long started = System.nanoTime();
     double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     if (wanted("S1")) {
       report.scenario(embedded());
+      gridModes();
     }
     if (wanted("S2")) {
       report.scenario(client());
@@ -227,6 +233,38 @@ public final class LoadBench {
                         BENCH_LIMIT,
                         BENCH_WINDOW))));
     return s;
+  }
+
+  /**
+   * The grid's own benchmark ({@code dev.sluice.bench.grid.GridBenchmark}, issue 3) measures more
+   * modes of the embedded comparison (direct, batched, async with 128 in flight, 64-key batches,
+   * Bucket4j sync and async). run.sh runs it in the full run; its table goes in as it printed it.
+   */
+  private void gridModes() throws java.io.IOException {
+    if (gridOutput == null) {
+      if (!settings.quick()) {
+        report.extra("S1", "S1b (the grid benchmark's modes) was not run: no `--grid-output`.\n");
+      }
+      return;
+    }
+    StringBuilder md =
+        new StringBuilder(
+            "#### S1b Embedded, every mode: the grid benchmark's own table\n\n"
+                + "`dev.sluice.bench.grid.GridBenchmark --only=BINARY` (issue 3's benchmark, run by"
+                + " run.sh in the same run; one member holds both Sluice's and Bucket4j's map, 8"
+                + " threads, 10k keys, limit 1,000/s; async modes keep 16 calls in flight per"
+                + " thread; median of its rounds):\n\n");
+    List<String> lines =
+        java.nio.file.Files.exists(gridOutput)
+            ? java.nio.file.Files.readAllLines(gridOutput)
+            : List.of();
+    List<String> table = lines.stream().filter(line -> line.startsWith("|")).toList();
+    if (table.isEmpty()) {
+      md.append("not run: GridBenchmark printed no table (see ").append(gridOutput).append(")\n");
+    } else {
+      table.forEach(line -> md.append(line).append("\n"));
+    }
+    report.extra("S1", md.toString());
   }
 
   private ScenarioResult client() {

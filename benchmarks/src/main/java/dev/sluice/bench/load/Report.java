@@ -24,6 +24,7 @@ public final class Report {
   private final List<MemoryRow> memory = new ArrayList<>();
   private final List<String> memoryNotes = new ArrayList<>();
   private final List<TargetRow> targets = new ArrayList<>();
+  private final java.util.Map<String, String> extras = new java.util.LinkedHashMap<>();
 
   public Report header(String line) {
     header.add(line);
@@ -47,6 +48,12 @@ public final class Report {
 
   public Report target(TargetRow row) {
     targets.add(row);
+    return this;
+  }
+
+  /** Markdown printed right after the scenario {@code afterId}. */
+  public Report extra(String afterId, String markdown) {
+    extras.merge(afterId, markdown, String::concat);
     return this;
   }
 

@@ -1,0 +1,513 @@
+package dev.sluice.core.grid;
+
+import com.hazelcast.cluster.Member;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.partition.Partition;
+import com.hazelcast.partition.PartitionService;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Policy;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.RuleStore;
+import dev.sluice.core.StateKey;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link RateLimiter} of a Sluice grid, over any {@link HazelcastInstance}: an embedded member
+ * or a client, the same class. Every decision runs as an {@link AcquireProcessor} on the member
+ * that owns the key, reading that member's clock (DESIGN §3).
+ *
+ * <h2>How calls reach the grid</h2>
+ *
+ * Batched calls ({@link Options#batchAsync()}, on by default for asynchronous calls and {@code
+ * tryAcquireAll}; {@link Options#batchSync()} for synchronous ones) go through an {@link
+ * OwnerBatcher}: one per owning member and lane. While a lane's invocation is in flight new
+ * requests queue; when it returns they leave together as one {@code submitToKeys}, each key's
+ * requests in one atomic step, so a batch of checks is grouped by owner and the owners run in
+ * parallel. A synchronous batched call simply waits for its request's answer. Unbatched, each call
+ * is its own {@code executeOnKey} (sync, on the caller's thread) or {@code submitToKey}.
+ *
+ * <p>Answers complete on an executor this limiter owns ({@link Options#callbackThreads()} daemon
+ * threads): on small machines Hazelcast would otherwise start a thread per async callback (DESIGN
+ * §9). Dependent stages that callers attach without an executor run there too, so keep them short.
+ * {@link #close()} stops it.
+ *
+ * <h2>Input</h2>
+ *
+ * Rule names, keys and costs are checked before anything is sent: bad input is an {@link
+ * InvalidPolicyException} naming the field and nothing is counted. A cost above a named rule's
+ * capacity is checked on the owner (a client does not hold the rules) and nothing is counted for it
+ * either.
+ */
+public final class GridRateLimiter implements RateLimiter, AutoCloseable {
+
+  /**
+   * Tuning. The defaults are what measured fastest on a 2-core machine (docs/grid.md): synchronous
+   * calls go straight to the owner ({@code executeOnKey} on the caller's thread: the fewest thread
+   * hand-offs), asynchronous calls and batches go through the per-owner batchers (one invocation
+   * for many requests).
+   *
+   * @param batchSync send synchronous acquires through the batchers (the caller waits)
+   * @param batchAsync send asynchronous acquires and {@code tryAcquireAll} through the batchers;
+   *     when false every key is its own {@code submitToKey}
+   * @param lanesPerMember concurrent batches per member; a key always uses the same lane
+   * @param maxKeysPerBatch the most keys one invocation carries
+   * @param callbackThreads threads that complete answers handed to callers
+   */
+  public record Options(
+      boolean batchSync,
+      boolean batchAsync,
+      int lanesPerMember,
+      int maxKeysPerBatch,
+      int callbackThreads) {
+    public Options {
+      if (lanesPerMember < 1 || maxKeysPerBatch < 1 || callbackThreads < 1) {
+        throw new IllegalArgumentException("lanes, batch size and threads must be at least 1");
+      }
+    }
+
+    public static Options defaults() {
+      return new Options(false, true, 2, 256, 2);
+    }
+
+    /** The same options with batching on or off for every kind of call. */
+    public Options withBatching(boolean batching) {
+      return new Options(batching, batching, lanesPerMember, maxKeysPerBatch, callbackThreads);
+    }
+
+    public Options withBatchSync(boolean batchSync) {
+      return new Options(batchSync, batchAsync, lanesPerMember, maxKeysPerBatch, callbackThreads);
+    }
+
+    public Options withLanesPerMember(int lanes) {
+      return new Options(batchSync, batchAsync, lanes, maxKeysPerBatch, callbackThreads);
+    }
+  }
+
+  private final HazelcastInstance hazelcast;
+  private final IMap<String, GridState> states;
+  private final PartitionService partitions;
+  private final Partition[] partitionsById;
+  private final GridRuleStore rules;
+  private final @Nullable MemberContext localMember;
+  private final Options options;
+  private final ExecutorService callbacks;
+  private final ConcurrentHashMap<UUID, OwnerBatcher[]> batchers = new ConcurrentHashMap<>();
+  private static final UUID UNKNOWN_OWNER = new UUID(0, 0);
+
+  public GridRateLimiter(HazelcastInstance hazelcast) {
+    this(hazelcast, Options.defaults());
+  }
+
+  public GridRateLimiter(HazelcastInstance hazelcast, Options options) {
+    this.hazelcast = hazelcast;
+    this.options = options;
+    this.states = hazelcast.getMap(SluiceHazelcast.STATE_MAP);
+    this.partitions = hazelcast.getPartitionService();
+    List<Partition> all = new ArrayList<>(partitions.getPartitions());
+    this.partitionsById = new Partition[all.size()];
+    for (Partition partition : all) {
+      partitionsById[partition.getPartitionId()] = partition;
+    }
+    this.rules = new GridRuleStore(hazelcast);
+    this.localMember = isClient(hazelcast) ? null : MemberContext.of(hazelcast);
+    this.callbacks = Executors.newFixedThreadPool(options.callbackThreads(), daemonThreads());
+  }
+
+  private static boolean isClient(HazelcastInstance hazelcast) {
+    // A member's local endpoint is a Member; a client's is a Client.
+    return !(hazelcast.getLocalEndpoint() instanceof Member);
+  }
+
+  private static ThreadFactory daemonThreads() {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, "sluice-callback-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  public HazelcastInstance hazelcast() {
+    return hazelcast;
+  }
+
+  @Override
+  public Decision tryAcquire(String rule, String key, long permits) {
+    return decideNow(pending(Check.of(rule, key, permits), options.batchSync()));
+  }
+
+  @Override
+  public Decision tryAcquire(Policy policy, String key, long permits) {
+    Objects.requireNonNull(policy, "policy");
+    return decideNow(pending(Check.inline(policy, key, permits), options.batchSync()));
+  }
+
+  @Override
+  public CompletableFuture<Decision> tryAcquireAsync(String rule, String key, long permits) {
+    return onCallbackThreads(submit(pending(Check.of(rule, key, permits))));
+  }
+
+  @Override
+  public CompletableFuture<Decision> tryAcquireAsync(Policy policy, String key, long permits) {
+    Objects.requireNonNull(policy, "policy");
+    return onCallbackThreads(submit(pending(Check.inline(policy, key, permits))));
+  }
+
+  @Override
+  public List<Decision> tryAcquireAll(List<Check> checks) {
+    return await(submitAll(checks));
+  }
+
+  @Override
+  public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
+    return onCallbackThreads(submitAll(checks));
+  }
+
+  /**
+   * A synchronous decision: through the batcher (the caller waits for its request's answer), or
+   * without batching one {@code executeOnKey} on the caller's thread.
+   */
+  private Decision decideNow(Pending pending) {
+    if (options.batchSync()) {
+      batcherFor(pending).submit(pending);
+      return await(pending.answer());
+    }
+    KeyRequests requests =
+        new KeyRequests(
+            pending.stateKey(),
+            pending.partitionId(),
+            pending.rule(),
+            pending.policy(),
+            new long[] {pending.permits()});
+    KeyOutcome outcome =
+        states.executeOnKey(pending.stateKey(), new AcquireProcessor(new KeyRequests[] {requests}));
+    return outcome.decision(0);
+  }
+
+  /**
+   * The answer as callers see it: completed on this limiter's threads, never on Hazelcast's, so
+   * that what callers chain onto it cannot stall the grid.
+   */
+  private <T> CompletableFuture<T> onCallbackThreads(CompletableFuture<T> internal) {
+    CompletableFuture<T> external = new CompletableFuture<>();
+    internal.whenComplete(
+        (value, failure) ->
+            callbacks.execute(
+                () -> {
+                  if (failure != null) {
+                    external.completeExceptionally(unwrap(failure));
+                  } else {
+                    external.complete(value);
+                  }
+                }));
+    return external;
+  }
+
+  private CompletableFuture<List<Decision>> submitAll(List<Check> checks) {
+    Objects.requireNonNull(checks, "checks");
+    List<Pending> pendings = new ArrayList<>(checks.size());
+    for (Check check : checks) {
+      pendings.add(pending(Objects.requireNonNull(check, "check")));
+    }
+    if (localMember == null && checks.size() > 1) {
+      checkRulesRemotely(checks);
+    }
+    if (options.batchAsync()) {
+      // Group per lane so each lane gets its share in one go (and in order).
+      Map<OwnerBatcher, List<Pending>> byLane = new java.util.LinkedHashMap<>();
+      for (Pending p : pendings) {
+        byLane.computeIfAbsent(batcherFor(p), b -> new ArrayList<>()).add(p);
+      }
+      byLane.forEach(OwnerBatcher::submitAll);
+    } else {
+      Map<String, List<Pending>> byKey = new java.util.LinkedHashMap<>();
+      for (Pending p : pendings) {
+        byKey.computeIfAbsent(p.stateKey(), k -> new ArrayList<>()).add(p);
+      }
+      sendDirect(byKey);
+    }
+    CompletableFuture<?>[] answers = new CompletableFuture<?>[pendings.size()];
+    for (int i = 0; i < answers.length; i++) {
+      answers[i] = pendings.get(i).answer();
+    }
+    return CompletableFuture.allOf(answers)
+        .thenApply(
+            ignored -> {
+              List<Decision> decisions = new ArrayList<>(pendings.size());
+              for (Pending p : pendings) {
+                decisions.add(p.answer().join());
+              }
+              return decisions;
+            });
+  }
+
+  @Override
+  public Decision peek(String rule, String key) {
+    Rule.checkName(rule);
+    StateKey.checkSubject(key);
+    KeyOutcome outcome = states.executeOnKey(StateKey.of(rule, key), new PeekProcessor(rule, null));
+    return outcome.decision(0);
+  }
+
+  @Override
+  public void reset(String rule, String key) {
+    Rule.checkName(rule);
+    StateKey.checkSubject(key);
+    states.delete(StateKey.of(rule, key));
+  }
+
+  @Override
+  public RuleStore rules() {
+    return rules;
+  }
+
+  /** The number of key states held in the grid (owned entries only). */
+  public int stateCount() {
+    return states.size();
+  }
+
+  @Override
+  public void close() {
+    callbacks.shutdown();
+  }
+
+  // ---- internals
+
+  private Pending pending(Check check) {
+    return pending(check, true);
+  }
+
+  /**
+   * Validates a check and makes it a pending request. The partition id (one more serialization of
+   * the key) is only needed to route through a batcher, so a direct call skips it.
+   */
+  private Pending pending(Check check, boolean routed) {
+    String stateKey;
+    if (check.rule() != null) {
+      checkLocalRule(check.rule(), check.permits());
+      stateKey = StateKey.of(check.rule(), check.key());
+    } else {
+      checkCapacity(Objects.requireNonNull(check.policy()), check.permits());
+      stateKey = StateKey.inline(check.key());
+    }
+    int partitionId = routed ? partitions.getPartition(stateKey).getPartitionId() : -1;
+    return new Pending(
+        stateKey,
+        partitionId,
+        check.rule(),
+        check.policy(),
+        check.permits(),
+        new CompletableFuture<>());
+  }
+
+  /** On a member, the rules are local: refuse unknown rules and impossible costs before sending. */
+  private void checkLocalRule(String rule, long permits) {
+    MemberContext member = localMember;
+    if (member == null || !member.rulesLoaded()) {
+      return;
+    }
+    MemberContext.ResolvedRule resolved = member.rule(rule);
+    if (resolved == null) {
+      throw new dev.sluice.core.UnknownRuleException(rule);
+    }
+    if (resolved.algorithm() != null) {
+      checkPermits(resolved.algorithm(), permits);
+    }
+  }
+
+  /**
+   * A client holds no rules copy, yet a batch with an unknown rule or an impossible cost must fail
+   * whole with nothing counted: one {@code getAll} on the rules map checks every named rule first.
+   * (Single calls need no such step: the owner refuses them atomically.)
+   */
+  private void checkRulesRemotely(List<Check> checks) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (Check check : checks) {
+      if (check.rule() != null) {
+        names.add(check.rule());
+      }
+    }
+    if (names.isEmpty()) {
+      return;
+    }
+    Map<String, RuleRecord> records = rules.records(names);
+    for (Check check : checks) {
+      if (check.rule() == null) {
+        continue;
+      }
+      RuleRecord record = records.get(check.rule());
+      if (record == null || record.isRemoved()) {
+        throw new dev.sluice.core.UnknownRuleException(check.rule());
+      }
+      try {
+        checkPermits(LimiterAlgorithm.of(Objects.requireNonNull(record.policy())), check.permits());
+      } catch (UnsupportedOperationException e) {
+        // The owner answers this one with a clear error; nothing to add here.
+      }
+    }
+  }
+
+  private static void checkCapacity(Policy policy, long permits) {
+    LimiterAlgorithm algorithm;
+    try {
+      algorithm = LimiterAlgorithm.of(policy);
+    } catch (UnsupportedOperationException e) {
+      throw new InvalidPolicyException("algorithm", e.getMessage());
+    }
+    checkPermits(algorithm, permits);
+  }
+
+  private static void checkPermits(LimiterAlgorithm algorithm, long permits) {
+    if (permits > algorithm.capacity()) {
+      throw new InvalidPolicyException(
+          "cost",
+          permits
+              + " exceeds the capacity "
+              + algorithm.capacity()
+              + ", so it could never be allowed");
+    }
+  }
+
+  private CompletableFuture<Decision> submit(Pending pending) {
+    if (options.batchAsync()) {
+      batcherFor(pending).submit(pending);
+    } else {
+      Map<String, List<Pending>> one = Map.of(pending.stateKey(), List.of(pending));
+      sendDirect(one);
+    }
+    return pending.answer();
+  }
+
+  private OwnerBatcher batcherFor(Pending pending) {
+    Member owner = partitionsById[pending.partitionId()].getOwner();
+    UUID ownerId = owner == null ? UNKNOWN_OWNER : owner.getUuid();
+    OwnerBatcher[] lanes =
+        batchers.computeIfAbsent(
+            ownerId,
+            id -> {
+              OwnerBatcher[] created = new OwnerBatcher[options.lanesPerMember()];
+              for (int i = 0; i < created.length; i++) {
+                created[i] = new OwnerBatcher(states, callbacks, options.maxKeysPerBatch());
+              }
+              return created;
+            });
+    return lanes[pending.partitionId() % lanes.length];
+  }
+
+  /** One invocation per key, each carrying that key's requests in order. */
+  private void sendDirect(Map<String, List<Pending>> byKey) {
+    for (Map.Entry<String, List<Pending>> entry : byKey.entrySet()) {
+      List<Pending> forKey = entry.getValue();
+      Pending first = forKey.get(0);
+      // Different inline policies on one key cannot share a step; send them one by one in order.
+      boolean uniform = forKey.stream().allMatch(first::sameRequestsAs);
+      if (!uniform) {
+        CompletableFuture<?> previous = CompletableFuture.completedFuture(null);
+        for (Pending p : forKey) {
+          previous =
+              previous.handle((r, t) -> null).thenCompose(r -> sendOne(p.stateKey(), List.of(p)));
+        }
+        continue;
+      }
+      sendOne(entry.getKey(), forKey);
+    }
+  }
+
+  private CompletableFuture<Void> sendOne(String stateKey, List<Pending> forKey) {
+    Pending first = forKey.get(0);
+    long[] permits = new long[forKey.size()];
+    for (int j = 0; j < permits.length; j++) {
+      permits[j] = forKey.get(j).permits();
+    }
+    KeyRequests requests =
+        new KeyRequests(stateKey, first.partitionId(), first.rule(), first.policy(), permits);
+    Map<String, List<Pending>> batch = Map.of(stateKey, forKey);
+    try {
+      return states
+          .submitToKey(stateKey, new AcquireProcessor(new KeyRequests[] {requests}))
+          .handleAsync(
+              (outcome, failure) -> {
+                complete(batch, outcome == null ? null : Map.of(stateKey, outcome), failure);
+                return (Void) null;
+              },
+              // On the thread delivering the response: see OwnerBatcher#send for why explicit.
+              Runnable::run)
+          .toCompletableFuture();
+    } catch (RuntimeException e) {
+      complete(batch, null, e);
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  /** Hands each waiting request its answer (or the failure). */
+  static void complete(
+      Map<String, List<Pending>> batch,
+      @Nullable Map<String, KeyOutcome> outcomes,
+      @Nullable Throwable failure) {
+    for (Map.Entry<String, List<Pending>> entry : batch.entrySet()) {
+      List<Pending> forKey = entry.getValue();
+      KeyOutcome outcome = outcomes == null ? null : outcomes.get(entry.getKey());
+      for (int i = 0; i < forKey.size(); i++) {
+        CompletableFuture<Decision> answer = forKey.get(i).answer();
+        if (failure != null) {
+          answer.completeExceptionally(unwrap(failure));
+        } else if (outcome == null || i >= outcome.size()) {
+          answer.completeExceptionally(
+              new IllegalStateException("no answer from the grid for " + entry.getKey()));
+        } else {
+          try {
+            answer.complete(outcome.decision(i));
+          } catch (RuntimeException e) {
+            answer.completeExceptionally(e);
+          }
+        }
+      }
+    }
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /** Waits for an answer, rethrowing a failure as the caller would expect it thrown. */
+  private static <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the grid", e);
+    } catch (ExecutionException e) {
+      Throwable cause = unwrap(e);
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(cause);
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package dev.sluice.core.grid;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.sluice.core.Rule;
+import dev.sluice.core.RuleStore;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+/**
+ * The named rules of a Sluice cluster: the map {@value SluiceHazelcast#RULES_MAP} of {@link
+ * RuleRecord}s, from a member or a client alike.
+ *
+ * <p>A put or remove bumps the rule's version in one atomic step on the rules map, then pushes the
+ * new record to every member's local copy and waits ({@link RulePushTask}): when it returns, every
+ * member decides with the new rule. A changed limit applies to the next decision and keeps the
+ * counters; a changed window or algorithm starts the rule's keys afresh (see {@link GridState}).
+ * Reads go to the map, which is the source of truth (a client may put a near cache on it).
+ */
+public final class GridRuleStore implements RuleStore {
+  private final HazelcastInstance hazelcast;
+  private final IMap<String, RuleRecord> map;
+
+  public GridRuleStore(HazelcastInstance hazelcast) {
+    this.hazelcast = hazelcast;
+    this.map = hazelcast.getMap(SluiceHazelcast.RULES_MAP);
+  }
+
+  @Override
+  public Optional<Rule> find(String name) {
+    Rule.checkName(name);
+    RuleRecord record = map.get(name);
+    return record == null || record.isRemoved() ? Optional.empty() : Optional.of(record.toRule());
+  }
+
+  /** The stored record of a rule, tombstones included; for tests and tooling. */
+  public Optional<RuleRecord> record(String name) {
+    return Optional.ofNullable(map.get(Rule.checkName(name)));
+  }
+
+  /** The stored records of the named rules that exist (tombstones included), in one call. */
+  Map<String, RuleRecord> records(Set<String> names) {
+    return map.getAll(names);
+  }
+
+  @Override
+  public Collection<Rule> all() {
+    List<Rule> rules = new ArrayList<>();
+    for (RuleRecord record : map.values()) {
+      if (!record.isRemoved()) {
+        rules.add(record.toRule());
+      }
+    }
+    rules.sort(Comparator.comparing(Rule::name));
+    return rules;
+  }
+
+  @Override
+  public void put(Rule rule) {
+    RuleRecord written = map.executeOnKey(rule.name(), new RuleUpdateProcessor(rule.policy()));
+    push(written);
+  }
+
+  @Override
+  public boolean remove(String name) {
+    Rule.checkName(name);
+    RuleRecord before = map.get(name);
+    if (before == null || before.isRemoved()) {
+      return false;
+    }
+    RuleRecord written = map.executeOnKey(name, new RuleUpdateProcessor(null));
+    push(written);
+    return true;
+  }
+
+  private void push(RuleRecord record) {
+    Collection<Future<Boolean>> acks =
+        hazelcast
+            .getExecutorService(SluiceHazelcast.EXECUTOR)
+            .submitToAllMembers(new RulePushTask(record))
+            .values();
+    for (Future<Boolean> ack : acks) {
+      try {
+        ack.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while pushing rule " + record.name(), e);
+      } catch (ExecutionException e) {
+        // A member that left meanwhile will load the rules when it comes back; the entry listener
+        // covers the rest. The rule is stored either way.
+      }
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package dev.sluice.core.grid;
+
+import com.hazelcast.nio.serialization.DataSerializableFactory;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+
+/**
+ * Creates every Sluice type Hazelcast deserializes. Registered by {@link SluiceHazelcast} on
+ * members and clients; ids live in {@link SluiceSerializationIds}.
+ */
+public final class SluiceDataSerializableFactory implements DataSerializableFactory {
+
+  @Override
+  public IdentifiedDataSerializable create(int classId) {
+    return switch (classId) {
+      case SluiceSerializationIds.STATE -> new GridState();
+      case SluiceSerializationIds.ACQUIRE -> new AcquireProcessor();
+      case SluiceSerializationIds.STORE_STATES_BACKUP -> new StoreStatesBackup();
+      case SluiceSerializationIds.PEEK -> new PeekProcessor();
+      case SluiceSerializationIds.KEY_OUTCOME -> new KeyOutcome();
+      case SluiceSerializationIds.RULE_RECORD -> new RuleRecord();
+      case SluiceSerializationIds.RULE_UPDATE -> new RuleUpdateProcessor();
+      case SluiceSerializationIds.RULE_PUSH -> new RulePushTask();
+      default -> throw new IllegalArgumentException("unknown Sluice class id " + classId);
+    };
+  }
+}

@@ -1,0 +1,99 @@
+package dev.sluice.core.grid;
+
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.ClassFilter;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.JavaSerializationFilterConfig;
+import com.hazelcast.config.ListenerConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.SerializationConfig;
+import dev.sluice.core.TimeSource;
+
+/**
+ * The one place that configures Hazelcast for Sluice. Grid nodes, embedded members and clients all
+ * go through here:
+ *
+ * <pre>{@code
+ * Config config = new Config();                       // your cluster settings
+ * SluiceHazelcast.configure(config, TimeSource.system());
+ * HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
+ * RateLimiter limiter = new GridRateLimiter(member);
+ *
+ * ClientConfig clientConfig = new ClientConfig();
+ * SluiceHazelcast.configure(clientConfig);
+ * RateLimiter remote = new GridRateLimiter(HazelcastClient.newHazelcastClient(clientConfig));
+ * }</pre>
+ *
+ * What it sets: the {@link SluiceDataSerializableFactory}; Hazelcast's Java serialization filter
+ * with an allow-list of {@code com.hazelcast.}, {@code java.} and {@code javax.} (Sluice itself
+ * never uses Java serialization, so any other {@code Serializable} class is refused); the state map
+ * {@value #STATE_MAP} (backup count 1, in-memory format {@link #DEFAULT_STATE_FORMAT}, statistics
+ * on for {@code LocalMapStats}); the rules map {@value #RULES_MAP}; and on members the {@link
+ * MemberContext} (clock and local rules copy) in the config's user context.
+ *
+ * <p>Configure each member's {@code Config} once; members must not share one {@code Config} object.
+ */
+public final class SluiceHazelcast {
+  /** The partitioned map of key states. */
+  public static final String STATE_MAP = "sluice.state";
+
+  /** The map of named rules ({@link RuleRecord}). */
+  public static final String RULES_MAP = "sluice.rules";
+
+  /** The executor that pushes rule changes to every member. */
+  public static final String EXECUTOR = "sluice.rules.push";
+
+  /**
+   * The state map's in-memory format, chosen by measurement (docs/grid.md): BINARY decides as fast
+   * as OBJECT here (the state is tiny, so deserializing it costs about what OBJECT's copy on write
+   * does) and its memory cost is measurable and bounded.
+   */
+  public static final InMemoryFormat DEFAULT_STATE_FORMAT = InMemoryFormat.BINARY;
+
+  private SluiceHazelcast() {}
+
+  /** Configures a member with the default state format. */
+  public static Config configure(Config config, TimeSource timeSource) {
+    return configure(config, timeSource, DEFAULT_STATE_FORMAT);
+  }
+
+  /** Configures a member; returns {@code config}. */
+  public static Config configure(Config config, TimeSource timeSource, InMemoryFormat stateFormat) {
+    if (config.getUserContext().get(MemberContext.USER_CONTEXT_KEY) != null) {
+      throw new IllegalStateException(
+          "this Config is already configured for Sluice; give each member its own Config");
+    }
+    configureSerialization(config.getSerializationConfig());
+
+    MapConfig state = config.getMapConfig(STATE_MAP);
+    state.setBackupCount(1);
+    state.setAsyncBackupCount(0);
+    state.setInMemoryFormat(stateFormat);
+    state.setStatisticsEnabled(true);
+    state.setPerEntryStatsEnabled(false);
+
+    MapConfig rules = config.getMapConfig(RULES_MAP);
+    rules.setBackupCount(1);
+    rules.setInMemoryFormat(InMemoryFormat.BINARY);
+
+    MemberContext context = new MemberContext(timeSource, RULES_MAP);
+    config.getUserContext().put(MemberContext.USER_CONTEXT_KEY, context);
+    config.addListenerConfig(new ListenerConfig(context));
+    return config;
+  }
+
+  /** Configures a client; returns {@code config}. */
+  public static ClientConfig configure(ClientConfig config) {
+    configureSerialization(config.getSerializationConfig());
+    return config;
+  }
+
+  private static void configureSerialization(SerializationConfig serialization) {
+    serialization.addDataSerializableFactory(
+        SluiceSerializationIds.FACTORY_ID, new SluiceDataSerializableFactory());
+    serialization.setJavaSerializationFilterConfig(
+        new JavaSerializationFilterConfig()
+            .setWhitelist(new ClassFilter().addPrefixes("com.hazelcast.", "java.", "javax.")));
+  }
+}

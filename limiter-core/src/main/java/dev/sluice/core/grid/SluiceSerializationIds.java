@@ -1,0 +1,36 @@
+package dev.sluice.core.grid;
+
+/**
+ * Every Hazelcast serialization id Sluice uses, in one place (CONVENTIONS §7). Ids are part of the
+ * wire and storage format: never renumber one, only add.
+ */
+public final class SluiceSerializationIds {
+  /** The one {@link SluiceDataSerializableFactory} id. "SLCE" on a phone keypad, roughly. */
+  public static final int FACTORY_ID = 7_582_300;
+
+  /** {@link GridState}: a key's algorithm state, the value of the state map. */
+  public static final int STATE = 1;
+
+  /** {@link AcquireProcessor}: decides one or more keys' requests. */
+  public static final int ACQUIRE = 2;
+
+  /** {@link StoreStatesBackup}: stores the states the owner computed, on backups. */
+  public static final int STORE_STATES_BACKUP = 3;
+
+  /** {@link PeekProcessor}: reports a key's state, read-only. */
+  public static final int PEEK = 4;
+
+  /** {@link KeyOutcome}: the answers for one key. */
+  public static final int KEY_OUTCOME = 5;
+
+  /** {@link RuleRecord}: a named rule with its version, the value of the rules map. */
+  public static final int RULE_RECORD = 6;
+
+  /** {@link RuleUpdateProcessor}: puts or removes a rule, bumping its version atomically. */
+  public static final int RULE_UPDATE = 7;
+
+  /** {@link RulePushTask}: hands a changed rule to every member's local copy. */
+  public static final int RULE_PUSH = 8;
+
+  private SluiceSerializationIds() {}
+}

@@ -1,0 +1,13 @@
+/**
+ * Sluice on Hazelcast: limiter state in the partitioned map {@code sluice.state}, one entry
+ * processor per decision on the member that owns the key.
+ *
+ * <p>Start here: {@link dev.sluice.core.grid.SluiceHazelcast} configures a member or client, {@link
+ * dev.sluice.core.grid.Sluice#embedded} starts a member in your JVM, {@link
+ * dev.sluice.core.grid.GridRateLimiter} is the limiter over any instance. {@link
+ * dev.sluice.core.grid.AcquireProcessor} is the decision itself; docs/grid.md has the design notes.
+ */
+@NullMarked
+package dev.sluice.core.grid;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,105 @@
+package dev.sluice.core.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
+import dev.sluice.core.UnknownRuleException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** TTL cleanup, rules on late joiners, and the same limiter class over a Hazelcast client. */
+class GridLifecycleTest {
+
+  private static long ownedEntries(GridTestCluster cluster) {
+    return cluster.members.stream()
+        .mapToLong(m -> m.getMap(SluiceHazelcast.STATE_MAP).getLocalMapStats().getOwnedEntryCount())
+        .sum();
+  }
+
+  /** The one test that waits on wall time: entry TTL has one-second resolution. Bounded at 15 s. */
+  @Test
+  void idleKeys_expireByTtl_entryCountReturnsToZero() throws Exception {
+    try (GridTestCluster cluster = GridTestCluster.start(2)) {
+      GridRateLimiter limiter = cluster.limiter(0);
+      limiter.rules().put(new Rule("short", Policy.of(5, Duration.ofMillis(100))));
+      for (int i = 0; i < 50; i++) {
+        limiter.tryAcquire("short", "key-" + i);
+      }
+      assertThat(ownedEntries(cluster)).isEqualTo(50);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+      while (ownedEntries(cluster) > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertThat(ownedEntries(cluster)).isZero();
+      assertThat(limiter.stateCount()).isZero();
+    }
+  }
+
+  @Test
+  void lateJoiner_loadsExistingRules_andDecidesWithThem() {
+    try (GridTestCluster cluster = GridTestCluster.start(1)) {
+      cluster.limiter(0).rules().put(new Rule("early", Policy.of(1, Duration.ofMinutes(1))));
+      HazelcastInstance late = cluster.addMember();
+      GridRateLimiter lateLimiter = cluster.limiter(late, GridRateLimiter.Options.defaults());
+      assertThat(MemberContext.of(late).rule("early")).isNotNull();
+      assertThat(lateLimiter.tryAcquire("early", "k").allowed()).isTrue();
+      assertThat(lateLimiter.tryAcquire("early", "k").allowed()).isFalse();
+    }
+  }
+
+  @Test
+  void client_sameLimiterClass_decidesOnTheOwners() {
+    try (GridTestCluster cluster = GridTestCluster.start(2)) {
+      HazelcastInstance client = cluster.newClient();
+      GridRateLimiter limiter = cluster.limiter(client, GridRateLimiter.Options.defaults());
+      limiter.rules().put(new Rule("from-client", Policy.of(2, Duration.ofMinutes(1))));
+      List<Decision> decisions =
+          limiter.tryAcquireAll(
+              List.of(
+                  Check.of("from-client", "a"),
+                  Check.of("from-client", "a"),
+                  Check.of("from-client", "a"),
+                  Check.of("from-client", "b")));
+      assertThat(decisions).extracting(Decision::allowed).containsExactly(true, true, false, true);
+      // Time is the members' clock: moving it a window ahead refills, whatever the client's is.
+      cluster.clock.advance(Duration.ofMinutes(2));
+      assertThat(limiter.tryAcquire("from-client", "a").allowed()).isTrue();
+      assertThatThrownBy(() -> limiter.tryAcquire("nope", "a"))
+          .isInstanceOf(UnknownRuleException.class);
+      // The client cannot know the capacity of a named rule; the owner refuses and counts nothing.
+      assertThatThrownBy(() -> limiter.tryAcquire("from-client", "c", 3))
+          .isInstanceOf(InvalidPolicyException.class)
+          .extracting(e -> ((InvalidPolicyException) e).field())
+          .isEqualTo("cost");
+      assertThat(limiter.peek("from-client", "c").remaining()).isEqualTo(2);
+      IMap<String, GridState> states = client.getMap(SluiceHazelcast.STATE_MAP);
+      assertThat(states.containsKey("from-client|c")).isFalse();
+    }
+  }
+
+  @Test
+  void embedded_startsAMemberWithTheLimiterInstalled() {
+    com.hazelcast.config.Config config =
+        new com.hazelcast.config.Config().setClusterName("test-" + java.util.UUID.randomUUID());
+    config.setProperty("hazelcast.phone.home.enabled", "false");
+    config.getNetworkConfig().setPort(5701).setPortAutoIncrement(true);
+    config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+    config.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
+    config.getNetworkConfig().getJoin().getAutoDetectionConfig().setEnabled(false);
+    try (Sluice sluice = Sluice.embedded(config)) {
+      sluice.limiter().rules().put(new Rule("login", Policy.of(1, Duration.ofMinutes(1))));
+      assertThat(sluice.limiter().tryAcquire("login", "203.0.113.7").allowed()).isTrue();
+      assertThat(sluice.limiter().tryAcquire("login", "203.0.113.7").allowed()).isFalse();
+      assertThat(sluice.hazelcast().getCluster().getMembers()).hasSize(1);
+    }
+  }
+}

@@ -1,0 +1,181 @@
+package dev.sluice.core.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.map.IMap;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
+import dev.sluice.core.UnknownRuleException;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Timelines on a two-member grid with a manual clock shared by the members. */
+class GridRateLimiterTest {
+  private static GridTestCluster cluster;
+  private static GridRateLimiter batched;
+  private static GridRateLimiter direct;
+
+  @BeforeAll
+  static void start() {
+    cluster = GridTestCluster.start(2);
+    batched = cluster.limiter(0);
+    direct =
+        cluster.limiter(
+            cluster.members.get(1), GridRateLimiter.Options.defaults().withBatching(false));
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void tryAcquire_slidingWindowFivePerTenSeconds_followsTheWorkedExample() {
+    batched.rules().put(new Rule("five-per-10s", Policy.of(5, Duration.ofSeconds(10))));
+    long windowStart = (cluster.clock.nowNanos() / 10_000_000_000L + 1) * 10_000_000_000L;
+    cluster.clock.set(windowStart);
+    // t=0s..8s: five allowed, the sixth denied.
+    for (int i = 0; i < 5; i++) {
+      assertThat(batched.tryAcquire("five-per-10s", "alice").allowed()).isTrue();
+      cluster.clock.advance(Duration.ofSeconds(2));
+    }
+    cluster.clock.set(windowStart + 8_000_000_000L);
+    assertThat(direct.tryAcquire("five-per-10s", "alice").allowed()).isFalse();
+    // t=12s: weight 0.8, floor(5 * 0.8) + 0 = 4, allowed.
+    cluster.clock.set(windowStart + 12_000_000_000L);
+    Decision atTwelve = direct.tryAcquire("five-per-10s", "alice");
+    assertThat(atTwelve.allowed()).isTrue();
+    assertThat(atTwelve.remaining()).isZero();
+    assertThat(batched.tryAcquire("five-per-10s", "alice").allowed()).isFalse();
+  }
+
+  @Test
+  void tryAcquireAll_sameKeyTwice_decidesInOrder() {
+    batched.rules().put(new Rule("two", Policy.of(2, Duration.ofMinutes(1))));
+    List<Decision> decisions =
+        batched.tryAcquireAll(
+            List.of(
+                Check.of("two", "k"),
+                Check.of("two", "other"),
+                Check.of("two", "k"),
+                Check.of("two", "k")));
+    assertThat(decisions).extracting(Decision::allowed).containsExactly(true, true, true, false);
+    assertThat(decisions.get(0).remaining()).isEqualTo(1);
+    assertThat(decisions.get(2).remaining()).isZero();
+  }
+
+  @Test
+  void tryAcquire_unknownRule_throwsUnknownRuleOnMemberAndDirectPath() {
+    assertThatThrownBy(() -> batched.tryAcquire("no-such-rule", "k"))
+        .isInstanceOf(UnknownRuleException.class);
+    assertThatThrownBy(() -> direct.tryAcquire("no-such-rule", "k"))
+        .isInstanceOf(UnknownRuleException.class);
+  }
+
+  @Test
+  void tryAcquire_badInput_namesTheFieldAndCountsNothing() {
+    batched.rules().put(new Rule("bad-input", Policy.of(3, Duration.ofMinutes(1))));
+    assertThatThrownBy(() -> batched.tryAcquire("bad input", "k"))
+        .isInstanceOf(InvalidPolicyException.class)
+        .extracting(e -> ((InvalidPolicyException) e).field())
+        .isEqualTo("name");
+    assertThatThrownBy(() -> batched.tryAcquire("bad-input", ""))
+        .isInstanceOf(InvalidPolicyException.class)
+        .extracting(e -> ((InvalidPolicyException) e).field())
+        .isEqualTo("key");
+    assertThatThrownBy(() -> batched.tryAcquire("bad-input", "k", -1))
+        .isInstanceOf(InvalidPolicyException.class)
+        .extracting(e -> ((InvalidPolicyException) e).field())
+        .isEqualTo("cost");
+    assertThatThrownBy(() -> batched.tryAcquire("bad-input", "k", 4))
+        .isInstanceOf(InvalidPolicyException.class)
+        .extracting(e -> ((InvalidPolicyException) e).field())
+        .isEqualTo("cost");
+    assertThat(batched.peek("bad-input", "k").remaining()).isEqualTo(3);
+    IMap<String, GridState> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
+    assertThat(states.containsKey("bad-input|k")).isFalse();
+  }
+
+  @Test
+  void tryAcquire_inlinePolicy_decidesWithoutARule() {
+    Policy three = Policy.of(3, Duration.ofMinutes(1));
+    for (int i = 0; i < 3; i++) {
+      assertThat(direct.tryAcquire(three, "inline-k", 1).allowed()).isTrue();
+    }
+    assertThat(batched.tryAcquire(three, "inline-k", 1).allowed()).isFalse();
+  }
+
+  @Test
+  void peekAndReset_peekConsumesNothing_resetRestoresCapacity() {
+    batched.rules().put(new Rule("peeked", Policy.of(2, Duration.ofMinutes(1))));
+    batched.tryAcquire("peeked", "k");
+    assertThat(direct.peek("peeked", "k").remaining()).isEqualTo(1);
+    assertThat(direct.peek("peeked", "k").remaining()).isEqualTo(1);
+    direct.reset("peeked", "k");
+    assertThat(batched.peek("peeked", "k").remaining()).isEqualTo(2);
+  }
+
+  @Test
+  void ruleChange_limitKeepsCounters_windowStartsAfresh() {
+    batched.rules().put(new Rule("changing", Policy.of(2, Duration.ofMinutes(1))));
+    batched.tryAcquire("changing", "k");
+    batched.tryAcquire("changing", "k");
+    assertThat(direct.tryAcquire("changing", "k").allowed()).isFalse();
+    // Raising the limit keeps the two counted permits: one more fits under 3.
+    direct.rules().put(new Rule("changing", Policy.of(3, Duration.ofMinutes(1))));
+    assertThat(batched.tryAcquire("changing", "k").remaining()).isZero();
+    assertThat(batched.tryAcquire("changing", "k").allowed()).isFalse();
+    // A new window means the old counts mean nothing: the key starts afresh.
+    direct.rules().put(new Rule("changing", Policy.of(3, Duration.ofMinutes(2))));
+    assertThat(batched.tryAcquire("changing", "k").remaining()).isEqualTo(2);
+    assertThat(((GridRuleStore) batched.rules()).record("changing").orElseThrow().version())
+        .isEqualTo(3);
+  }
+
+  @Test
+  void shadowRule_wouldDeny_answersAllowedAndFlagged() {
+    batched
+        .rules()
+        .put(
+            new Rule(
+                "shadowed",
+                Policy.builder().limit(1).window(Duration.ofMinutes(1)).shadow(true).build()));
+    assertThat(batched.tryAcquire("shadowed", "k").shadowDenied()).isFalse();
+    Decision second = batched.tryAcquire("shadowed", "k");
+    assertThat(second.allowed()).isTrue();
+    assertThat(second.shadowDenied()).isTrue();
+  }
+
+  @Test
+  void rules_removeThenAddBack_versionKeepsGrowing() {
+    batched.rules().put(new Rule("transient", Policy.of(1, Duration.ofMinutes(1))));
+    assertThat(batched.rules().remove("transient")).isTrue();
+    assertThat(batched.rules().remove("transient")).isFalse();
+    assertThatThrownBy(() -> direct.tryAcquire("transient", "k"))
+        .isInstanceOf(UnknownRuleException.class);
+    batched.rules().put(new Rule("transient", Policy.of(1, Duration.ofMinutes(1))));
+    assertThat(direct.tryAcquire("transient", "k").allowed()).isTrue();
+    assertThat(((GridRuleStore) batched.rules()).record("transient").orElseThrow().version())
+        .isEqualTo(3);
+    assertThat(batched.rules().all()).extracting(Rule::name).contains("transient");
+  }
+
+  @Test
+  void tryAcquireAsync_completesOnSluiceThreads() throws Exception {
+    batched.rules().put(new Rule("async", Policy.of(10, Duration.ofMinutes(1))));
+    String thread =
+        batched
+            .tryAcquireAsync("async", "k", 1)
+            .thenApply(d -> Thread.currentThread().getName())
+            .toCompletableFuture()
+            .get();
+    assertThat(thread).startsWith("sluice-callback-");
+  }
+}
