@@ -54,7 +54,9 @@ public final class Replayer {
       int overThresholdMissed,
       double worstMissedExcess,
       double overshoot,
-      double meanRateError) {
+      double meanRateError,
+      long underThresholdRequests,
+      long underThresholdWrong) {
 
     public double falseAllowRate() {
       return ratio(falseAllows, requests);
@@ -66,6 +68,11 @@ public final class Replayer {
 
     public double wrongRate() {
       return ratio(falseAllows + falseDenies, requests);
+    }
+
+    /** Wrong decisions among the requests of sources that never exceeded the threshold. */
+    public double underThresholdWrongRate() {
+      return ratio(underThresholdWrong, underThresholdRequests);
     }
 
     public double independentDisagreementRate() {
@@ -104,6 +111,8 @@ public final class Replayer {
     long mostInAnyWindow = 0;
     double rateErrorSum = 0;
     int rateErrorSources = 0;
+    long underRequests = 0;
+    long underWrong = 0;
 
     TrailingWindow judge = new TrailingWindow(windowNanos, limit);
     for (long[] times : trace.sources()) {
@@ -113,6 +122,7 @@ public final class Replayer {
       boolean everDenied = false;
       long sourceAdmitted = 0;
       long exactAdmitted = 0;
+      long sourceWrong = 0;
       for (long t : times) {
         boolean exactWould = judge.countAt(t) < limit;
         Decision decision = underTest.apply(state, t, 1);
@@ -123,11 +133,13 @@ public final class Replayer {
           sourceAdmitted++;
           if (!exactWould) {
             falseAllows++;
+            sourceWrong++;
           }
         } else {
           everDenied = true;
           if (exactWould) {
             falseDenies++;
+            sourceWrong++;
           }
         }
         if (independent) {
@@ -145,6 +157,8 @@ public final class Replayer {
       long peak = mostInTrailingWindow(times, windowNanos);
       if (peak <= limit) {
         under++;
+        underRequests += times.length;
+        underWrong += sourceWrong;
         if (everDenied) {
           underLimited++;
         }
@@ -170,7 +184,9 @@ public final class Replayer {
         overMissed,
         worstMissedExcess,
         (double) mostInAnyWindow / limit,
-        rateErrorSources == 0 ? 0 : rateErrorSum / rateErrorSources);
+        rateErrorSources == 0 ? 0 : rateErrorSum / rateErrorSources,
+        underRequests,
+        underWrong);
   }
 
   /** The most of {@code times} (ascending) that fall in any {@code (t - W, t]}. */

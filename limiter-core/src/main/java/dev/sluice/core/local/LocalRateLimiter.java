@@ -13,6 +13,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.rules.InMemoryRuleStore;
 import java.util.ArrayList;
@@ -225,9 +226,14 @@ public final class LocalRateLimiter implements RateLimiter {
     if (name == null) {
       throw new InvalidPolicyException("rule", "is required");
     }
-    Rule rule = rules.get(name);
+    Rule rule = rules.find(name).orElse(null);
+    if (rule == null) {
+      compiledRules.remove(name);
+      throw new UnknownRuleException(name);
+    }
     Compiled compiled = compiledRules.get(name);
-    if (compiled != null && compiled.policy.equals(rule.policy())) {
+    if (compiled != null
+        && (compiled.policy == rule.policy() || compiled.policy.equals(rule.policy()))) {
       return compiled;
     }
     Compiled fresh = new Compiled(rule.policy());

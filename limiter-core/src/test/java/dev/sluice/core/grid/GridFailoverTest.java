@@ -23,9 +23,14 @@ import org.junit.jupiter.api.Test;
  * backup stored the new state; then the promoted backup is one step behind and re-grants that
  * permit. An owner can only be between "answered" and "backed up" for calls that are in flight at
  * the moment it dies, and each caller thread has at most one call in flight, so the over-admission
- * is at most the number of calling threads, summed over all keys. A call that was in flight and
- * unanswered is retried by Hazelcast on the new owner and counted once there. Migration (a member
- * joining) moves state with its replica versions and loses nothing, so it is checked exactly.
+ * is at most the number of calling threads, summed over all keys.
+ *
+ * <p>The opposite error is possible too, and safe: a call whose owner applied it and replicated the
+ * backup but died before the answer left is retried by Hazelcast on the new owner, which applies it
+ * once more. The permit is spent twice and granted once, so a key may admit up to one in-flight
+ * call per thread <em>fewer</em> than its limit. A limiter may err toward denying; it must never
+ * hand out a fresh budget. Migration (a member joining) moves state with its replica versions and
+ * loses nothing, so it is checked exactly.
  */
 class GridFailoverTest {
   private static final int KEYS = 30;
@@ -76,7 +81,7 @@ class GridFailoverTest {
     long total = admitted.values().stream().mapToLong(AtomicLong::get).sum();
     for (AtomicLong perKey : admitted.values()) {
       // A fresh budget for any key would show as up to 2 × LIMIT.
-      assertThat(perKey.get()).isBetween((long) LIMIT, (long) LIMIT + THREADS);
+      assertThat(perKey.get()).isBetween((long) LIMIT - THREADS, (long) LIMIT + THREADS);
     }
     return total - (long) KEYS * LIMIT;
   }
@@ -94,7 +99,7 @@ class GridFailoverTest {
       System.out.printf(
           "terminate, batching=%s: over-admitted %d of %d (bound %d)%n",
           batching, over, KEYS * LIMIT, THREADS);
-      assertThat(over).isBetween(0L, (long) THREADS);
+      assertThat(over).isBetween((long) -THREADS, (long) THREADS);
     }
   }
 

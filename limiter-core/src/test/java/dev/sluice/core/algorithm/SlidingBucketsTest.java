@@ -1,0 +1,91 @@
+package dev.sluice.core.algorithm;
+
+import static dev.sluice.core.algorithm.Timeline.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class SlidingBucketsTest {
+
+  @Test
+  void apply_fourPerMinuteSixBuckets_oldestPartialBucketCountsWhole() {
+    Timeline key = new Timeline(policy(4, Duration.ofSeconds(60), 6)); // b = 10 s
+    key.at("5s").take(2);
+    key.at("25s").take();
+    Decision fourth = key.at("45s").take();
+    assertThat(fourth.remaining()).isZero();
+
+    // (4 s, 64 s] overlaps buckets [0,10) .. [60,70); bucket 0 counts whole though its permits
+    // (at 5 s) are only just inside the window.
+    Decision denied = key.at("64s").take();
+    assertThat(denied.allowed()).isFalse();
+    // Bucket 0 leaves at 10 s + 60 s - 1 ns.
+    assertThat(denied.retryAfterNanos()).isEqualTo(seconds(6) - 1);
+    assertThat(key.atNanos(seconds(70) - 2).take().allowed()).isFalse();
+    Decision allowed = key.atNanos(seconds(70) - 1).take();
+    assertThat(allowed.allowed()).isTrue();
+    assertThat(allowed.remaining()).isEqualTo(1);
+  }
+
+  @Test
+  void apply_exactLogWouldAllow_bucketsDeny_neverTheOtherWay() {
+    Timeline buckets = new Timeline(policy(1, Duration.ofSeconds(60), 6));
+    Timeline log =
+        new Timeline(
+            Policy.builder()
+                .algorithm(Algorithm.SLIDING_LOG)
+                .limit(1)
+                .window(Duration.ofSeconds(60))
+                .build());
+    buckets.at("5s").take();
+    log.at("5s").take();
+    assertThat(log.at("65s").take().allowed()).isTrue(); // 5 s has left (5, 65]
+    assertThat(buckets.at("65s").take().allowed()).isFalse(); // bucket [0,10) has not
+  }
+
+  @Test
+  void apply_resetAfter_isWhenTheNewestNonEmptyBucketLeaves() {
+    Timeline key = new Timeline(policy(10, Duration.ofSeconds(60), 6));
+    key.at("5s").take();
+    Decision decision = key.at("33s").take();
+    assertThat(decision.resetAfterNanos()).isEqualTo(seconds(40 + 60) - 1 - seconds(33));
+  }
+
+  @Test
+  void apply_windowNotDivisibleByBuckets_roundsBucketsUp() {
+    // 1 s in 7 buckets: b = 142,857,143 ns; still at most 8 buckets overlap a window.
+    Timeline key = new Timeline(policy(7, Duration.ofSeconds(1), 7));
+    for (int i = 0; i < 7; i++) {
+      assertThat(key.atNanos(i * 142_857_143L).take().allowed()).isTrue();
+    }
+    Decision denied = key.atNanos(7 * 142_857_143L).take();
+    assertThat(denied.allowed()).isFalse();
+    long leaves = 142_857_143L + seconds(1) - 1;
+    assertThat(denied.retryAfterNanos()).isEqualTo(leaves - 7 * 142_857_143L);
+  }
+
+  @Test
+  void fit_bucketCountChanged_movesCountsWithoutLettingThemLeaveEarly() {
+    Timeline key = new Timeline(policy(3, Duration.ofSeconds(60), 6)); // b = 10 s
+    key.at("15s").take(3); // bucket [10,20)
+    LimiterAlgorithm finer = LimiterAlgorithm.of(policy(3, Duration.ofSeconds(60), 60)); // 1 s
+    long[] fitted = finer.fit(key.state);
+    Decision denied = finer.apply(fitted, seconds(30), 1);
+    assertThat(denied.allowed()).isFalse();
+    // The three permits moved to [19,20): they leave at 20 s + 60 s - 1 ns, not earlier.
+    assertThat(denied.retryAfterNanos()).isEqualTo(seconds(80) - 1 - seconds(30));
+  }
+
+  static Policy policy(long limit, Duration window, int buckets) {
+    return Policy.builder()
+        .algorithm(Algorithm.SLIDING_BUCKETS)
+        .limit(limit)
+        .window(window)
+        .buckets(buckets)
+        .build();
+  }
+}
