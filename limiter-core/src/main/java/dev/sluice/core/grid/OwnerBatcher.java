@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -150,7 +151,12 @@ final class OwnerBatcher {
     try {
       trySend();
     } finally {
-      callbacks.execute(() -> GridRateLimiter.complete(batch, outcomes, failure));
+      try {
+        callbacks.execute(() -> GridRateLimiter.complete(batch, outcomes, failure));
+      } catch (RejectedExecutionException closed) {
+        // The limiter was closed: answer here rather than leave callers waiting forever.
+        GridRateLimiter.complete(batch, outcomes, failure);
+      }
     }
   }
 }
