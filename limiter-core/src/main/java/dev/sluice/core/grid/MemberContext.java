@@ -39,13 +39,15 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
 
   private final TimeSource timeSource;
   private final String rulesMapName;
+  private final long minStateTtlMillis;
   private final ConcurrentHashMap<String, ResolvedRule> rules = new ConcurrentHashMap<>();
   private volatile boolean rulesLoaded;
   private volatile @Nullable HazelcastInstance instance;
 
-  MemberContext(TimeSource timeSource, String rulesMapName) {
+  MemberContext(TimeSource timeSource, String rulesMapName, long minStateTtlMillis) {
     this.timeSource = timeSource;
     this.rulesMapName = rulesMapName;
+    this.minStateTtlMillis = minStateTtlMillis;
   }
 
   /** The member whose context {@link #of} found last, with that context. */
@@ -73,6 +75,11 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
 
   public TimeSource timeSource() {
     return timeSource;
+  }
+
+  /** See {@link SluiceHazelcast#MIN_STATE_TTL_MILLIS_PROPERTY}. */
+  long minStateTtlMillis() {
+    return minStateTtlMillis;
   }
 
   boolean rulesLoaded() {

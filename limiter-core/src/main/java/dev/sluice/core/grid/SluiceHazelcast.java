@@ -51,6 +51,17 @@ public final class SluiceHazelcast {
    */
   public static final InMemoryFormat DEFAULT_STATE_FORMAT = InMemoryFormat.BINARY;
 
+  /**
+   * Member config property: the shortest time-to-live a state entry gets, in milliseconds (default
+   * 1000, Hazelcast's TTL resolution). TTL runs on the wall clock while decisions run on the
+   * member's {@link TimeSource}; the two agree in production, but a member driven by a manual clock
+   * (tests, simulations) must raise this so that cleanup never expires a state its clock still
+   * needs. Read once, when the member is configured.
+   */
+  public static final String MIN_STATE_TTL_MILLIS_PROPERTY = "sluice.state.min-ttl-millis";
+
+  private static final long DEFAULT_MIN_STATE_TTL_MILLIS = 1_000L;
+
   private SluiceHazelcast() {}
 
   /** Configures a member with the default state format. */
@@ -77,10 +88,32 @@ public final class SluiceHazelcast {
     rules.setBackupCount(1);
     rules.setInMemoryFormat(InMemoryFormat.BINARY);
 
-    MemberContext context = new MemberContext(timeSource, RULES_MAP);
+    MemberContext context = new MemberContext(timeSource, RULES_MAP, minStateTtlMillis(config));
     config.getUserContext().put(MemberContext.USER_CONTEXT_KEY, context);
     config.addListenerConfig(new ListenerConfig(context));
     return config;
+  }
+
+  private static long minStateTtlMillis(Config config) {
+    String value = config.getProperty(MIN_STATE_TTL_MILLIS_PROPERTY);
+    if (value == null) {
+      return DEFAULT_MIN_STATE_TTL_MILLIS;
+    }
+    try {
+      long millis = Long.parseLong(value.trim());
+      if (millis >= DEFAULT_MIN_STATE_TTL_MILLIS) {
+        return millis;
+      }
+    } catch (NumberFormatException e) {
+      // reported below, with the value
+    }
+    throw new IllegalArgumentException(
+        MIN_STATE_TTL_MILLIS_PROPERTY
+            + ": must be a whole number of milliseconds, at least "
+            + DEFAULT_MIN_STATE_TTL_MILLIS
+            + ", was '"
+            + value
+            + "'");
   }
 
   /** Configures a client; returns {@code config}. */
