@@ -114,7 +114,24 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   @Override
   public Decision tryAcquire(String rule, String key, long permits) {
-    return decide(Check.of(rule, key, permits));
+    Decision denied = deniedFastPath(rule, key, permits);
+    return denied != null ? denied : decide(Check.of(rule, key, permits));
+  }
+
+  /**
+   * The attack path, before any validation: an entry exists only for a rule and key that were valid
+   * when the grid denied them, and it answers only costs between the denied one and the limit, so a
+   * hit needs no further checks. A miss goes the whole way, validation first.
+   */
+  private @Nullable Decision deniedFastPath(String rule, String key, long permits) {
+    if (deniedCache == null || rule == null || key == null) {
+      return null;
+    }
+    Decision denied = deniedCache.lookup(new DeniedUntilCache.Key(rule, null, key), permits);
+    if (denied != null) {
+      metrics.deniedCache.increment();
+    }
+    return denied;
   }
 
   @Override
