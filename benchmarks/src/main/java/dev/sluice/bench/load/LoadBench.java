@@ -117,8 +117,8 @@ public final class LoadBench {
                 command)
             : new Settings(
                 false,
+                Duration.ofSeconds(4),
                 Duration.ofSeconds(5),
-                Duration.ofSeconds(6),
                 5,
                 1_000_000,
                 doc,
