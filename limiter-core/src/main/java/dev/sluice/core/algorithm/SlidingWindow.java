@@ -31,6 +31,22 @@ import dev.sluice.core.Policy;
  * boundary the previous window still weighs 1.0, so the fixed-window boundary burst (5 at 11:00:59,
  * 5 more at 11:01:00) cannot happen here.
  *
+ * <h2>Exact delays</h2>
+ *
+ * {@code retryAfter} solves {@code estimate(now + d) + permits <= limit} for the smallest integer
+ * {@code d}, exactly: {@code floor(c × (W - e) / W) <= a} holds iff {@code W - e <= ceil((a + 1) ×
+ * W / c) - 1}, computed with 128-bit products where 64 bits would overflow. First within the
+ * current window (only the previous window's share shrinks), else in the next one (where the
+ * current count becomes the shrinking share). The estimate never rises without traffic, so waiting
+ * {@code d} succeeds and {@code d - 1} does not. {@code resetAfter} is the same for an estimate of
+ * 0.
+ *
+ * <h2>Penalty, and clocks that step back</h2>
+ *
+ * With {@code countDenied} a denial is added to the current count, and {@code retryAfter} is
+ * computed on the penalised state, so waiting it out still succeeds. A clock that steps back into
+ * an older window is held at the stored window instead of resetting the counts.
+ *
  * <h2>What it trades away</h2>
  *
  * Three longs per key instead of a log: the price is that the estimate assumes an even spread.

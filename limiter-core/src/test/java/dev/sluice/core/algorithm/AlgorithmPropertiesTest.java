@@ -75,26 +75,22 @@ class AlgorithmPropertiesTest {
     return trace;
   }
 
+  /**
+   * On random traces every algorithm keeps its bound ({@link #assertBound}), never reports a
+   * negative remaining, and its delays are exact: retryAfter is enough and 1 ns less is not,
+   * resetAfter reaches full capacity and 1 ns less does not.
+   */
   @Test
-  void exactAlgorithms_admittedPermitsNeverExceedTheirBoundInAnyWindow() {
+  void everyAlgorithm_randomTraces_boundHoldsAndDelaysAreTight() {
     for (Algorithm algorithm : Algorithm.values()) {
       Seeded.run(
-          algorithm + " bound",
+          algorithm.wireName(),
           CASES,
           seed -> {
             Random random = new Random(seed);
             Policy policy = randomPolicy(random, algorithm, random.nextInt(4) == 0);
             LimiterAlgorithm limiter = LimiterAlgorithm.of(policy);
-            long[] state = limiter.newState();
-            List<Request> admitted = new ArrayList<>();
-            for (Request request : randomTrace(random, policy, limiter.capacity(), 600)) {
-              Decision decision = limiter.apply(state, request.nowNanos, request.permits);
-              assertThat(decision.remaining()).isBetween(0L, limiter.capacity());
-              if (decision.allowed() && request.permits > 0) {
-                admitted.add(request);
-              }
-            }
-            assertBound(policy, limiter, admitted);
+            replayChecked(policy, randomTrace(random, policy, limiter.capacity(), 600));
           });
     }
   }
@@ -163,45 +159,46 @@ class AlgorithmPropertiesTest {
     }
   }
 
-  @Test
-  void everyAlgorithm_retryAfterIsHonouredAndTight_resetAfterReachesFullCapacity() {
-    for (Algorithm algorithm : Algorithm.values()) {
-      Seeded.run(
-          algorithm + " retryAfter",
-          CASES,
-          seed -> {
-            Random random = new Random(seed);
-            Policy policy = randomPolicy(random, algorithm, random.nextInt(4) == 0);
-            LimiterAlgorithm limiter = LimiterAlgorithm.of(policy);
-            long[] state = limiter.newState();
-            for (Request request : randomTrace(random, policy, limiter.capacity(), 400)) {
-              long now = request.nowNanos;
-              Decision decision = limiter.apply(state, now, request.permits);
-              if (!decision.allowed()) {
-                long retry = decision.retryAfterNanos();
-                assertThat(retry).as("retryAfter of a denial").isPositive();
-                assertThat(limiter.apply(state.clone(), now + retry, request.permits).allowed())
-                    .as("allowed after waiting retryAfter %d", retry)
-                    .isTrue();
-                assertThat(limiter.apply(state.clone(), now + retry - 1, request.permits).allowed())
-                    .as("denied 1 ns before retryAfter %d", retry)
-                    .isFalse();
-              } else {
-                assertThat(decision.retryAfterNanos()).isZero();
-              }
-              long reset = decision.resetAfterNanos();
-              assertThat(reset).isNotNegative();
-              assertThat(limiter.apply(state.clone(), now + reset, 0).remaining())
-                  .as("full after resetAfter %d", reset)
-                  .isEqualTo(limiter.capacity());
-              if (reset > 0) {
-                assertThat(limiter.apply(state.clone(), now + reset - 1, 0).remaining())
-                    .as("not yet full 1 ns before resetAfter %d", reset)
-                    .isLessThan(limiter.capacity());
-              }
-            }
-          });
+  /**
+   * Replays {@code trace} on a fresh key and checks every decision: remaining within [0, capacity];
+   * a denial's retryAfter is positive, enough, and 1 ns less is not; resetAfter reaches full
+   * capacity and 1 ns less does not; and at the end the algorithm's bound holds.
+   */
+  static void replayChecked(Policy policy, List<Request> trace) {
+    LimiterAlgorithm limiter = LimiterAlgorithm.of(policy);
+    long[] state = limiter.newState();
+    List<Request> admitted = new ArrayList<>();
+    for (Request request : trace) {
+      long now = request.nowNanos;
+      Decision decision = limiter.apply(state, now, request.permits);
+      assertThat(decision.remaining()).isBetween(0L, limiter.capacity());
+      if (!decision.allowed()) {
+        long retry = decision.retryAfterNanos();
+        assertThat(retry).as("retryAfter of a denial").isPositive();
+        assertThat(limiter.apply(state.clone(), now + retry, request.permits).allowed())
+            .as("allowed after waiting retryAfter %d", retry)
+            .isTrue();
+        assertThat(limiter.apply(state.clone(), now + retry - 1, request.permits).allowed())
+            .as("denied 1 ns before retryAfter %d", retry)
+            .isFalse();
+      } else {
+        assertThat(decision.retryAfterNanos()).isZero();
+        if (request.permits > 0) {
+          admitted.add(request);
+        }
+      }
+      long reset = decision.resetAfterNanos();
+      assertThat(reset).isNotNegative();
+      assertThat(limiter.apply(state.clone(), now + reset, 0).remaining())
+          .as("full after resetAfter %d", reset)
+          .isEqualTo(limiter.capacity());
+      if (reset > 0) {
+        assertThat(limiter.apply(state.clone(), now + reset - 1, 0).remaining())
+            .as("not yet full 1 ns before resetAfter %d", reset)
+            .isLessThan(limiter.capacity());
+      }
     }
+    assertBound(policy, limiter, admitted);
   }
 
   @Test

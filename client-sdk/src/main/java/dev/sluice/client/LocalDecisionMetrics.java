@@ -1,0 +1,37 @@
+package dev.sluice.client;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * The client's counters (DESIGN §7): {@code sluice_client_local_decisions_total{reason}} counts the
+ * answers made without the grid, and {@code sluice_client_denied_cache_misses_total} the lookups
+ * that had to go to the grid, so the denied cache's hit rate is {@code denied_cache / (denied_cache
+ * + misses)}.
+ */
+final class LocalDecisionMetrics {
+  static final String LOCAL_DECISIONS = "sluice.client.local.decisions";
+  static final String DENIED_CACHE_MISSES = "sluice.client.denied.cache.misses";
+
+  final Counter deniedCache;
+  final Counter failOpen;
+  final Counter failClosed;
+  final Counter deniedCacheMisses;
+
+  LocalDecisionMetrics(MeterRegistry registry) {
+    this.deniedCache = local(registry, "denied_cache");
+    this.failOpen = local(registry, "fail_open");
+    this.failClosed = local(registry, "fail_closed");
+    this.deniedCacheMisses =
+        Counter.builder(DENIED_CACHE_MISSES)
+            .description("Requests the denied-until cache could not answer, sent to the grid")
+            .register(registry);
+  }
+
+  private static Counter local(MeterRegistry registry, String reason) {
+    return Counter.builder(LOCAL_DECISIONS)
+        .description("Decisions the client made without the grid, by reason")
+        .tag("reason", reason)
+        .register(registry);
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * Spring wiring: {@link dev.sluice.client.spring.SluiceEmbeddedConfiguration} starts a member in
+ * the application, {@link dev.sluice.client.spring.SluiceClientConfiguration} a client; both give a
+ * {@link dev.sluice.client.SluiceClient} bean to inject as the {@code RateLimiter}.
+ */
+@NullMarked
+package dev.sluice.client.spring;
+
+import org.jspecify.annotations.NullMarked;

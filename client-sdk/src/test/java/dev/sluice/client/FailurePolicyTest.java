@@ -1,0 +1,102 @@
+package dev.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.Decision.DecidedBy;
+import dev.sluice.core.ManualTimeSource;
+import dev.sluice.core.Policy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A grid that stops answering: the first call pays the timeout, the breaker answers the next ones
+ * at once by each rule's policy, one probe per interval finds the grid back.
+ */
+class FailurePolicyTest {
+  private final ManualTimeSource time = ManualTimeSource.at(Instant.parse("2026-01-01T00:00:00Z"));
+  private final ScheduledExecutorService network = Executors.newScheduledThreadPool(1);
+  private final ReferenceLimiter reference =
+      new ReferenceLimiter(time)
+          .withRule("api", Policy.of(100, Duration.ofMinutes(1)))
+          .withRule("login", Policy.of(5, Duration.ofMinutes(1)));
+  private final LaggingLimiter grid = new LaggingLimiter(reference, network, 0);
+  private final AtomicLong monotonic = new AtomicLong(System.nanoTime());
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final SluiceClient client =
+      SluiceClient.builder()
+          .callTimeout(Duration.ofMillis(50))
+          .probeInterval(Duration.ofSeconds(1))
+          .failurePolicy("login", FailurePolicy.FAIL_CLOSED)
+          .meterRegistry(registry)
+          .nanoClock(() -> Math.max(monotonic.get(), System.nanoTime()))
+          .wrap(grid);
+
+  @AfterEach
+  void stop() {
+    network.shutdownNow();
+  }
+
+  @Test
+  void tryAcquire_gridDown_decidedByPolicyWithinTheTimeoutThenAtOnce() {
+    assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    grid.down = true;
+
+    long start = System.nanoTime();
+    Decision first = client.tryAcquire("api", "k");
+    long firstMillis = (System.nanoTime() - start) / 1_000_000;
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    assertThat(firstMillis).isBetween(45L, 2_000L);
+
+    // The breaker is open: 1,000 more calls cost no timeout at all.
+    start = System.nanoTime();
+    for (int i = 0; i < 1_000; i++) {
+      assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+      Decision closed = client.tryAcquire("login", "k");
+      assertThat(closed.allowed()).isFalse();
+      assertThat(closed.decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
+      assertThat(closed.retryAfterNanos()).isPositive();
+    }
+    // 2,000 calls that each paid the 50 ms timeout would take 100 s.
+    assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(5_000L);
+    assertThat(counter("fail_open")).isEqualTo(1_001);
+    assertThat(counter("fail_closed")).isEqualTo(1_000);
+    assertThat(client.tryAcquireAsync("login", "k", 1).toCompletableFuture().join().decidedBy())
+        .isEqualTo(DecidedBy.FAIL_CLOSED);
+  }
+
+  @Test
+  void tryAcquire_gridBack_decidedByTheGridAfterOneProbeInterval() {
+    grid.down = true;
+    assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    grid.down = false;
+    // Within the probe interval the breaker still answers locally.
+    assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    monotonic.set(System.nanoTime() + Duration.ofSeconds(2).toNanos());
+    Decision back = client.tryAcquire("api", "k");
+    assertThat(back.decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    assertThat(client.gridUnavailable()).isFalse();
+    assertThat(client.tryAcquireAsync("api", "k", 1).toCompletableFuture().join().decidedBy())
+        .isEqualTo(DecidedBy.LIMITER);
+  }
+
+  @Test
+  void tryAcquireAsync_gridDown_completesWithinTheTimeout() {
+    grid.down = true;
+    long start = System.nanoTime();
+    Decision d = client.tryAcquireAsync("login", "k", 1).toCompletableFuture().join();
+    assertThat(d.decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
+    assertThat((System.nanoTime() - start) / 1_000_000).isBetween(45L, 2_000L);
+  }
+
+  private double counter(String reason) {
+    return registry.get("sluice.client.local.decisions").tag("reason", reason).counter().count();
+  }
+}

@@ -1,0 +1,101 @@
+package dev.sluice.client;
+
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.RuleStore;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real limiter behind a network-like delay, or behind no network at all: while {@code down}, its
+ * answers never come (a hung grid), which is what a call timeout is for. The client's tests put it
+ * between the client and a {@link ReferenceLimiter}.
+ */
+final class LaggingLimiter implements RateLimiter {
+  private final RateLimiter limiter;
+  private final ScheduledExecutorService network;
+  private final long lagMicros;
+  volatile boolean down;
+
+  LaggingLimiter(RateLimiter limiter, ScheduledExecutorService network, long lagMicros) {
+    this.limiter = limiter;
+    this.network = network;
+    this.lagMicros = lagMicros;
+  }
+
+  private <T> CompletionStage<T> later(java.util.function.Supplier<T> call) {
+    CompletableFuture<T> answer = new CompletableFuture<>();
+    if (down) {
+      return answer; // never completes
+    }
+    if (lagMicros == 0) {
+      try {
+        answer.complete(call.get());
+      } catch (RuntimeException e) {
+        answer.completeExceptionally(e);
+      }
+      return answer;
+    }
+    network.schedule(
+        () -> {
+          try {
+            answer.complete(call.get());
+          } catch (RuntimeException e) {
+            answer.completeExceptionally(e);
+          }
+        },
+        lagMicros,
+        TimeUnit.MICROSECONDS);
+    return answer;
+  }
+
+  @Override
+  public Decision tryAcquire(String rule, String key, long permits) {
+    return tryAcquireAsync(rule, key, permits).toCompletableFuture().join();
+  }
+
+  @Override
+  public Decision tryAcquire(Policy policy, String key, long permits) {
+    return tryAcquireAsync(policy, key, permits).toCompletableFuture().join();
+  }
+
+  @Override
+  public CompletionStage<Decision> tryAcquireAsync(String rule, String key, long permits) {
+    return later(() -> limiter.tryAcquire(rule, key, permits));
+  }
+
+  @Override
+  public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long permits) {
+    return later(() -> limiter.tryAcquire(policy, key, permits));
+  }
+
+  @Override
+  public List<Decision> tryAcquireAll(List<Check> checks) {
+    return tryAcquireAllAsync(checks).toCompletableFuture().join();
+  }
+
+  @Override
+  public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
+    return later(() -> limiter.tryAcquireAll(checks));
+  }
+
+  @Override
+  public Decision peek(String rule, String key) {
+    return limiter.peek(rule, key);
+  }
+
+  @Override
+  public void reset(String rule, String key) {
+    limiter.reset(rule, key);
+  }
+
+  @Override
+  public RuleStore rules() {
+    return limiter.rules();
+  }
+}

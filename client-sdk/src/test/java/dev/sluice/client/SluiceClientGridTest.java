@@ -1,0 +1,167 @@
+package dev.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Decision.DecidedBy;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
+import dev.sluice.core.grid.GridRuleStore;
+import dev.sluice.core.local.LocalRateLimiter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+
+/** The client against two real members on loopback: near cache, denied cache, coalescing. */
+class SluiceClientGridTest {
+  private static GridMembers grid;
+  private static SluiceClient client;
+
+  @BeforeAll
+  static void startGrid() {
+    grid = GridMembers.start(2);
+    client = grid.client().callTimeout(Duration.ofSeconds(5)).build();
+  }
+
+  @AfterAll
+  static void stopGrid() {
+    if (client != null) {
+      client.close();
+    }
+    if (grid != null) {
+      grid.close();
+    }
+  }
+
+  private static String unique(String base) {
+    return base + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  @Test
+  void rules_changedOnAMember_reachTheClientWithinASecond() throws Exception {
+    String rule = unique("near");
+    GridRuleStore memberRules = new GridRuleStore(grid.members.get(1));
+    memberRules.put(new Rule(rule, Policy.of(1, Duration.ofHours(1))));
+    assertThat(client.rules().find(rule).orElseThrow().policy().limit()).isEqualTo(1);
+    assertThat(((CachedRuleStore) client.rules()).isCached(rule)).isTrue();
+
+    // The key is denied and the client remembers it for an hour.
+    assertThat(client.tryAcquire(rule, "k").allowed()).isTrue();
+    assertThat(client.tryAcquire(rule, "k").decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    assertThat(client.tryAcquire(rule, "k").decidedBy()).isEqualTo(DecidedBy.DENIED_CACHE);
+
+    // An operator raises the limit on another member: the client sees it within a second, and
+    // forgets the denial instead of waiting out the hour.
+    long start = System.nanoTime();
+    memberRules.put(new Rule(rule, Policy.of(10, Duration.ofHours(1))));
+    long limit = 0;
+    while (System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5)) {
+      limit = client.rules().find(rule).orElseThrow().policy().limit();
+      if (limit == 10) {
+        break;
+      }
+      Thread.sleep(5); // waiting for a cluster event, not for limiter time
+    }
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    System.out.println("rule change reached the client in " + millis + " ms");
+    assertThat(limit).isEqualTo(10);
+    assertThat(millis).isLessThan(1_000);
+    Decision after = client.tryAcquire(rule, "k");
+    assertThat(after.allowed()).isTrue();
+    assertThat(after.decidedBy()).isEqualTo(DecidedBy.LIMITER);
+  }
+
+  /**
+   * The client with its denied cache, against the grid, decides exactly as a local limiter fed the
+   * same requests at the same instants: never more permissive, never stricter.
+   */
+  @RepeatedTest(3)
+  void tryAcquire_randomTraffic_decidesExactlyAsALocalLimiter() {
+    long seed = new Random().nextLong();
+    System.out.println("SluiceClientGridTest seed=" + seed);
+    Random random = new Random(seed);
+    Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
+    Policy policy =
+        Policy.builder()
+            .algorithm(algorithm)
+            .limit(1 + random.nextInt(8))
+            .window(Duration.ofSeconds(10 + random.nextInt(50)))
+            .build();
+    String rule = unique("prop");
+    client.rules().put(new Rule(rule, policy));
+    LocalRateLimiter local =
+        LocalRateLimiter.builder()
+            .timeSource(grid.clock)
+            .rules(List.of(new Rule(rule, policy)))
+            .build();
+
+    int cached = 0;
+    for (int i = 0; i < 300; i++) {
+      grid.clock.advanceNanos((long) (random.nextDouble() * policy.windowNanos() / 8));
+      String key = "k" + random.nextInt(3);
+      long permits = 1 + random.nextInt((int) Math.min(2, policy.limit()));
+      Decision expected = local.tryAcquire(rule, key, permits);
+      Decision actual = client.tryAcquire(rule, key, permits);
+      assertThat(actual.allowed())
+          .as("seed %d, %s, request %d: %s x%d", seed, policy, i, key, permits)
+          .isEqualTo(expected.allowed());
+      assertThat(actual.decidedBy()).isIn(DecidedBy.LIMITER, DecidedBy.DENIED_CACHE);
+      if (actual.decidedBy() == DecidedBy.DENIED_CACHE) {
+        cached++;
+      }
+    }
+    System.out.println(policy + ": " + cached + " of 300 answered by the denied cache");
+  }
+
+  @Test
+  void tryAcquire_sixteenThreadsOnOneHotKey_neverOverAdmit() throws Exception {
+    String rule = unique("hot");
+    client.rules().put(new Rule(rule, Policy.of(500, Duration.ofHours(1))));
+    SluiceClient coalescing =
+        grid.client().callTimeout(Duration.ofSeconds(5)).deniedCacheSize(0).build();
+    ExecutorService threads = Executors.newFixedThreadPool(16);
+    try {
+      AtomicInteger admitted = new AtomicInteger();
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < 16; t++) {
+        done.add(
+            threads.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < 60; i++) {
+                    Decision d = coalescing.tryAcquire(rule, "key");
+                    assertThat(d.decidedBy()).isEqualTo(DecidedBy.LIMITER);
+                    if (d.allowed()) {
+                      admitted.incrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
+      }
+      start.countDown();
+      for (Future<?> f : done) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+      // 960 calls for 500 permits on a frozen clock: exactly 500, as serial calls would admit.
+      assertThat(admitted.get()).isEqualTo(500);
+      assertThat(client.peek(rule, "key").remaining()).isZero();
+    } finally {
+      threads.shutdownNow();
+      coalescing.close();
+    }
+  }
+}
