@@ -102,7 +102,7 @@ public final class Servers implements AutoCloseable {
       throw new IllegalStateException(
           "the grid node jar "
               + nodeJar
-              + " does not exist (rest/grid-node not landed or not built)");
+              + " does not exist (build it: ./mvnw -q -DskipTests package)");
     }
     Files.createDirectories(logDir);
     Path rules = logDir.resolve("rules.yaml");
