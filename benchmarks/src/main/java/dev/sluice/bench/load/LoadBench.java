@@ -805,6 +805,22 @@ public final class LoadBench {
                 + settings.round().toSeconds()
                 + " s, interleaved across contenders; tables show the median round and the spread"
                 + " (min..max).");
+    int cores = Runtime.getRuntime().availableProcessors();
+    if (Math.max(loadBefore, loadAfter) > cores) {
+      report.header("");
+      report.header(
+          String.format(
+              Locale.ROOT,
+              "**This machine was busy with other work during the run** (load average %.0f to %.0f"
+                  + " on %d cores): every contender got a fraction of the CPUs, so absolute"
+                  + " figures are low and latencies long. Ratios from the same run are more"
+                  + " robust, but a path with more thread hand-offs (a client, HTTP) loses more"
+                  + " to scheduling delay than a short one. Rerun on a quiet machine before"
+                  + " quoting any figure.",
+              Math.min(loadBefore, loadAfter),
+              Math.max(loadBefore, loadAfter),
+              cores));
+    }
     report.header("");
     report.header("- Command: `" + settings.command() + "`");
     report.header(
