@@ -48,9 +48,27 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
     this.rulesMapName = rulesMapName;
   }
 
-  /** The context of a member, or null if it was not configured for Sluice. */
+  /** The member whose context {@link #of} found last, with that context. */
+  private record Found(HazelcastInstance member, @Nullable MemberContext context) {}
+
+  private static volatile @Nullable Found lastFound;
+
+  /**
+   * The context of a member, or null if it was not configured for Sluice. Every processor asks on
+   * every decision, and a JVM almost always holds one member, so the last answer is kept (by
+   * identity; with several members in one JVM it is simply looked up more often).
+   */
   static @Nullable MemberContext of(HazelcastInstance member) {
-    return (MemberContext) member.getConfig().getUserContext().get(USER_CONTEXT_KEY);
+    Found found = lastFound;
+    if (found != null && found.member() == member) {
+      return found.context();
+    }
+    MemberContext context =
+        (MemberContext) member.getConfig().getUserContext().get(USER_CONTEXT_KEY);
+    if (context != null) {
+      lastFound = new Found(member, context);
+    }
+    return context;
   }
 
   public TimeSource timeSource() {

@@ -45,9 +45,9 @@ public final class SluiceHazelcast {
   public static final String EXECUTOR = "sluice.rules.push";
 
   /**
-   * The state map's in-memory format, chosen by measurement (docs/grid.md): BINARY decides as fast
-   * as OBJECT here (the state is tiny, so deserializing it costs about what OBJECT's copy on write
-   * does) and its memory cost is measurable and bounded.
+   * The state map's in-memory format, chosen by measurement (docs/grid.md): BINARY and OBJECT
+   * decide equally fast within run-to-run noise (the state is a few bytes, so decoding it costs
+   * little), use about the same heap, and only BINARY's memory shows in {@code LocalMapStats}.
    */
   public static final InMemoryFormat DEFAULT_STATE_FORMAT = InMemoryFormat.BINARY;
 
