@@ -1,0 +1,94 @@
+package dev.sluice.node;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.KubernetesConfig;
+import com.hazelcast.config.NetworkConfig;
+import dev.sluice.core.TimeSource;
+import dev.sluice.core.grid.SluiceHazelcast;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.List;
+
+/**
+ * The Hazelcast member configuration a node runs with, built from {@link NodeSettings}: network,
+ * discovery and the Sluice maps, and nothing left to Hazelcast's defaults that would surprise an
+ * operator (no multicast, no auto-detection, no phone-home, a fixed member port).
+ */
+final class MemberConfig {
+  /** How long a graceful shutdown waits for partitions to migrate before giving up. */
+  static final int GRACEFUL_SHUTDOWN_SECONDS = 120;
+
+  private MemberConfig() {}
+
+  static Config build(NodeSettings settings, TimeSource timeSource) {
+    Config config = new Config();
+    config.setClusterName(settings.clusterName());
+    config.setProperty("hazelcast.phone.home.enabled", "false");
+    config.setProperty("hazelcast.logging.type", "slf4j");
+    // The node's own shutdown hook stops the REST API first, then shuts the member down
+    // gracefully; Hazelcast's hook would race it.
+    config.setProperty("hazelcast.shutdownhook.enabled", "false");
+    config.setProperty(
+        "hazelcast.graceful.shutdown.max.wait", Integer.toString(GRACEFUL_SHUTDOWN_SECONDS));
+
+    NetworkConfig network = config.getNetworkConfig();
+    network.setPort(settings.memberPort()).setPortAutoIncrement(false);
+    if (settings.publicAddress() != null) {
+      network.setPublicAddress(settings.publicAddress());
+    }
+    String bindAddress = settings.bindAddress();
+    boolean bindAny = bindAddress.equals("0.0.0.0") || bindAddress.equals("::");
+    if (!bindAny) {
+      String ip = resolve(bindAddress);
+      config.setProperty("hazelcast.socket.bind.any", "false");
+      network.getInterfaces().setEnabled(true).addInterface(ip);
+    }
+
+    JoinConfig join = network.getJoin();
+    join.getMulticastConfig().setEnabled(false);
+    join.getAutoDetectionConfig().setEnabled(false);
+    switch (settings.discovery()) {
+      case TCP_IP -> {
+        List<String> members = settings.members();
+        if (members.isEmpty()) {
+          String self = bindAny ? "127.0.0.1" : resolve(bindAddress);
+          members = List.of(self + ":" + settings.memberPort());
+        }
+        join.getTcpIpConfig().setEnabled(true).setMembers(members);
+      }
+      case KUBERNETES_DNS -> {
+        KubernetesConfig kubernetes = join.getKubernetesConfig().setEnabled(true);
+        kubernetes.setProperty("service-dns", settings.kubernetesServiceDns());
+        kubernetes.setProperty("service-port", Integer.toString(settings.memberPort()));
+      }
+      case KUBERNETES_API -> {
+        KubernetesConfig kubernetes = join.getKubernetesConfig().setEnabled(true);
+        if (settings.kubernetesNamespace() != null) {
+          kubernetes.setProperty("namespace", settings.kubernetesNamespace());
+        }
+        if (settings.kubernetesServiceName() != null) {
+          kubernetes.setProperty("service-name", settings.kubernetesServiceName());
+        }
+        kubernetes.setProperty("service-port", Integer.toString(settings.memberPort()));
+      }
+    }
+
+    SluiceHazelcast.configure(config, timeSource);
+    config.getMapConfig(SluiceHazelcast.STATE_MAP).setBackupCount(settings.backupCount());
+    config
+        .getMapConfig(SluiceHazelcast.RULES_MAP)
+        .setBackupCount(Math.max(1, settings.backupCount()));
+    return config;
+  }
+
+  /** An interface pattern needs an IP; a host name (e.g. localhost) is resolved once, locally. */
+  private static String resolve(String address) {
+    try {
+      return InetAddress.getByName(address).getHostAddress();
+    } catch (UnknownHostException e) {
+      throw new NodeConfigException(
+          "bindAddress: cannot resolve '" + address + "' to an address of this machine", e);
+    }
+  }
+}

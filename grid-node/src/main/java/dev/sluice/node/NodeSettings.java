@@ -1,0 +1,598 @@
+package dev.sluice.node;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.sluice.core.Durations;
+import dev.sluice.core.InvalidPolicyException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Everything a grid node is told at start: one YAML file ({@code --config}), every key of which an
+ * environment variable overrides, over built-in defaults. {@link Setting} is the single list of
+ * keys; {@code docs/configuration.md} documents it in one table (a test keeps the two in step).
+ *
+ * <pre>
+ * clusterName: sluice
+ * restPort: 8080
+ * memberPort: 5701
+ * bindAddress: 127.0.0.1
+ * discovery: tcp-ip
+ * members: [127.0.0.1:5701, 127.0.0.1:5702]
+ * rulesFile: rules.yaml          # relative paths are relative to this file
+ * adminToken: change-me
+ * </pre>
+ *
+ * Precedence: environment variable (when set and not empty) over the file over the default. Bad
+ * values fail the start with a {@link NodeConfigException} that names the source (file, line and
+ * column, or the variable), the setting and what is accepted.
+ *
+ * @param clusterName Hazelcast cluster name; only members with the same name join
+ * @param restPort the REST API's port (0: any free port)
+ * @param memberPort the Hazelcast member port (fixed, no auto-increment)
+ * @param bindAddress the address both servers bind to
+ * @param publicAddress the address other members should use to reach this one, if not the bind one
+ * @param discovery how members find each other
+ * @param members tcp-ip discovery: the {@code host:port} of the members to join
+ * @param kubernetesServiceDns kubernetes-dns discovery: the headless Service's DNS name
+ * @param kubernetesNamespace kubernetes-api discovery: the namespace (default: the pod's own)
+ * @param kubernetesServiceName kubernetes-api discovery: the Service whose endpoints are members
+ * @param rulesFile the rules file, hot-reloaded; null: the default ({@code grid-node/rules.yaml} or
+ *     the copy bundled in the jar)
+ * @param rulesReloadInterval how often the rules file is checked for changes
+ * @param adminToken the bearer token for admin routes; null: admin routes are open
+ * @param backupCount synchronous backups of every counter (0 to 6)
+ * @param insecure allow an empty admin token on a non-loopback bind address
+ */
+public record NodeSettings(
+    String clusterName,
+    int restPort,
+    int memberPort,
+    String bindAddress,
+    @Nullable String publicAddress,
+    Discovery discovery,
+    List<String> members,
+    @Nullable String kubernetesServiceDns,
+    @Nullable String kubernetesNamespace,
+    @Nullable String kubernetesServiceName,
+    @Nullable Path rulesFile,
+    Duration rulesReloadInterval,
+    @Nullable String adminToken,
+    int backupCount,
+    boolean insecure) {
+
+  /** How members find each other. */
+  public enum Discovery {
+    /** A fixed list of {@code host:port} ({@code members}). */
+    TCP_IP("tcp-ip"),
+    /** The A records of a headless Kubernetes Service ({@code kubernetesServiceDns}). */
+    KUBERNETES_DNS("kubernetes-dns"),
+    /** The Kubernetes API: the endpoints of a Service, or every pod of the namespace. */
+    KUBERNETES_API("kubernetes-api");
+
+    private final String wireName;
+
+    Discovery(String wireName) {
+      this.wireName = wireName;
+    }
+
+    public String wireName() {
+      return wireName;
+    }
+  }
+
+  /** Every setting: its YAML key, its environment variable, its default and what it does. */
+  public enum Setting {
+    CLUSTER_NAME(
+        "clusterName", "sluice", "Hazelcast cluster name; only members with the same name join."),
+    REST_PORT("restPort", "8080", "Port of the REST API (0: any free port)."),
+    MEMBER_PORT(
+        "memberPort", "5701", "Hazelcast member port; fixed, so that member lists can name it."),
+    BIND_ADDRESS(
+        "bindAddress",
+        "127.0.0.1",
+        "Address the REST API and the member bind to; `0.0.0.0` for all interfaces."),
+    PUBLIC_ADDRESS(
+        "publicAddress",
+        "",
+        "Address other members use to reach this one, when it is not the bind address (e.g. behind NAT)."),
+    DISCOVERY(
+        "discovery",
+        "tcp-ip",
+        "How members find each other: `tcp-ip`, `kubernetes-dns` or `kubernetes-api`."),
+    MEMBERS(
+        "members",
+        "",
+        "tcp-ip: comma-separated `host:port` list of members (a YAML list in the file); empty: this member alone."),
+    KUBERNETES_SERVICE_DNS(
+        "kubernetesServiceDns",
+        "",
+        "kubernetes-dns: DNS name of the headless Service, e.g. `sluice-hs.default.svc.cluster.local`."),
+    KUBERNETES_NAMESPACE(
+        "kubernetesNamespace",
+        "",
+        "kubernetes-api: namespace to look in (default: the pod's own)."),
+    KUBERNETES_SERVICE_NAME(
+        "kubernetesServiceName",
+        "",
+        "kubernetes-api: Service whose endpoints are members (default: every pod in the namespace)."),
+    RULES_FILE(
+        "rulesFile",
+        "grid-node/rules.yaml",
+        "Rules file, hot-reloaded; relative paths in the config file are relative to it. Default: `grid-node/rules.yaml`, else `rules.yaml` in the working directory, else the copy bundled in the jar."),
+    RULES_RELOAD_INTERVAL(
+        "rulesReloadInterval",
+        "1s",
+        "How often the rules file is checked for changes (100ms to 1h)."),
+    ADMIN_TOKEN(
+        "adminToken",
+        "",
+        "Bearer token for admin routes (PUT/DELETE rules, DELETE limits). Empty: admin routes are open, allowed only on a loopback bind or with `insecure`."),
+    BACKUP_COUNT(
+        "backupCount",
+        "1",
+        "Synchronous backups of every counter (0 to 6): with 1, losing one member loses no counts."),
+    INSECURE(
+        "insecure",
+        "false",
+        "Allow an empty admin token on a non-loopback bind (also `--insecure`).");
+
+    private final String key;
+    private final String defaultValue;
+    private final String description;
+
+    Setting(String key, String defaultValue, String description) {
+      this.key = key;
+      this.defaultValue = defaultValue;
+      this.description = description;
+    }
+
+    /** The YAML key, e.g. {@code restPort}. */
+    public String key() {
+      return key;
+    }
+
+    /** The environment variable, e.g. {@code SLUICE_REST_PORT}. */
+    public String environmentVariable() {
+      return "SLUICE_" + name();
+    }
+
+    /** The default as text; empty: none. */
+    public String defaultValue() {
+      return defaultValue;
+    }
+
+    public String description() {
+      return description;
+    }
+  }
+
+  /** Every environment variable a node reads, in {@link Setting} order. */
+  public static final List<String> ENVIRONMENT_VARIABLES =
+      Arrays.stream(Setting.values()).map(Setting::environmentVariable).toList();
+
+  private static final Pattern CLUSTER_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+  private static final Pattern HOST_PORT =
+      Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[^\\s:,\\[\\]]+):(\\d{1,5})");
+  private static final YAMLFactory YAML = YAMLFactory.builder().build();
+
+  /** The defaults, as a node with no file and no environment runs. */
+  public static NodeSettings defaults() {
+    return load(null, Map.of());
+  }
+
+  /**
+   * Reads {@code configFile} (if any), applies {@code environment} over it, and validates.
+   *
+   * @throws NodeConfigException naming the source, the setting and the problem
+   */
+  public static NodeSettings load(@Nullable Path configFile, Map<String, String> environment) {
+    Map<Setting, Raw> raw = new EnumMap<>(Setting.class);
+    if (configFile != null) {
+      readFile(configFile, raw);
+    }
+    for (Setting setting : Setting.values()) {
+      String value = environment.get(setting.environmentVariable());
+      if (value != null && !value.isBlank()) {
+        raw.put(
+            setting,
+            new Raw(
+                value.trim(), null, "environment variable " + setting.environmentVariable(), null));
+      }
+    }
+    return new Reader(raw).settings();
+  }
+
+  /** Whether {@code address} is a loopback address: only this machine can reach it. */
+  public boolean bindsLoopbackOnly() {
+    String address = bindAddress.toLowerCase(Locale.ROOT);
+    return address.startsWith("127.")
+        || address.equals("localhost")
+        || address.equals("::1")
+        || address.equals("[::1]");
+  }
+
+  /** These settings with {@code insecure} on ({@code --insecure}). */
+  public NodeSettings withInsecure() {
+    return new NodeSettings(
+        clusterName,
+        restPort,
+        memberPort,
+        bindAddress,
+        publicAddress,
+        discovery,
+        members,
+        kubernetesServiceDns,
+        kubernetesNamespace,
+        kubernetesServiceName,
+        rulesFile,
+        rulesReloadInterval,
+        adminToken,
+        backupCount,
+        true);
+  }
+
+  /** Whether admin routes need a token. */
+  public boolean hasAdminToken() {
+    return adminToken != null && !adminToken.isEmpty();
+  }
+
+  /** Never prints the admin token. */
+  @Override
+  public String toString() {
+    return "NodeSettings[clusterName="
+        + clusterName
+        + ", restPort="
+        + restPort
+        + ", memberPort="
+        + memberPort
+        + ", bindAddress="
+        + bindAddress
+        + ", publicAddress="
+        + publicAddress
+        + ", discovery="
+        + discovery.wireName()
+        + ", members="
+        + members
+        + ", kubernetesServiceDns="
+        + kubernetesServiceDns
+        + ", kubernetesNamespace="
+        + kubernetesNamespace
+        + ", kubernetesServiceName="
+        + kubernetesServiceName
+        + ", rulesFile="
+        + (rulesFile == null ? "<default>" : rulesFile)
+        + ", rulesReloadInterval="
+        + Durations.format(rulesReloadInterval)
+        + ", adminToken="
+        + (hasAdminToken() ? "<set>" : "<none>")
+        + ", backupCount="
+        + backupCount
+        + ", insecure="
+        + insecure
+        + "]";
+  }
+
+  /**
+   * A value as given, before conversion.
+   *
+   * @param text the scalar, or null for a list
+   * @param list the list items (YAML list), or null for a scalar
+   * @param origin where it came from, for error messages
+   * @param baseDirectory the config file's directory, for relative paths; null from the environment
+   */
+  private record Raw(
+      @Nullable String text,
+      @Nullable List<String> list,
+      String origin,
+      @Nullable Path baseDirectory) {}
+
+  private static void readFile(Path file, Map<Setting, Raw> raw) {
+    String yaml;
+    try {
+      yaml = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new NodeConfigException(
+          "cannot read the config file " + file + ": " + e.getMessage(), e);
+    }
+    Path base = file.toAbsolutePath().getParent();
+    try (JsonParser parser = YAML.createParser(yaml)) {
+      JsonToken token = parser.nextToken();
+      if (token == null) {
+        return; // an empty file: every setting from the environment or its default
+      }
+      if (token != JsonToken.START_OBJECT) {
+        throw new NodeConfigException(
+            where(file, parser.currentTokenLocation())
+                + ": expected a mapping of settings (key: value), found "
+                + token.asString());
+      }
+      while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+        String key = parser.currentName();
+        JsonLocation keyLocation = parser.currentTokenLocation();
+        Setting setting = byKey(key);
+        if (setting == null) {
+          throw new NodeConfigException(
+              where(file, keyLocation)
+                  + ": unknown setting '"
+                  + key
+                  + "'; the settings are: "
+                  + keys());
+        }
+        if (raw.containsKey(setting)) {
+          throw new NodeConfigException(where(file, keyLocation) + ": " + key + ": appears twice");
+        }
+        JsonToken value = parser.nextToken();
+        String origin = where(file, parser.currentTokenLocation());
+        if (value == JsonToken.START_ARRAY) {
+          List<String> items = new ArrayList<>();
+          while ((value = parser.nextToken()) != JsonToken.END_ARRAY) {
+            if (!value.isScalarValue()) {
+              throw new NodeConfigException(
+                  where(file, parser.currentTokenLocation())
+                      + ": "
+                      + key
+                      + ": list items must be plain values");
+            }
+            items.add(parser.getText());
+          }
+          raw.put(setting, new Raw(null, items, origin, base));
+        } else if (value.isScalarValue()) {
+          String text = value == JsonToken.VALUE_NULL ? "" : parser.getText();
+          raw.put(setting, new Raw(text, null, origin, base));
+        } else {
+          throw new NodeConfigException(
+              origin + ": " + key + ": must be a plain value, not a mapping");
+        }
+      }
+      if (parser.nextToken() != null) {
+        throw new NodeConfigException(
+            where(file, parser.currentTokenLocation())
+                + ": a config file holds one YAML document; found a second one");
+      }
+    } catch (JsonProcessingException e) {
+      throw new NodeConfigException(
+          where(file, e.getLocation()) + ": not valid YAML: " + firstLine(e.getOriginalMessage()),
+          e);
+    } catch (IOException e) {
+      throw new NodeConfigException(
+          "cannot read the config file " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static String where(Path file, @Nullable JsonLocation location) {
+    return location == null
+        ? file.toString()
+        : file + ":" + location.getLineNr() + ":" + location.getColumnNr();
+  }
+
+  private static String firstLine(String message) {
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  private static @Nullable Setting byKey(String key) {
+    for (Setting setting : Setting.values()) {
+      if (setting.key.equals(key)) {
+        return setting;
+      }
+    }
+    return null;
+  }
+
+  private static String keys() {
+    return Arrays.stream(Setting.values()).map(Setting::key).collect(Collectors.joining(", "));
+  }
+
+  /** Converts and validates raw values, naming the source of any bad one. */
+  private static final class Reader {
+    private final Map<Setting, Raw> raw;
+
+    Reader(Map<Setting, Raw> raw) {
+      this.raw = raw;
+    }
+
+    NodeSettings settings() {
+      String clusterName = text(Setting.CLUSTER_NAME);
+      if (!CLUSTER_NAME.matcher(clusterName).matches()) {
+        throw bad(
+            Setting.CLUSTER_NAME,
+            "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.' and '-', was '"
+                + clusterName
+                + "'");
+      }
+      int restPort = port(Setting.REST_PORT, 0);
+      int memberPort = port(Setting.MEMBER_PORT, 1);
+      String bindAddress = text(Setting.BIND_ADDRESS);
+      if (bindAddress.isEmpty() || bindAddress.contains(" ")) {
+        throw bad(
+            Setting.BIND_ADDRESS,
+            "must be an address such as 127.0.0.1 or 0.0.0.0, was '" + bindAddress + "'");
+      }
+      Discovery discovery = discovery();
+      List<String> members = members();
+      String serviceDns = optional(Setting.KUBERNETES_SERVICE_DNS);
+      if (discovery == Discovery.KUBERNETES_DNS && serviceDns == null) {
+        throw bad(
+            Setting.DISCOVERY,
+            "kubernetes-dns needs kubernetesServiceDns (SLUICE_KUBERNETES_SERVICE_DNS), the headless"
+                + " Service's DNS name");
+      }
+      if (discovery != Discovery.TCP_IP && !members.isEmpty()) {
+        throw bad(
+            Setting.MEMBERS, "is for tcp-ip discovery only; discovery is " + discovery.wireName());
+      }
+      Duration reload = duration(Setting.RULES_RELOAD_INTERVAL);
+      if (reload.compareTo(Duration.ofMillis(100)) < 0
+          || reload.compareTo(Duration.ofHours(1)) > 0) {
+        throw bad(
+            Setting.RULES_RELOAD_INTERVAL,
+            "must be between 100ms and 1h, was " + Durations.format(reload));
+      }
+      long backups = number(Setting.BACKUP_COUNT);
+      if (backups < 0 || backups > 6) {
+        throw bad(
+            Setting.BACKUP_COUNT, "must be between 0 and 6 (Hazelcast's limit), was " + backups);
+      }
+      return new NodeSettings(
+          clusterName,
+          restPort,
+          memberPort,
+          bindAddress,
+          optional(Setting.PUBLIC_ADDRESS),
+          discovery,
+          members,
+          serviceDns,
+          optional(Setting.KUBERNETES_NAMESPACE),
+          optional(Setting.KUBERNETES_SERVICE_NAME),
+          rulesFile(),
+          reload,
+          optional(Setting.ADMIN_TOKEN),
+          (int) backups,
+          bool(Setting.INSECURE));
+    }
+
+    private String text(Setting setting) {
+      Raw value = raw.get(setting);
+      if (value == null) {
+        return setting.defaultValue;
+      }
+      if (value.text() == null) {
+        throw bad(setting, "must be a single value, not a list");
+      }
+      return value.text().trim();
+    }
+
+    private @Nullable String optional(Setting setting) {
+      Raw value = raw.get(setting);
+      if (value == null) {
+        return null;
+      }
+      String text = text(setting);
+      return text.isEmpty() ? null : text;
+    }
+
+    private long number(Setting setting) {
+      String text = text(setting);
+      try {
+        return Long.parseLong(text);
+      } catch (NumberFormatException e) {
+        throw bad(setting, "must be a whole number, was '" + text + "'");
+      }
+    }
+
+    private int port(Setting setting, int min) {
+      String text = text(setting);
+      long port;
+      try {
+        port = Long.parseLong(text);
+      } catch (NumberFormatException e) {
+        port = -1;
+      }
+      if (port < min || port > 65_535) {
+        throw bad(setting, "must be a port number from " + min + " to 65535, was '" + text + "'");
+      }
+      return (int) port;
+    }
+
+    private boolean bool(Setting setting) {
+      String text = text(setting).toLowerCase(Locale.ROOT);
+      return switch (text) {
+        case "true" -> true;
+        case "false" -> false;
+        default -> throw bad(setting, "must be true or false, was '" + text(setting) + "'");
+      };
+    }
+
+    private Duration duration(Setting setting) {
+      String text = text(setting);
+      try {
+        return Durations.parse(setting.key, text);
+      } catch (InvalidPolicyException e) {
+        throw bad(setting, e.getMessage().substring(setting.key.length() + 2));
+      }
+    }
+
+    private Discovery discovery() {
+      String text = text(Setting.DISCOVERY);
+      for (Discovery discovery : Discovery.values()) {
+        if (discovery.wireName.equalsIgnoreCase(text)) {
+          return discovery;
+        }
+      }
+      throw bad(
+          Setting.DISCOVERY,
+          "must be one of "
+              + Arrays.stream(Discovery.values())
+                  .map(Discovery::wireName)
+                  .collect(Collectors.joining(", "))
+              + ", was '"
+              + text
+              + "'");
+    }
+
+    private List<String> members() {
+      Raw value = raw.get(Setting.MEMBERS);
+      List<String> items;
+      if (value == null) {
+        items = List.of();
+      } else if (value.list() != null) {
+        items = value.list();
+      } else {
+        items = Arrays.asList(value.text().split(","));
+      }
+      List<String> members = new ArrayList<>();
+      for (String item : items) {
+        String member = item.trim();
+        if (member.isEmpty()) {
+          continue;
+        }
+        var match = HOST_PORT.matcher(member);
+        if (!match.matches()
+            || Integer.parseInt(match.group(2)) < 1
+            || Integer.parseInt(match.group(2)) > 65_535) {
+          throw bad(Setting.MEMBERS, "'" + member + "' is not host:port (e.g. 10.0.0.5:5701)");
+        }
+        members.add(member);
+      }
+      return List.copyOf(members);
+    }
+
+    private @Nullable Path rulesFile() {
+      Raw value = raw.get(Setting.RULES_FILE);
+      if (value == null) {
+        return null;
+      }
+      String text = text(Setting.RULES_FILE);
+      if (text.isEmpty()) {
+        return null;
+      }
+      Path path = Path.of(text);
+      if (!path.isAbsolute() && value.baseDirectory() != null) {
+        path = value.baseDirectory().resolve(path);
+      }
+      return path.normalize();
+    }
+
+    private NodeConfigException bad(Setting setting, String problem) {
+      Raw value = raw.get(setting);
+      String origin = value == null ? "default" : value.origin();
+      return new NodeConfigException(origin + ": " + setting.key + ": " + problem);
+    }
+  }
+}

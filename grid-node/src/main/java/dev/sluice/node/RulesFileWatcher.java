@@ -1,0 +1,220 @@
+package dev.sluice.node;
+
+import dev.sluice.core.Rule;
+import dev.sluice.core.RuleStore;
+import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.rules.RulesFileException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the cluster's rules in step with a rules file: loads it at start (a broken file fails the
+ * start) and then polls it.
+ *
+ * <h2>Why polling</h2>
+ *
+ * {@code WatchService} misses changes on some file systems (network mounts, and Kubernetes
+ * ConfigMap volumes, which swap a symlink rather than write the file). Reading a small file every
+ * second and comparing its SHA-256 with the last one seen costs microseconds and catches every kind
+ * of edit, atomic rename included.
+ *
+ * <h2>What a change does</h2>
+ *
+ * A changed file is parsed whole. If it is broken, the error is logged with file, line and field,
+ * and nothing changes: the previous rules stay. If it is valid, the difference is applied to the
+ * rule store: rules that are new or changed in the file are put, rules that the previous version of
+ * the file had and this one lacks are removed. In the grid the store is cluster-wide, so every
+ * member decides with the new rules within a poll interval of the edit on any one member.
+ *
+ * <h2>File rules and API rules</h2>
+ *
+ * The file owns the names it lists; {@code PUT /v1/rules/{name}} owns the rest. A rule defined only
+ * through the API is never touched by a reload. A rule the file lists can be changed through the
+ * API, but the file wins again the next time that rule changes in the file, and when a node starts
+ * (it puts the file's rules where the cluster's differ). Members whose file has not changed do
+ * nothing, so members never fight over a rule.
+ */
+final class RulesFileWatcher implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RulesFileWatcher.class);
+
+  /** What one poll did. */
+  enum Outcome {
+    UNCHANGED,
+    APPLIED,
+    REJECTED
+  }
+
+  private final Path file;
+  private final RuleStore store;
+  private final Duration interval;
+  private final Object lock = new Object();
+  private @Nullable ScheduledExecutorService poller;
+
+  /**
+   * The content last seen (applied or rejected), so a broken file is reported once, not forever.
+   */
+  private byte @Nullable [] lastSeenDigest;
+
+  /** The rules of the file version last applied, by name. */
+  private Map<String, Rule> applied = Map.of();
+
+  RulesFileWatcher(Path file, RuleStore store, Duration interval) {
+    this.file = file;
+    this.store = store;
+    this.interval = interval;
+  }
+
+  /**
+   * Loads the file and puts its rules where the store's differ.
+   *
+   * @throws RulesFileException if the file cannot be read or is not valid
+   */
+  List<Rule> loadInitial() {
+    synchronized (lock) {
+      byte[] content = read();
+      List<Rule> rules =
+          RulesFile.parse(file.toString(), new String(content, StandardCharsets.UTF_8));
+      apply(rules);
+      lastSeenDigest = sha256(content);
+      return rules;
+    }
+  }
+
+  /** Checks the file once: applies a valid change, logs and ignores a broken one. */
+  Outcome poll() {
+    synchronized (lock) {
+      byte[] content;
+      try {
+        content = Files.readAllBytes(file);
+      } catch (IOException e) {
+        byte[] marker = sha256(("unreadable:" + e).getBytes(StandardCharsets.UTF_8));
+        if (!Arrays.equals(marker, lastSeenDigest)) {
+          lastSeenDigest = marker;
+          LOG.error(
+              "rules file {} cannot be read ({}); keeping the previous {} rules",
+              file,
+              e,
+              applied.size());
+          return Outcome.REJECTED;
+        }
+        return Outcome.UNCHANGED;
+      }
+      byte[] digest = sha256(content);
+      if (Arrays.equals(digest, lastSeenDigest)) {
+        return Outcome.UNCHANGED;
+      }
+      lastSeenDigest = digest;
+      List<Rule> rules;
+      try {
+        rules = RulesFile.parse(file.toString(), new String(content, StandardCharsets.UTF_8));
+      } catch (RulesFileException e) {
+        LOG.error(
+            "rules file change rejected: {}; keeping the previous {} rules",
+            e.getMessage(),
+            applied.size());
+        return Outcome.REJECTED;
+      }
+      int changed = apply(rules);
+      LOG.info("rules file {} reloaded: {} rules, {} changed", file, rules.size(), changed);
+      return Outcome.APPLIED;
+    }
+  }
+
+  /** Polls every interval on a daemon thread until {@link #close()}. */
+  RulesFileWatcher start() {
+    synchronized (lock) {
+      if (poller == null) {
+        poller =
+            Executors.newSingleThreadScheduledExecutor(
+                runnable -> {
+                  Thread thread = new Thread(runnable, "sluice-rules-watcher");
+                  thread.setDaemon(true);
+                  return thread;
+                });
+        long millis = interval.toMillis();
+        poller.scheduleWithFixedDelay(this::pollQuietly, millis, millis, TimeUnit.MILLISECONDS);
+      }
+      return this;
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (poller != null) {
+        poller.shutdownNow();
+        poller = null;
+      }
+    }
+  }
+
+  private void pollQuietly() {
+    try {
+      poll();
+    } catch (RuntimeException e) {
+      // The store may be briefly unreachable (e.g. during a migration): try again next time.
+      lastSeenDigest = null;
+      LOG.warn("rules file {} could not be applied ({}); retrying", file, e.toString());
+    }
+  }
+
+  /** Puts new and changed rules, removes the ones the file dropped; returns how many changed. */
+  private int apply(List<Rule> rules) {
+    Map<String, Rule> next = new LinkedHashMap<>();
+    for (Rule rule : rules) {
+      next.put(rule.name(), rule);
+    }
+    int changed = 0;
+    for (Rule rule : next.values()) {
+      Optional<Rule> current = store.find(rule.name());
+      if (current.isEmpty() || !current.get().equals(rule)) {
+        store.put(rule);
+        changed++;
+      }
+    }
+    for (String dropped : applied.keySet()) {
+      if (!next.containsKey(dropped) && store.remove(dropped)) {
+        changed++;
+      }
+    }
+    applied = Map.copyOf(next);
+    return changed;
+  }
+
+  private byte[] read() {
+    try {
+      return Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw new NodeConfigException("cannot read the rules file " + file + ": " + e, e);
+    }
+  }
+
+  private static byte[] sha256(byte[] content) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(content);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RulesFileWatcher[" + file + ", every " + interval + ", " + applied.size() + " rules]";
+  }
+}

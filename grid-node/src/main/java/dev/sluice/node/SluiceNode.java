@@ -1,0 +1,320 @@
+package dev.sluice.node;
+
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.partition.PartitionService;
+import dev.sluice.core.Rule;
+import dev.sluice.core.TimeSource;
+import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.rules.RulesFileException;
+import dev.sluice.rest.ApiSettings;
+import dev.sluice.rest.ReadinessProbe;
+import dev.sluice.rest.SluiceApi;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Sluice grid node: one Hazelcast member holding a share of the counters, the REST API in front
+ * of it, and the rules file kept in step with the cluster.
+ *
+ * <pre>
+ * java -jar grid-node/target/sluice-node.jar [--config node.yaml] [--insecure]
+ * </pre>
+ *
+ * With no arguments: one member on 127.0.0.1 (member port 5701), REST on 8080, the example rules of
+ * {@code grid-node/rules.yaml}. Every setting is in {@link NodeSettings}.
+ *
+ * <h2>Lifecycle</h2>
+ *
+ * Start: settings are validated (a bad one stops the node with a message naming it), the member
+ * joins, the rules file is loaded (a broken file stops the node), then the REST API opens. {@code
+ * /health/ready} answers 200 once the member has joined and its partitions have been safe once (all
+ * backups in place); a later migration does not pull every node out of a load balancer at once.
+ *
+ * <p>Stop (SIGTERM, Ctrl-C, {@link #close()}): the REST API stops taking requests and finishes the
+ * ones in flight, then the member shuts down gracefully: it hands its partitions, with their
+ * counters, to the remaining members before leaving, so no count is lost.
+ */
+public final class SluiceNode implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SluiceNode.class);
+  private static final String BUNDLED_RULES = "rules.yaml";
+  private static final List<Path> DEFAULT_RULES_FILES =
+      List.of(Path.of("grid-node", "rules.yaml"), Path.of("rules.yaml"));
+  private static final String USAGE =
+      "usage: java -jar sluice-node.jar [--config <node.yaml>] [--insecure]\n"
+          + "Every setting can also be given as a SLUICE_* environment variable;"
+          + " see docs/configuration.md.";
+
+  private final NodeSettings settings;
+  private final HazelcastInstance member;
+  private final GridRateLimiter limiter;
+  private final SluiceApi api;
+  private final @Nullable RulesFileWatcher watcher;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private SluiceNode(
+      NodeSettings settings,
+      HazelcastInstance member,
+      GridRateLimiter limiter,
+      SluiceApi api,
+      @Nullable RulesFileWatcher watcher) {
+    this.settings = settings;
+    this.member = member;
+    this.limiter = limiter;
+    this.api = api;
+    this.watcher = watcher;
+  }
+
+  public static void main(String[] args) {
+    SluiceNode node;
+    try {
+      node = start(settingsFrom(args, System.getenv()), TimeSource.system());
+    } catch (NodeConfigException | RulesFileException e) {
+      System.err.println("sluice-node: " + e.getMessage());
+      System.exit(2);
+      return;
+    } catch (HelpRequested e) {
+      System.out.println(USAGE);
+      return;
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(node::close, "sluice-shutdown"));
+  }
+
+  /**
+   * The settings the command line and environment give.
+   *
+   * @throws NodeConfigException for an unknown argument or a bad setting
+   */
+  static NodeSettings settingsFrom(String[] args, Map<String, String> environment) {
+    Path config = null;
+    boolean insecure = false;
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (arg.equals("--help") || arg.equals("-h")) {
+        throw new HelpRequested();
+      } else if (arg.equals("--insecure")) {
+        insecure = true;
+      } else if (arg.equals("--config") && i + 1 < args.length) {
+        config = Path.of(args[++i]);
+      } else if (arg.startsWith("--config=")) {
+        config = Path.of(arg.substring("--config=".length()));
+      } else {
+        throw new NodeConfigException("unknown argument '" + arg + "'\n" + USAGE);
+      }
+    }
+    NodeSettings settings = NodeSettings.load(config, environment);
+    return insecure ? settings.withInsecure() : settings;
+  }
+
+  /**
+   * Starts a node: member, rules, REST API.
+   *
+   * @throws NodeConfigException if the settings are unsafe or the rules file is missing
+   * @throws RulesFileException if the rules file is broken
+   */
+  public static SluiceNode start(NodeSettings settings) {
+    return start(settings, TimeSource.system());
+  }
+
+  /** Starts a node whose decisions read {@code timeSource} (tests use a manual clock). */
+  static SluiceNode start(NodeSettings settings, TimeSource timeSource) {
+    if (!settings.hasAdminToken() && !settings.bindsLoopbackOnly() && !settings.insecure()) {
+      throw new NodeConfigException(
+          "adminToken: is empty, but bindAddress "
+              + settings.bindAddress()
+              + " is not loopback: anyone who can reach port "
+              + settings.restPort()
+              + " could change the rules. Set SLUICE_ADMIN_TOKEN (adminToken), or pass --insecure"
+              + " (SLUICE_INSECURE=true) to run without one.");
+    }
+    Optional<Path> rulesFile = rulesFile(settings);
+    LOG.info("starting Sluice node: {}", settings);
+
+    HazelcastInstance member =
+        Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
+    GridRateLimiter limiter = null;
+    RulesFileWatcher watcher = null;
+    SluiceApi api = null;
+    try {
+      limiter = new GridRateLimiter(member);
+      if (rulesFile.isPresent()) {
+        watcher =
+            new RulesFileWatcher(rulesFile.get(), limiter.rules(), settings.rulesReloadInterval());
+        List<Rule> rules = watcher.loadInitial();
+        LOG.info("rules file {}: {} rules, reloaded on change", rulesFile.get(), rules.size());
+      } else {
+        List<Rule> rules = RulesFile.parse("the bundled rules.yaml", bundledRules());
+        for (Rule rule : rules) {
+          if (!limiter.rules().find(rule.name()).equals(Optional.of(rule))) {
+            limiter.rules().put(rule);
+          }
+        }
+        LOG.warn(
+            "no rules file found (looked for {}); using the {} example rules bundled in the jar,"
+                + " not reloaded. Set SLUICE_RULES_FILE to use your own.",
+            DEFAULT_RULES_FILES,
+            rules.size());
+      }
+
+      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      new JvmMemoryMetrics().bindTo(registry);
+      new JvmThreadMetrics().bindTo(registry);
+      new ProcessorMetrics().bindTo(registry);
+      new UptimeMetrics().bindTo(registry);
+      api =
+          new SluiceApi(
+                  limiter,
+                  registry,
+                  ApiSettings.withAdminToken(settings.adminToken()),
+                  new MemberReadiness(member),
+                  () -> ownedStates(member))
+              .start(settings.bindAddress(), settings.restPort());
+      if (watcher != null) {
+        watcher.start();
+      }
+    } catch (RuntimeException e) {
+      if (api != null) {
+        api.stop();
+      }
+      if (watcher != null) {
+        watcher.close();
+      }
+      if (limiter != null) {
+        limiter.close();
+      }
+      member.shutdown();
+      throw e;
+    }
+    SluiceNode node = new SluiceNode(settings, member, limiter, api, watcher);
+    LOG.info(
+        "Sluice node ready: REST http://{}:{}/ (try /v1/rules), member {} in cluster '{}' of {}",
+        settings.bindAddress(),
+        api.port(),
+        member.getCluster().getLocalMember().getAddress(),
+        settings.clusterName(),
+        member.getCluster().getMembers().size());
+    return node;
+  }
+
+  /** The REST API's port (useful when the settings asked for port 0). */
+  public int restPort() {
+    return api.port();
+  }
+
+  public HazelcastInstance member() {
+    return member;
+  }
+
+  public GridRateLimiter limiter() {
+    return limiter;
+  }
+
+  public NodeSettings settings() {
+    return settings;
+  }
+
+  /** Stops the REST API, then leaves the cluster gracefully (partitions migrate first). */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    LOG.info("stopping Sluice node: REST first, then the member (partitions migrate)");
+    if (watcher != null) {
+      watcher.close();
+    }
+    try {
+      api.stop();
+    } finally {
+      limiter.close();
+      member.shutdown();
+      LOG.info("Sluice node stopped");
+    }
+  }
+
+  /** Limiter entries whose primary copy this member holds (backups not counted). */
+  private static long ownedStates(HazelcastInstance member) {
+    return member.getMap(SluiceHazelcast.STATE_MAP).getLocalMapStats().getOwnedEntryCount();
+  }
+
+  private static Optional<Path> rulesFile(NodeSettings settings) {
+    if (settings.rulesFile() != null) {
+      if (!Files.isRegularFile(settings.rulesFile())) {
+        throw new NodeConfigException(
+            "rulesFile: "
+                + settings.rulesFile().toAbsolutePath()
+                + " does not exist or is not a file");
+      }
+      return Optional.of(settings.rulesFile());
+    }
+    return DEFAULT_RULES_FILES.stream().filter(Files::isRegularFile).findFirst();
+  }
+
+  private static String bundledRules() {
+    try (InputStream in = SluiceNode.class.getResourceAsStream(BUNDLED_RULES)) {
+      if (in == null) {
+        throw new IllegalStateException("rules.yaml is missing from the grid-node jar");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Ready once the member runs, has joined, and its partitions have been safe once: backups in
+   * place for every partition it owns, so traffic it takes is not counted on a single copy.
+   */
+  private static final class MemberReadiness implements ReadinessProbe {
+    private final HazelcastInstance member;
+    private volatile boolean safeOnce;
+
+    MemberReadiness(HazelcastInstance member) {
+      this.member = member;
+    }
+
+    @Override
+    public Readiness check() {
+      if (!member.getLifecycleService().isRunning()) {
+        return new Readiness(false, "the member is not running");
+      }
+      int size = member.getCluster().getMembers().size();
+      if (!safeOnce) {
+        PartitionService partitions = member.getPartitionService();
+        if (!partitions.isLocalMemberSafe()) {
+          return new Readiness(false, "waiting for partition backups (migration in progress)");
+        }
+        safeOnce = true;
+      }
+      return new Readiness(true, "member of a " + size + "-member cluster");
+    }
+  }
+
+  /** {@code --help}: print the usage and exit 0. */
+  private static final class HelpRequested extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    HelpRequested() {
+      super(null, null, false, false);
+    }
+  }
+}

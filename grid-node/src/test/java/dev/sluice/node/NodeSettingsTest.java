@@ -1,0 +1,293 @@
+package dev.sluice.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.node.NodeSettings.Discovery;
+import dev.sluice.node.NodeSettings.Setting;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class NodeSettingsTest {
+  @TempDir Path dir;
+
+  @Test
+  void defaults_singleLoopbackMemberOnTheDocumentedPorts() {
+    NodeSettings settings = NodeSettings.defaults();
+
+    assertThat(settings.clusterName()).isEqualTo("sluice");
+    assertThat(settings.restPort()).isEqualTo(8080);
+    assertThat(settings.memberPort()).isEqualTo(5701);
+    assertThat(settings.bindAddress()).isEqualTo("127.0.0.1");
+    assertThat(settings.bindsLoopbackOnly()).isTrue();
+    assertThat(settings.discovery()).isEqualTo(Discovery.TCP_IP);
+    assertThat(settings.members()).isEmpty();
+    assertThat(settings.rulesFile()).isNull();
+    assertThat(settings.rulesReloadInterval()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(settings.hasAdminToken()).isFalse();
+    assertThat(settings.backupCount()).isEqualTo(1);
+    assertThat(settings.insecure()).isFalse();
+  }
+
+  @Test
+  void environmentVariables_areOnePerSettingWithTheRequiredOnes() {
+    assertThat(NodeSettings.ENVIRONMENT_VARIABLES)
+        .hasSize(Setting.values().length)
+        .doesNotHaveDuplicates()
+        .allMatch(name -> name.startsWith("SLUICE_"))
+        .contains(
+            "SLUICE_REST_PORT",
+            "SLUICE_MEMBER_PORT",
+            "SLUICE_CLUSTER_NAME",
+            "SLUICE_MEMBERS",
+            "SLUICE_RULES_FILE",
+            "SLUICE_ADMIN_TOKEN",
+            "SLUICE_BIND_ADDRESS",
+            "SLUICE_PUBLIC_ADDRESS",
+            "SLUICE_DISCOVERY",
+            "SLUICE_KUBERNETES_SERVICE_DNS",
+            "SLUICE_KUBERNETES_NAMESPACE",
+            "SLUICE_KUBERNETES_SERVICE_NAME",
+            "SLUICE_BACKUP_COUNT",
+            "SLUICE_INSECURE");
+  }
+
+  @Test
+  void file_everySettingIsRead_relativeRulesFileResolvesAgainstTheFile() throws IOException {
+    Path config =
+        write(
+            "node.yaml",
+            """
+            clusterName: rate-limits
+            restPort: 9080
+            memberPort: 6701
+            bindAddress: 0.0.0.0
+            publicAddress: 10.0.0.5
+            discovery: tcp-ip
+            members:
+              - 10.0.0.5:6701
+              - 10.0.0.6:6701
+            rulesFile: rules/prod.yaml
+            rulesReloadInterval: 500ms
+            adminToken: t0ken
+            backupCount: 2
+            insecure: false
+            """);
+
+    NodeSettings settings = NodeSettings.load(config, Map.of());
+
+    assertThat(settings.clusterName()).isEqualTo("rate-limits");
+    assertThat(settings.restPort()).isEqualTo(9080);
+    assertThat(settings.memberPort()).isEqualTo(6701);
+    assertThat(settings.bindAddress()).isEqualTo("0.0.0.0");
+    assertThat(settings.bindsLoopbackOnly()).isFalse();
+    assertThat(settings.publicAddress()).isEqualTo("10.0.0.5");
+    assertThat(settings.members()).containsExactly("10.0.0.5:6701", "10.0.0.6:6701");
+    assertThat(settings.rulesFile()).isEqualTo(dir.resolve("rules/prod.yaml").toAbsolutePath());
+    assertThat(settings.rulesReloadInterval()).isEqualTo(Duration.ofMillis(500));
+    assertThat(settings.adminToken()).isEqualTo("t0ken");
+    assertThat(settings.backupCount()).isEqualTo(2);
+  }
+
+  @Test
+  void environment_overridesTheFile() throws IOException {
+    Path config = write("node.yaml", "restPort: 9080\nclusterName: from-file\n");
+
+    NodeSettings settings =
+        NodeSettings.load(
+            config,
+            Map.of(
+                "SLUICE_REST_PORT", "9090",
+                "SLUICE_MEMBERS", "a:5701, b:5702 ,",
+                "SLUICE_CLUSTER_NAME", ""));
+
+    assertThat(settings.restPort()).isEqualTo(9090);
+    assertThat(settings.members()).containsExactly("a:5701", "b:5702");
+    assertThat(settings.clusterName())
+        .as("an empty variable does not override")
+        .isEqualTo("from-file");
+  }
+
+  static Stream<Arguments> everyVariable() {
+    return Stream.of(
+        Arguments.of(
+            "SLUICE_CLUSTER_NAME",
+            "blue",
+            (Function<NodeSettings, Object>) NodeSettings::clusterName,
+            "blue"),
+        Arguments.of(
+            "SLUICE_REST_PORT",
+            "8181",
+            (Function<NodeSettings, Object>) NodeSettings::restPort,
+            8181),
+        Arguments.of(
+            "SLUICE_MEMBER_PORT",
+            "5801",
+            (Function<NodeSettings, Object>) NodeSettings::memberPort,
+            5801),
+        Arguments.of(
+            "SLUICE_BIND_ADDRESS",
+            "0.0.0.0",
+            (Function<NodeSettings, Object>) NodeSettings::bindAddress,
+            "0.0.0.0"),
+        Arguments.of(
+            "SLUICE_PUBLIC_ADDRESS",
+            "10.1.2.3",
+            (Function<NodeSettings, Object>) NodeSettings::publicAddress,
+            "10.1.2.3"),
+        Arguments.of(
+            "SLUICE_DISCOVERY",
+            "kubernetes-api",
+            (Function<NodeSettings, Object>) NodeSettings::discovery,
+            Discovery.KUBERNETES_API),
+        Arguments.of(
+            "SLUICE_MEMBERS",
+            "h1:1,h2:2",
+            (Function<NodeSettings, Object>) NodeSettings::members,
+            List.of("h1:1", "h2:2")),
+        Arguments.of(
+            "SLUICE_KUBERNETES_SERVICE_DNS",
+            "s.ns.svc",
+            (Function<NodeSettings, Object>) NodeSettings::kubernetesServiceDns,
+            "s.ns.svc"),
+        Arguments.of(
+            "SLUICE_KUBERNETES_NAMESPACE",
+            "limits",
+            (Function<NodeSettings, Object>) NodeSettings::kubernetesNamespace,
+            "limits"),
+        Arguments.of(
+            "SLUICE_KUBERNETES_SERVICE_NAME",
+            "sluice-hs",
+            (Function<NodeSettings, Object>) NodeSettings::kubernetesServiceName,
+            "sluice-hs"),
+        Arguments.of(
+            "SLUICE_RULES_FILE",
+            "/etc/sluice/rules.yaml",
+            (Function<NodeSettings, Object>) NodeSettings::rulesFile,
+            Path.of("/etc/sluice/rules.yaml")),
+        Arguments.of(
+            "SLUICE_RULES_RELOAD_INTERVAL",
+            "PT2S",
+            (Function<NodeSettings, Object>) NodeSettings::rulesReloadInterval,
+            Duration.ofSeconds(2)),
+        Arguments.of(
+            "SLUICE_ADMIN_TOKEN",
+            "abc",
+            (Function<NodeSettings, Object>) NodeSettings::adminToken,
+            "abc"),
+        Arguments.of(
+            "SLUICE_BACKUP_COUNT",
+            "0",
+            (Function<NodeSettings, Object>) NodeSettings::backupCount,
+            0),
+        Arguments.of(
+            "SLUICE_INSECURE",
+            "TRUE",
+            (Function<NodeSettings, Object>) NodeSettings::insecure,
+            true));
+  }
+
+  @ParameterizedTest(name = "{0}={1}")
+  @MethodSource("everyVariable")
+  void environmentVariable_setsItsSetting(
+      String variable, String value, Function<NodeSettings, Object> read, Object expected) {
+    assertThat(read.apply(NodeSettings.load(null, Map.of(variable, value)))).isEqualTo(expected);
+  }
+
+  @Test
+  void everyVariable_isCoveredByTheTableAbove() {
+    assertThat(everyVariable().map(arguments -> (String) arguments.get()[0]))
+        .containsExactlyInAnyOrderElementsOf(NodeSettings.ENVIRONMENT_VARIABLES);
+  }
+
+  static Stream<Arguments> badFiles() {
+    return Stream.of(
+        Arguments.of(
+            "restPort: http\n",
+            "node.yaml:1:11: restPort: must be a port number from 0 to 65535, was 'http'"),
+        Arguments.of(
+            "restPort: 8080\nmemberPort: 70000\n",
+            "node.yaml:2:13: memberPort: must be a port number from 1 to 65535, was '70000'"),
+        Arguments.of(
+            "clusterName: x\nrestport: 8080\n",
+            "node.yaml:2:1: unknown setting 'restport'; the settings are: clusterName, restPort"),
+        Arguments.of("restPort: 1\nrestPort: 2\n", "node.yaml:2:1: restPort: appears twice"),
+        Arguments.of("restPort: [1\n", "node.yaml:"),
+        Arguments.of("- just\n- a list\n", "node.yaml:1:1: expected a mapping of settings"),
+        Arguments.of(
+            "discovery: multicast\n",
+            "node.yaml:1:12: discovery: must be one of tcp-ip, kubernetes-dns, kubernetes-api, was 'multicast'"),
+        Arguments.of(
+            "discovery: kubernetes-dns\n",
+            "discovery: kubernetes-dns needs kubernetesServiceDns (SLUICE_KUBERNETES_SERVICE_DNS)"),
+        Arguments.of(
+            "members: [10.0.0.1]\n", "node.yaml:1:10: members: '10.0.0.1' is not host:port"),
+        Arguments.of(
+            "discovery: kubernetes-api\nmembers: [a:1]\n", "members: is for tcp-ip discovery only"),
+        Arguments.of("backupCount: 7\n", "node.yaml:1:14: backupCount: must be between 0 and 6"),
+        Arguments.of(
+            "rulesReloadInterval: 10ms\n",
+            "rulesReloadInterval: must be between 100ms and 1h, was 10ms"),
+        Arguments.of(
+            "rulesReloadInterval: soon\n", "rulesReloadInterval: 'soon' is not a duration"),
+        Arguments.of("insecure: yes please\n", "insecure: must be true or false, was 'yes please'"),
+        Arguments.of("clusterName: has space\n", "clusterName: must be 1 to 64 characters"),
+        Arguments.of("restPort:\n  nested: 1\n", "restPort: must be a plain value, not a mapping"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badFiles")
+  void badFile_failsNamingFileLineAndSetting(String yaml, String expectedMessage)
+      throws IOException {
+    Path config = write("node.yaml", yaml);
+    assertThatThrownBy(() -> NodeSettings.load(config, Map.of()))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining(expectedMessage.replace("node.yaml", config.toString()));
+  }
+
+  @Test
+  void badEnvironmentVariable_failsNamingTheVariable() {
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_MEMBER_PORT", "57o1")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessage(
+            "environment variable SLUICE_MEMBER_PORT: memberPort: must be a port number from 1 to"
+                + " 65535, was '57o1'");
+  }
+
+  @Test
+  void missingConfigFile_failsNamingIt() {
+    Path missing = dir.resolve("absent.yaml");
+    assertThatThrownBy(() -> NodeSettings.load(missing, Map.of()))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("cannot read the config file " + missing);
+  }
+
+  @Test
+  void emptyConfigFile_meansDefaults() throws IOException {
+    assertThat(NodeSettings.load(write("empty.yaml", ""), Map.of()))
+        .isEqualTo(NodeSettings.defaults());
+  }
+
+  @Test
+  void toString_neverShowsTheAdminToken() {
+    NodeSettings settings = NodeSettings.load(null, Map.of("SLUICE_ADMIN_TOKEN", "hunter2"));
+    assertThat(settings.toString()).doesNotContain("hunter2").contains("adminToken=<set>");
+  }
+
+  private Path write(String name, String content) throws IOException {
+    Path file = dir.resolve(name);
+    Files.writeString(file, content);
+    return file;
+  }
+}

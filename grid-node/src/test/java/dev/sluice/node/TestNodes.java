@@ -1,0 +1,96 @@
+package dev.sluice.node;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** Settings and an HTTP client for nodes started in tests: loopback, unique cluster, free ports. */
+final class TestNodes {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private TestNodes() {}
+
+  /** A free TCP port on 127.0.0.1 (free when asked; the member binds it right after). */
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static String uniqueClusterName() {
+    return "test-" + UUID.randomUUID();
+  }
+
+  /** The environment of one node of a loopback cluster. */
+  static Map<String, String> environment(
+      String clusterName, int memberPort, List<Integer> memberPorts, Path rulesFile) {
+    Map<String, String> env = new HashMap<>();
+    env.put("SLUICE_CLUSTER_NAME", clusterName);
+    env.put("SLUICE_REST_PORT", "0");
+    env.put("SLUICE_MEMBER_PORT", Integer.toString(memberPort));
+    env.put(
+        "SLUICE_MEMBERS",
+        String.join(",", memberPorts.stream().map(port -> "127.0.0.1:" + port).toList()));
+    env.put("SLUICE_RULES_FILE", rulesFile.toString());
+    env.put("SLUICE_RULES_RELOAD_INTERVAL", "100ms");
+    return env;
+  }
+
+  record Answer(int status, String body, HttpResponse<String> raw) {
+    JsonNode json() {
+      try {
+        return MAPPER.readTree(body);
+      } catch (IOException e) {
+        throw new UncheckedIOException(body, e);
+      }
+    }
+  }
+
+  static Answer get(int port, String path) {
+    return send(HttpRequest.newBuilder(uri(port, path)).GET());
+  }
+
+  static Answer post(int port, String path, String json) {
+    return send(
+        HttpRequest.newBuilder(uri(port, path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json)));
+  }
+
+  static Answer send(HttpRequest.Builder request) {
+    try {
+      HttpResponse<String> response =
+          HTTP.send(
+              request.timeout(Duration.ofSeconds(15)).build(),
+              HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      return new Answer(response.statusCode(), response.body(), response);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static URI uri(int port, String path) {
+    return URI.create("http://127.0.0.1:" + port + path);
+  }
+}

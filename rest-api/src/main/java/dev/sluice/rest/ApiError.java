@@ -1,0 +1,68 @@
+package dev.sluice.rest;
+
+/**
+ * A request the API refuses, with the HTTP status, a stable machine-readable code and a message a
+ * human can act on. Thrown anywhere in a handler; {@link SluiceApi} turns it into {@code {"error":
+ * code, "message": message}} in one place. Every code the API can answer is a constant here, so the
+ * list is easy to document and to test.
+ */
+public final class ApiError extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  /** 400: the body is not JSON at all (syntax error, trailing garbage, empty body). */
+  public static final String MALFORMED_JSON = "malformed_json";
+
+  /** 400: the body has a field the endpoint does not know. */
+  public static final String UNKNOWN_FIELD = "unknown_field";
+
+  /** 400: a field is missing, of the wrong type, or out of bounds; the message names it. */
+  public static final String INVALID_FIELD = "invalid_field";
+
+  /** 401: an admin route was called without {@code Authorization: Bearer <token>}. */
+  public static final String UNAUTHORIZED = "unauthorized";
+
+  /** 403: an admin route was called with a token that is not the admin token. */
+  public static final String FORBIDDEN = "forbidden";
+
+  /** 404: the named rule does not exist. */
+  public static final String UNKNOWN_RULE = "unknown_rule";
+
+  /** 404: no route has this path. */
+  public static final String NOT_FOUND = "not_found";
+
+  /** 405: the path exists, but not with this method. */
+  public static final String METHOD_NOT_ALLOWED = "method_not_allowed";
+
+  /** 413: the body is larger than the API accepts. */
+  public static final String BODY_TOO_LARGE = "body_too_large";
+
+  /** 415: the body is not declared as {@code application/json}. */
+  public static final String UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type";
+
+  /** 500: a fault on our side; the message says nothing more, the log says the rest. */
+  public static final String INTERNAL_ERROR = "internal_error";
+
+  /** 503: the limiter cannot decide right now (e.g. the grid is not reachable). */
+  public static final String UNAVAILABLE = "unavailable";
+
+  private final int status;
+  private final String code;
+
+  public ApiError(int status, String code, String message) {
+    super(message, null, false, false);
+    this.status = status;
+    this.code = code;
+  }
+
+  public static ApiError invalidField(String field, String problem) {
+    return new ApiError(400, INVALID_FIELD, field + ": " + problem);
+  }
+
+  public int status() {
+    return status;
+  }
+
+  public String code() {
+    return code;
+  }
+}

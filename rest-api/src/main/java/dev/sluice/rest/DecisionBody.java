@@ -1,0 +1,42 @@
+package dev.sluice.rest;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.Decision;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The answer to one check (DESIGN §4). Delays are whole milliseconds rounded up, so a client that
+ * waits {@code retryAfterMs} succeeds.
+ *
+ * @param allowed whether the request may proceed (always true under a shadow rule)
+ * @param limit the most permits the key can hold
+ * @param remaining permits left after this call
+ * @param resetAfterMs until the key is back to full capacity if no other traffic arrives
+ * @param retryAfterMs 0 when allowed; else the wait after which the same request is allowed
+ * @param rule the rule's name, or null for an inline policy
+ * @param shadow the rule is a shadow rule and would have denied this request
+ * @param delayMs leaky_bucket only: how long the caller waits before proceeding
+ */
+public record DecisionBody(
+    boolean allowed,
+    long limit,
+    long remaining,
+    long resetAfterMs,
+    long retryAfterMs,
+    @Nullable String rule,
+    boolean shadow,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long delayMs) {
+
+  static DecisionBody of(Decision decision, @Nullable String rule, Algorithm algorithm) {
+    return new DecisionBody(
+        decision.allowed(),
+        decision.limit(),
+        decision.remaining(),
+        decision.resetAfterMillis(),
+        decision.retryAfterMillis(),
+        rule,
+        decision.shadowDenied(),
+        algorithm == Algorithm.LEAKY_BUCKET ? decision.delayMillis() : null);
+  }
+}

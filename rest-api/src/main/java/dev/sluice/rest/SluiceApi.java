@@ -1,0 +1,219 @@
+package dev.sluice.rest;
+
+import com.hazelcast.core.HazelcastException;
+import com.hazelcast.core.HazelcastInstanceNotActiveException;
+import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.UnknownRuleException;
+import io.javalin.Javalin;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.javalin.router.Endpoint;
+import io.javalin.security.RouteRole;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The REST API of DESIGN §4 over any {@link RateLimiter}: build one, {@link #start} it, and every
+ * route below is served.
+ *
+ * <pre>{@code
+ * SluiceApi api = new SluiceApi(limiter, registry, ApiSettings.withAdminToken(token),
+ *     ReadinessProbe.alwaysReady(), () -> 0);
+ * api.start("127.0.0.1", 8080);
+ * }</pre>
+ *
+ * <p>Routes read as a table in the constructor; errors map to {@code {"error", "message"}} in one
+ * place ({@link #mapErrors}). A request is checked in this order, and the first failure answers:
+ * route (404, 405), admin token (401, 403), content type (415), body size (413), JSON shape (400),
+ * field values (400), rule exists (404). Only then does the limiter count anything.
+ */
+public final class SluiceApi {
+  private static final Logger LOG = LoggerFactory.getLogger(SluiceApi.class);
+  private static final String START_NANOS = "sluice.startNanos";
+  private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+  private static final Set<String> TIMED_ROUTES = Set.of("/v1/check", "/v1/check/batch");
+
+  /** Routes that need the admin token when one is set. */
+  public enum Role implements RouteRole {
+    ADMIN
+  }
+
+  private final Javalin app;
+
+  /**
+   * @param limiter decides every check; its {@link RateLimiter#rules()} backs the rule routes
+   * @param registry where the meters of DESIGN §7 live; {@code /metrics} scrapes it
+   * @param settings admin token and size limits
+   * @param readiness answers {@code /health/ready}
+   * @param keysOwned limiter entries this node owns, for the {@code sluice_keys} gauge
+   */
+  public SluiceApi(
+      RateLimiter limiter,
+      PrometheusMeterRegistry registry,
+      ApiSettings settings,
+      ReadinessProbe readiness,
+      LongSupplier keysOwned) {
+    SluiceMetrics metrics = new SluiceMetrics(registry, keysOwned);
+    Bodies bodies = new Bodies(settings.maxBodyBytes());
+    CheckRoutes checks = new CheckRoutes(limiter, bodies, metrics, settings.maxBatchChecks());
+    RuleRoutes rules = new RuleRoutes(limiter.rules(), bodies);
+    AdminAuth auth = new AdminAuth(settings.adminToken());
+    byte[] openApi = openApiDocument();
+
+    this.app =
+        Javalin.create(
+            config -> {
+              config.startup.showJavalinBanner = false;
+              config.startup.showOldJavalinVersionWarning = false;
+              config.http.prefer405over404 = true;
+              config.http.maxRequestSize = settings.maxBodyBytes();
+              config
+                  .routes
+                  .post("/v1/check", checks::check)
+                  .post("/v1/check/batch", checks::batch)
+                  .get("/v1/limits/{rule}/{key}", checks::peek)
+                  .delete("/v1/limits/{rule}/{key}", checks::reset, Role.ADMIN)
+                  .get("/v1/rules", rules::list)
+                  .get("/v1/rules/{name}", rules::get)
+                  .put("/v1/rules/{name}", rules::put, Role.ADMIN)
+                  .delete("/v1/rules/{name}", rules::delete, Role.ADMIN)
+                  .get("/health/live", ctx -> health(ctx, true, "live"))
+                  .get("/health/ready", ctx -> ready(ctx, readiness))
+                  .get(
+                      "/metrics", ctx -> ctx.contentType(PROMETHEUS_TEXT).result(registry.scrape()))
+                  .get("/openapi.json", ctx -> ctx.contentType("application/json").result(openApi));
+              config.routes.beforeMatched(
+                  ctx -> {
+                    if (ctx.routeRoles().contains(Role.ADMIN)) {
+                      auth.check(ctx);
+                    }
+                  });
+              config.routes.before(ctx -> ctx.attribute(START_NANOS, System.nanoTime()));
+              config.routes.after(ctx -> timeCheck(ctx, metrics));
+              mapErrors(config.routes);
+            });
+  }
+
+  /** Starts serving on {@code host:port} (port 0: any free port, see {@link #port()}). */
+  public SluiceApi start(String host, int port) {
+    app.start(host, port);
+    return this;
+  }
+
+  /** The port the server listens on, once started. */
+  public int port() {
+    return app.port();
+  }
+
+  /** Stops serving; in-flight requests finish first. */
+  public void stop() {
+    app.stop();
+  }
+
+  /** The underlying Javalin app, e.g. to list its routes. */
+  public Javalin javalin() {
+    return app;
+  }
+
+  /** The one place where exceptions become {@code {"error", "message"}} answers. */
+  private static void mapErrors(RoutesConfig routes) {
+    routes.exception(ApiError.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage()));
+    routes.exception(
+        InvalidPolicyException.class,
+        (e, ctx) -> error(ctx, 400, ApiError.INVALID_FIELD, e.getMessage()));
+    routes.exception(
+        UnknownRuleException.class,
+        (e, ctx) -> error(ctx, 404, ApiError.UNKNOWN_RULE, CheckRoutes.unknownRule("", e.rule())));
+    routes.exception(HttpResponseException.class, SluiceApi::httpError);
+    routes.exception(
+        Exception.class,
+        (e, ctx) -> {
+          if (e instanceof HazelcastException || e instanceof HazelcastInstanceNotActiveException) {
+            LOG.warn("grid unavailable for {} {}: {}", ctx.method(), ctx.path(), e.toString());
+            error(
+                ctx,
+                503,
+                ApiError.UNAVAILABLE,
+                "the grid cannot decide right now (" + e.getClass().getSimpleName() + "); retry");
+            return;
+          }
+          LOG.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
+          error(
+              ctx, 500, ApiError.INTERNAL_ERROR, "an internal error occurred; see the node's log");
+        });
+  }
+
+  /** Javalin's own refusals: no such route, wrong method, body too large. */
+  private static void httpError(HttpResponseException e, Context ctx) {
+    switch (e.getStatus()) {
+      case 404 ->
+          error(
+              ctx,
+              404,
+              ApiError.NOT_FOUND,
+              "no route " + ctx.method() + " " + ctx.path() + "; GET /openapi.json lists them");
+      case 405 ->
+          error(
+              ctx,
+              405,
+              ApiError.METHOD_NOT_ALLOWED,
+              ctx.path() + " does not accept " + ctx.method() + "; GET /openapi.json lists them");
+      case 413 -> error(ctx, 413, ApiError.BODY_TOO_LARGE, "the request body is too large");
+      default ->
+          error(
+              ctx,
+              e.getStatus(),
+              e.getStatus() >= 500 ? ApiError.INTERNAL_ERROR : ApiError.INVALID_FIELD,
+              e.getMessage() == null ? "request refused" : e.getMessage());
+    }
+  }
+
+  static void error(Context ctx, int status, String code, String message) {
+    CheckRoutes.respond(ctx, status, new ErrorBody(code, message));
+  }
+
+  private static void health(Context ctx, boolean up, String detail) {
+    CheckRoutes.respond(ctx, up ? 200 : 503, new HealthBody(up ? "UP" : "DOWN", detail));
+  }
+
+  private static void ready(Context ctx, ReadinessProbe probe) {
+    ReadinessProbe.Readiness readiness = probe.check();
+    health(ctx, readiness.ready(), readiness.detail());
+  }
+
+  private static void timeCheck(Context ctx, SluiceMetrics metrics) {
+    Long start = ctx.attribute(START_NANOS);
+    Endpoint endpoint = matchedEndpoint(ctx);
+    if (start == null || endpoint == null || !TIMED_ROUTES.contains(endpoint.path)) {
+      return;
+    }
+    metrics.recordCheck(endpoint.path, ctx.statusCode(), System.nanoTime() - start);
+  }
+
+  private static Endpoint matchedEndpoint(Context ctx) {
+    try {
+      return ctx.endpoints().matchedHttpEndpoint();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static byte[] openApiDocument() {
+    try (InputStream in = SluiceApi.class.getResourceAsStream("openapi.json")) {
+      if (in == null) {
+        throw new IllegalStateException("openapi.json is missing from the rest-api jar");
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
