@@ -87,6 +87,35 @@ final class GridSupport {
   }
 
   /**
+   * Sends one decision that consumes nothing (an inline policy, 0 permits) through every layer
+   * before the first real one when {@code limiter} is a grid limiter: the first invocation pays for
+   * class loading, serializer set-up and connections to the owner, which can exceed a 50 ms call
+   * timeout and open the breaker for the application's first second. Waits at most {@code timeout};
+   * failures are ignored (the grid may not be there yet).
+   */
+  static void warmUp(RateLimiter limiter, java.time.Duration timeout) {
+    if (!(limiter instanceof GridRateLimiter grid) || timeout.isZero()) {
+      return;
+    }
+    try {
+      for (int i = 0; i < 3; i++) {
+        grid.tryAcquireAsync(WARM_UP_POLICY, "sluice-client-warm-up-" + i, 0)
+            .toCompletableFuture()
+            .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException
+        | java.util.concurrent.TimeoutException
+        | RuntimeException e) {
+      // Not connected yet: the first real calls follow the failure policy until it is.
+    }
+  }
+
+  private static final dev.sluice.core.Policy WARM_UP_POLICY =
+      dev.sluice.core.Policy.of(1, java.time.Duration.ofSeconds(1));
+
+  /**
    * Subscribes {@code rules} to the changes of the rules map when {@code limiter} is a grid limiter
    * (over a client or an embedded member), and to reconnections; returns how to unsubscribe, or
    * {@code null} for other limiters, whose rule changes go through {@link SluiceClient#rules()}.

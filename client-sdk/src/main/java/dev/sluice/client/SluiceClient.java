@@ -98,6 +98,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     this.coalescer = builder.coalescing ? new Coalescer(new RemoteDecider()) : null;
     this.rules = new CachedRuleStore(delegate.rules(), this::onRuleChange);
     this.unlisten = GridSupport.listenToRules(delegate, rules);
+    GridSupport.warmUp(delegate, builder.connectTimeout);
   }
 
   public static Builder builder() {

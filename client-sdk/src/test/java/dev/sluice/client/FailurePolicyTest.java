@@ -53,7 +53,7 @@ class FailurePolicyTest {
     long firstMillis = (System.nanoTime() - start) / 1_000_000;
     assertThat(first.allowed()).isTrue();
     assertThat(first.decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
-    assertThat(firstMillis).isBetween(45L, 1_000L);
+    assertThat(firstMillis).isBetween(45L, 2_000L);
 
     // The breaker is open: 1,000 more calls cost no timeout at all.
     start = System.nanoTime();
@@ -65,7 +65,7 @@ class FailurePolicyTest {
       assertThat(closed.retryAfterNanos()).isPositive();
     }
     // 2,000 calls that each paid the 50 ms timeout would take 100 s.
-    assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(1_000L);
+    assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(5_000L);
     assertThat(counter("fail_open")).isEqualTo(1_001);
     assertThat(counter("fail_closed")).isEqualTo(1_000);
     assertThat(client.tryAcquireAsync("login", "k", 1).toCompletableFuture().join().decidedBy())
@@ -93,7 +93,7 @@ class FailurePolicyTest {
     long start = System.nanoTime();
     Decision d = client.tryAcquireAsync("login", "k", 1).toCompletableFuture().join();
     assertThat(d.decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
-    assertThat((System.nanoTime() - start) / 1_000_000).isBetween(45L, 1_000L);
+    assertThat((System.nanoTime() - start) / 1_000_000).isBetween(45L, 2_000L);
   }
 
   private double counter(String reason) {

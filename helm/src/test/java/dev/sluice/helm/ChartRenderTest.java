@@ -154,13 +154,13 @@ class ChartRenderTest {
     JsonNode node = chart.gridNodeContainer();
     int graceSeconds = podSpec.path("terminationGracePeriodSeconds").asInt();
 
-    assertThat(graceSeconds).isGreaterThanOrEqualTo(60);
+    int preStopSeconds = 5;
     assertThat(node.path("lifecycle").path("preStop").path("exec").path("command").toString())
-        .contains("sleep 5");
-    // Hazelcast migrates before exiting, and gives up before Kubernetes kills the pod.
-    assertThat(env(node).get("JAVA_TOOL_OPTIONS").path("value").asText())
-        .contains("-Dhazelcast.shutdownhook.policy=GRACEFUL")
-        .contains("-Dhazelcast.graceful.shutdown.max.wait=" + (graceSeconds - 10));
+        .contains("sleep " + preStopSeconds);
+    // The node waits up to 120 s for its partitions to migrate (NodeContractTest reads the
+    // node's constant); Kubernetes must not kill it before.
+    assertThat(graceSeconds).isGreaterThan(preStopSeconds + 120);
+    assertThat(env(node)).doesNotContainKey("JAVA_TOOL_OPTIONS");
     assertThat(chart.one("PodDisruptionBudget").path("spec").path("maxUnavailable").asInt())
         .isEqualTo(1);
     assertThat(chart.one("StatefulSet").path("spec").path("updateStrategy").path("type").asText())
@@ -188,12 +188,23 @@ class ChartRenderTest {
   @Test
   void template_nodeConfigGiven_passesTheConfigFileToTheNode() {
     RenderedChart chart =
-        SluiceChart.withDefaults().set("nodeConfig.map.name", "limits.state").render();
+        SluiceChart.withDefaults().set("nodeConfig.rulesReloadInterval", "5s").render();
 
     assertThat(chart.one("ConfigMap").path("data").path("sluice.yaml").asText())
-        .contains("name: limits.state");
+        .contains("rulesReloadInterval: 5s");
     assertThat(chart.gridNodeContainer().path("args").toString())
         .isEqualTo("[\"--config\",\"/etc/sluice/sluice.yaml\"]");
+  }
+
+  @Test
+  void template_jvmExtraOptions_goToJavaToolOptions() {
+    JsonNode node =
+        SluiceChart.withDefaults()
+            .set("jvm.extraOptions", "-XX:+UseZGC")
+            .render()
+            .gridNodeContainer();
+
+    assertThat(env(node).get("JAVA_TOOL_OPTIONS").path("value").asText()).isEqualTo("-XX:+UseZGC");
   }
 
   @Test

@@ -54,6 +54,9 @@ public final class Durations {
     if (!Duration.ofMillis(millis).equals(duration)) {
       return duration.toString();
     }
+    if (millis == 0) {
+      return "0s"; // not "0d": every unit divides zero
+    }
     if (millis % 86_400_000L == 0) {
       return millis / 86_400_000L + "d";
     }

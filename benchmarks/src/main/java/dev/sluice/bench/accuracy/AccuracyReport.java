@@ -101,8 +101,11 @@ public final class AccuracyReport {
         .append(
             String.format(
                 Locale.ROOT,
-                "%,d requests in total, replayed in %.1f s on %s %s.%n%n",
+                "%,d requests, %,d decisions over the %d algorithms,"
+                    + " replayed in %.1f s on %s %s.%n%n",
+                traces.stream().mapToLong(Trace::requests).sum(),
                 traces.stream().mapToLong(Trace::requests).sum() * ALGORITHMS.size(),
+                ALGORITHMS.size(),
                 seconds,
                 System.getProperty("java.vm.name"),
                 System.getProperty("java.version")));

@@ -31,6 +31,8 @@ final class MiddlewareAssertions {
       assertThat(ok.headers().firstValue("Retry-After")).isEmpty();
     }
     HttpResponse<String> denied = responses.get(5);
+    System.out.println("6th answer: " + denied.statusCode() + " " + denied.headers().map());
+    System.out.println("6th body: " + denied.body());
     assertThat(denied.statusCode()).isEqualTo(429);
     assertThat(denied.headers().firstValue("Content-Type").orElseThrow())
         .startsWith("application/json");

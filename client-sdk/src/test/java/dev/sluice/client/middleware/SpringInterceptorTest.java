@@ -45,7 +45,6 @@ class SpringInterceptorTest {
     MiddlewareAssertions.sixthRequestOfFivePerMinuteIsRejected(() -> Http.get(port, "/login"));
   }
 
-  // docs/client.md: spring
   @Configuration
   @EnableWebMvc
   static class WebConfig implements WebMvcConfigurer {
@@ -59,15 +58,15 @@ class SpringInterceptorTest {
       return new LoginController();
     }
 
+    // docs/client.md: spring
     @Override
     public void addInterceptors(InterceptorRegistry registry) {
       RateLimitGate login =
           RateLimitGate.builder(rateLimiter()).rule("login").key(KeyExtractor.clientIp()).build();
       registry.addInterceptor(new SluiceHandlerInterceptor(login)).addPathPatterns("/login");
     }
+    // end
   }
-
-  // end
 
   @RestController
   static class LoginController {

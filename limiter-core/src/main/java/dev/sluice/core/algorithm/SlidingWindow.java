@@ -31,6 +31,22 @@ import dev.sluice.core.Policy;
  * boundary the previous window still weighs 1.0, so the fixed-window boundary burst (5 at 11:00:59,
  * 5 more at 11:01:00) cannot happen here.
  *
+ * <h2>Exact delays</h2>
+ *
+ * {@code retryAfter} solves {@code estimate(now + d) + permits <= limit} for the smallest integer
+ * {@code d}, exactly: {@code floor(c × (W - e) / W) <= a} holds iff {@code W - e <= ceil((a + 1) ×
+ * W / c) - 1}, computed with 128-bit products where 64 bits would overflow. First within the
+ * current window (only the previous window's share shrinks), else in the next one (where the
+ * current count becomes the shrinking share). The estimate never rises without traffic, so waiting
+ * {@code d} succeeds and {@code d - 1} does not. {@code resetAfter} is the same for an estimate of
+ * 0.
+ *
+ * <h2>Penalty, and clocks that step back</h2>
+ *
+ * With {@code countDenied} a denial is added to the current count, and {@code retryAfter} is
+ * computed on the penalised state, so waiting it out still succeeds. A clock that steps back into
+ * an older window is held at the stored window instead of resetting the counts.
+ *
  * <h2>What it trades away</h2>
  *
  * Three longs per key instead of a log: the price is that the estimate assumes an even spread.
@@ -64,9 +80,18 @@ public final class SlidingWindow implements LimiterAlgorithm {
     return new long[STATE_SIZE];
   }
 
+  /**
+   * The state as is if it is a sliding-window state for this window length (its start is aligned to
+   * it), else a fresh one.
+   */
   @Override
   public long[] fit(long[] state) {
-    return state.length == STATE_SIZE ? state : newState();
+    boolean fits =
+        state.length == STATE_SIZE
+            && Math.floorMod(state[CURRENT_START], windowNanos) == 0
+            && state[CURRENT] >= 0
+            && state[PREVIOUS] >= 0;
+    return fits ? state : newState();
   }
 
   @Override
@@ -74,12 +99,15 @@ public final class SlidingWindow implements LimiterAlgorithm {
     Permits.check(permits, limit);
     // Roll into locals: the state is written only when something is counted, so a peek or a
     // denial leaves it bit for bit as it was. A clock that steps back (failover to a member whose
-    // clock is behind) is held at the stored window rather than forgetting its counts.
+    // clock is behind) is held at the stored window rather than forgetting its counts: the
+    // decision is taken at the window's start, and the delays include the wait until then.
     long currentStart = state[CURRENT_START];
     long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
     long current = state[CURRENT];
     long previous = state[PREVIOUS];
+    long behind = 0;
     if (windowStart < currentStart) {
+      behind = currentStart - nowNanos;
       nowNanos = currentStart;
     } else if (windowStart != currentStart) {
       previous = windowStart - currentStart == windowNanos ? current : 0;
@@ -99,12 +127,13 @@ public final class SlidingWindow implements LimiterAlgorithm {
     }
     long remaining = Math.max(0, limit - estimate);
     long resetAfter = resetAfter(previous, current, elapsed);
+    resetAfter = resetAfter > 0 ? resetAfter + behind : 0;
     if (allowed) {
       return Decision.allow(limit, remaining, resetAfter);
     }
     // Computed on the state as it is now, penalty included, so that waiting it out succeeds.
-    return Decision.deny(
-        limit, remaining, retryAfter(previous, current, elapsed, permits), resetAfter);
+    long retryAfter = behind + retryAfter(previous, current, elapsed, permits);
+    return Decision.deny(limit, remaining, retryAfter, resetAfter);
   }
 
   @Override

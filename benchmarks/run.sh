@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Runs Sluice's load and peer comparison (issue 7) and writes docs/benchmarks.md + docs/img/*.png.
+#
+#   benchmarks/run.sh            full run (several rounds per contender; about 10-15 minutes)
+#   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; ~1 minute)
+#
+# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S6,
+# --doc FILE, --img DIR, --strict (exit 1 if a Sluice contender could not run; peers may be absent).
+# It builds the project, installs redis-server from the OS packages when absent (the Redis row
+# says "not run: reason" if that fails), starts every server it measures as its own process on
+# 127.0.0.1 and stops exactly those processes again. A missing peer never fails the run; a broken
+# harness does.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+COMMAND="benchmarks/run.sh${*:+ $*}"
+BUILD=1
+QUICK=0
+ARGS=()
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) BUILD=0 ;;
+    --quick) QUICK=1; ARGS+=("$arg") ;;
+    *) ARGS+=("$arg") ;;
+  esac
+done
+
+have_redis() { command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ]; }
+
+install_redis() {
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "run.sh: redis-server is absent and cannot be installed here (needs root and apt-get)"
+    return 1
+  fi
+  echo "run.sh: installing redis-server from the OS packages"
+  # Keep the package from starting a system-wide redis: the harness starts its own on a free port.
+  local policy=/usr/sbin/policy-rc.d made_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && made_policy=1
+  fi
+  local status=0
+  export DEBIAN_FRONTEND=noninteractive
+  timeout 300 apt-get install -y -q redis-server >benchmarks/target/apt-redis.log 2>&1 \
+    || { timeout 180 apt-get update -q >>benchmarks/target/apt-redis.log 2>&1 \
+         && timeout 300 apt-get install -y -q redis-server >>benchmarks/target/apt-redis.log 2>&1; } \
+    || status=$?
+  [ "$made_policy" = 1 ] && rm -f "$policy"
+  if [ "$status" != 0 ]; then
+    echo "run.sh: could not install redis-server (see benchmarks/target/apt-redis.log);" \
+      "the Redis rows will say 'not run'"
+  fi
+  return "$status"
+}
+
+mkdir -p benchmarks/target
+have_redis || install_redis || true
+
+# benchmarks/pom.xml writes benchmarks/target/classpath.txt in the package phase.
+if [ "$BUILD" = 1 ] || [ ! -f benchmarks/target/classpath.txt ]; then
+  echo "run.sh: building (./mvnw -q -DskipTests package)"
+  ./mvnw -q -DskipTests package
+fi
+
+CLASSPATH_FILE=benchmarks/target/classpath.txt
+CP="benchmarks/target/classes:$(cat "$CLASSPATH_FILE")"
+JVM_FLAGS=(-Xms1g -Xmx2g -Djava.awt.headless=true
+  -Dhazelcast.phone.home.enabled=false -Dhazelcast.logging.type=slf4j
+  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn
+  --add-modules=java.se --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED
+  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED
+  --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
+  --add-opens=java.management/sun.management=ALL-UNNAMED
+  --add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED)
+
+RUN_GRID=1
+if [[ " $* " == *" --only "* && " ${*^^} " != *S1* ]]; then RUN_GRID=0; fi
+
+if [ "$QUICK" = 1 ]; then
+  LIMIT=600
+elif [ "$RUN_GRID" = 1 ]; then
+  LIMIT=1800
+  # S1b: the grid's own embedded benchmark (issue 3), every mode, embedded in the report as printed.
+  GRID_OUT=benchmarks/target/grid-benchmark.txt
+  echo "run.sh: running dev.sluice.bench.grid.GridBenchmark --only=BINARY (S1b)"
+  timeout --signal=TERM --kill-after=30 600 java "${JVM_FLAGS[@]}" -cp "$CP" \
+    dev.sluice.bench.grid.GridBenchmark --only=BINARY >"$GRID_OUT" 2>&1 \
+    || echo "run.sh: GridBenchmark failed (exit $?); S1b will say so"
+  ARGS+=(--grid-output "$GRID_OUT")
+  LIMIT=1800
+else
+  LIMIT=1800
+fi
+
+# The harness stops every server it started (shutdown hook); timeout bounds the whole run.
+exec timeout --signal=TERM --kill-after=30 "$LIMIT" java "${JVM_FLAGS[@]}" \
+  "-Dbench.command=$COMMAND" -cp "$CP" dev.sluice.bench.load.LoadBench "${ARGS[@]}"

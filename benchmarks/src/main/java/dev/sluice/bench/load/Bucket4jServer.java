@@ -1,0 +1,34 @@
+package dev.sluice.bench.load;
+
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The Bucket4j peer's server: one Hazelcast member configured like Sluice's grid node (see {@link
+ * BenchMembers#bucket4jMember}), in its own JVM, until the harness stops it.
+ *
+ * <p>Run by the harness as {@code java <server flags> -cp <benchmarks classpath>
+ * dev.sluice.bench.load.Bucket4jServer <cluster> <port> <backupCount> <inMemoryFormat>}.
+ */
+public final class Bucket4jServer {
+  private Bucket4jServer() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    if (args.length != 4) {
+      System.err.println("usage: Bucket4jServer <cluster> <port> <backupCount> <inMemoryFormat>");
+      System.exit(2);
+    }
+    HazelcastInstance member =
+        Hazelcast.newHazelcastInstance(
+            BenchMembers.bucket4jMember(
+                args[0],
+                Integer.parseInt(args[1]),
+                Integer.parseInt(args[2]),
+                InMemoryFormat.valueOf(args[3])));
+    member.getMap(BenchMembers.BUCKET4J_MAP); // create the map before the first client call
+    System.out.println("READY " + member.getCluster().getLocalMember().getAddress());
+    new CountDownLatch(1).await(); // until SIGTERM; Hazelcast's shutdown hook leaves the cluster
+  }
+}

@@ -1,0 +1,63 @@
+package dev.sluice.bench.load;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The Java HTTP load generator's contender: {@code POST /v1/check} with {@code {"rule","key",
+ * "cost"}} through {@link HttpClient} over HTTP/1.1. With N load threads the client keeps N
+ * connections open (one per in-flight request). The same class drives a Sluice grid node and the
+ * ceiling, so the generator is identical on both sides.
+ *
+ * <p>Requests are built once per key before the run: building them is the generator's cost, not the
+ * server's, and it is the same for both sides anyway.
+ */
+public final class HttpCheckContender implements Contender {
+  private final String name;
+  private final HttpClient client;
+  private final Map<String, HttpRequest> requests = new HashMap<>();
+
+  public HttpCheckContender(String name, int port, String rule, KeySpace keys) {
+    this.name = name;
+    this.client =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    URI uri = URI.create("http://127.0.0.1:" + port + "/v1/check");
+    for (int i = 0; i < keys.size(); i++) {
+      String key = keys.key(i);
+      requests.put(key, request(uri, rule, key));
+    }
+  }
+
+  static HttpRequest request(URI uri, String rule, String key) {
+    String body = "{\"rule\":\"" + rule + "\",\"key\":\"" + key + "\",\"cost\":1}";
+    return HttpRequest.newBuilder(uri)
+        .timeout(Duration.ofSeconds(10))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .build();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public Outcome decide(String key) throws Exception {
+    HttpResponse<Void> response =
+        client.send(requests.get(key), HttpResponse.BodyHandlers.discarding());
+    return switch (response.statusCode()) {
+      case 200 -> Outcome.ALLOWED;
+      case 429 -> Outcome.DENIED;
+      default -> throw new IllegalStateException("HTTP " + response.statusCode());
+    };
+  }
+}

@@ -1,0 +1,66 @@
+package dev.sluice.bench.load;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One scenario's measured contenders (or why some did not run), its setup in words and any notes
+ * the report must carry. Contenders whose name starts with {@code "Sluice"} are Sluice; every other
+ * one is a peer, and the report prints the ratio of each Sluice contender to each peer.
+ */
+public final class ScenarioResult {
+  private final String id;
+  private final String title;
+  private final String setup;
+  private final List<ContenderRun> runs = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
+
+  public ScenarioResult(String id, String title, String setup) {
+    this.id = id;
+    this.title = title;
+    this.setup = setup;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public String title() {
+    return title;
+  }
+
+  public String setup() {
+    return setup;
+  }
+
+  public List<ContenderRun> runs() {
+    return runs;
+  }
+
+  public List<String> notes() {
+    return notes;
+  }
+
+  public ScenarioResult add(ContenderRun run) {
+    runs.add(run);
+    return this;
+  }
+
+  public ScenarioResult note(String note) {
+    notes.add(note);
+    return this;
+  }
+
+  public Optional<ContenderRun> run(String name) {
+    return runs.stream().filter(r -> r.name().equals(name) && r.ran()).findFirst();
+  }
+
+  public static boolean isSluice(ContenderRun run) {
+    return run.name().startsWith("Sluice");
+  }
+
+  public List<ContenderRun> measured() {
+    return runs.stream().filter(ContenderRun::ran).toList();
+  }
+}

@@ -1,0 +1,262 @@
+package dev.sluice.bench.load;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The server processes of a run, each started at most once, when a scenario first needs it, and all
+ * stopped by {@link #close}. A server that cannot start is remembered with its reason, so every
+ * scenario that needs it reports "not run: reason" instead of failing the run.
+ */
+public final class Servers implements AutoCloseable {
+  /** The rules every Sluice grid node of the run serves (a rules file in DESIGN §6's format). */
+  public static final String RULES_YAML =
+      """
+      rules:
+        - name: bench
+          algorithm: sliding_window
+          limit: %d
+          window: 1s
+        - name: attack
+          algorithm: sliding_window
+          limit: %d
+          window: 1s
+      """
+          .formatted(LoadBench.BENCH_LIMIT, LoadBench.ATTACK_LIMIT);
+
+  private final Path logDir;
+  private final Path nodeJar;
+  private final List<AutoCloseable> started = new ArrayList<>();
+  private Object node;
+  private Object bucket4j;
+  private Object redis;
+  private Object ceiling;
+
+  public Servers(Path logDir, Path nodeJar) {
+    this.logDir = logDir;
+    this.nodeJar = nodeJar;
+  }
+
+  /** A Sluice grid node: {@code java -jar sluice-node.jar} with the SLUICE_* environment. */
+  public record Node(ManagedProcess process, String clusterName, int memberPort, int restPort) {}
+
+  /** Bucket4j's member in its own JVM. */
+  public record Bucket4jMember(ManagedProcess process, String clusterName, int port) {}
+
+  /** The HTTP ceiling in its own JVM. */
+  public record Ceiling(ManagedProcess process, int port, int bodyBytes) {}
+
+  public Node node() {
+    if (node == null) {
+      node = attempt(this::startNode);
+    }
+    return get(node, Node.class);
+  }
+
+  public Bucket4jMember bucket4j(int backupCount, String inMemoryFormat) {
+    if (bucket4j == null) {
+      bucket4j = attempt(() -> startBucket4j(backupCount, inMemoryFormat));
+    }
+    return get(bucket4j, Bucket4jMember.class);
+  }
+
+  public RedisServer redis() {
+    if (redis == null) {
+      redis =
+          attempt(
+              () ->
+                  RedisServer.findBinary()
+                      .map(binary -> track(RedisServer.start(binary, logDir)))
+                      .orElseThrow(
+                          () ->
+                              new IllegalStateException(
+                                  "redis-server is not installed (benchmarks/run.sh installs it"
+                                      + " with apt-get; that failed or was skipped)")));
+    }
+    return get(redis, RedisServer.class);
+  }
+
+  /** The ceiling, answering with {@code body} and {@code headers} (a node's answer's). */
+  public Ceiling ceiling(byte[] body, Map<String, List<String>> headers) {
+    if (ceiling == null) {
+      ceiling = attempt(() -> startCeiling(body, headers));
+    }
+    return get(ceiling, Ceiling.class);
+  }
+
+  private Node startNode() throws IOException {
+    if (!Files.isRegularFile(nodeJar)) {
+      throw new IllegalStateException(
+          "the grid node jar "
+              + nodeJar
+              + " does not exist (rest/grid-node not landed or not built)");
+    }
+    Files.createDirectories(logDir);
+    Path rules = logDir.resolve("rules.yaml");
+    Files.writeString(rules, RULES_YAML, StandardCharsets.UTF_8);
+    int memberPort = ManagedProcess.freePort();
+    int restPort = ManagedProcess.freePort();
+    String cluster = "bench-" + UUID.randomUUID();
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("SLUICE_REST_PORT", Integer.toString(restPort));
+    env.put("SLUICE_MEMBER_PORT", Integer.toString(memberPort));
+    env.put("SLUICE_CLUSTER_NAME", cluster);
+    env.put("SLUICE_MEMBERS", "127.0.0.1:" + memberPort);
+    env.put("SLUICE_RULES_FILE", rules.toAbsolutePath().toString());
+    env.put("SLUICE_ADMIN_TOKEN", "bench-" + UUID.randomUUID());
+    List<String> jar = List.of("-jar", nodeJar.toAbsolutePath().toString());
+    ManagedProcess process =
+        track(
+            ManagedProcess.start(
+                "sluice-node",
+                ManagedProcess.javaCommand(BenchMembers.SERVER_JVM_FLAGS, jar),
+                env,
+                logDir));
+    process.awaitPort(restPort, Duration.ofSeconds(90));
+    awaitReady(process, restPort);
+    return new Node(process, cluster, memberPort, restPort);
+  }
+
+  private static void awaitReady(ManagedProcess process, int restPort) {
+    HttpClient http = HttpClient.newHttpClient();
+    URI ready = URI.create("http://127.0.0.1:" + restPort + "/health/ready");
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    int status = -1;
+    while (System.nanoTime() < deadline && process.isAlive()) {
+      try {
+        status =
+            http.send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.discarding())
+                .statusCode();
+        if (status == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not yet
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      ManagedProcess.sleep(Duration.ofMillis(200));
+    }
+    throw new IllegalStateException(
+        "grid node not ready (last /health/ready status " + status + "); " + process.logTail());
+  }
+
+  private Bucket4jMember startBucket4j(int backupCount, String format) {
+    int port = ManagedProcess.freePort();
+    String cluster = "bench-b4j-" + UUID.randomUUID();
+    List<String> main =
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            Bucket4jServer.class.getName(),
+            cluster,
+            Integer.toString(port),
+            Integer.toString(backupCount),
+            format);
+    ManagedProcess process =
+        track(
+            ManagedProcess.start(
+                "bucket4j-member",
+                ManagedProcess.javaCommand(BenchMembers.SERVER_JVM_FLAGS, main),
+                Map.of(),
+                logDir));
+    process.awaitPort(port, Duration.ofSeconds(60));
+    return new Bucket4jMember(process, cluster, port);
+  }
+
+  private Ceiling startCeiling(byte[] body, Map<String, List<String>> headers) {
+    int port = ManagedProcess.freePort();
+    List<String> main = new ArrayList<>();
+    main.add("-cp");
+    main.add(System.getProperty("java.class.path"));
+    main.add(CeilingServer.class.getName());
+    main.add(Integer.toString(port));
+    main.add(Base64.getEncoder().encodeToString(body));
+    headers.forEach(
+        (name, values) -> {
+          String lower = name.toLowerCase(java.util.Locale.ROOT);
+          if (lower.startsWith("ratelimit") || lower.startsWith("x-ratelimit")) {
+            main.add(name + "=" + String.join(", ", values));
+          }
+        });
+    ManagedProcess process =
+        track(
+            ManagedProcess.start(
+                "http-ceiling",
+                ManagedProcess.javaCommand(BenchMembers.SERVER_JVM_FLAGS, main),
+                Map.of(),
+                logDir));
+    process.awaitPort(port, Duration.ofSeconds(60));
+    return new Ceiling(process, port, body.length);
+  }
+
+  private <T extends AutoCloseable> T track(T server) {
+    started.add(server);
+    return server;
+  }
+
+  private interface Start {
+    Object start() throws Exception;
+  }
+
+  private static Object attempt(Start start) {
+    long startNanos = System.nanoTime();
+    try {
+      Object server = start.start();
+      System.out.printf(
+          java.util.Locale.ROOT,
+          "   started %s in %.1f s%n",
+          server,
+          (System.nanoTime() - startNanos) / 1e9);
+      return server;
+    } catch (Exception e) {
+      String reason = e.getMessage() == null ? e.toString() : e.getMessage();
+      System.out.println("   could not start a server: " + reason);
+      return new Failed(reason);
+    }
+  }
+
+  private record Failed(String reason) {}
+
+  private static <T> T get(Object holder, Class<T> type) {
+    if (holder instanceof Failed failed) {
+      throw new NotRunException(failed.reason());
+    }
+    return type.cast(holder);
+  }
+
+  @Override
+  public void close() {
+    for (int i = started.size() - 1; i >= 0; i--) {
+      try {
+        started.get(i).close();
+      } catch (Exception e) {
+        System.err.println("could not stop " + started.get(i) + ": " + e);
+      }
+    }
+    started.clear();
+  }
+
+  /** Says why a contender or a server could not run; the report prints it as "not run". */
+  public static final class NotRunException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public NotRunException(String reason) {
+      super(reason);
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package dev.sluice.bench.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportTest {
+
+  /** A round of {@code ops} decisions in one second, every one taking {@code latencyMicros}. */
+  static RoundResult round(long ops, long latencyMicros, long localDenials) {
+    Histogram histogram = new Histogram(60_000_000_000L, 3);
+    histogram.recordValueWithCount(latencyMicros * 1_000, ops);
+    Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
+    outcomes.put(Outcome.ALLOWED, ops - localDenials);
+    outcomes.put(Outcome.DENIED_LOCALLY, localDenials);
+    return new RoundResult(ops, 1_000_000_000L, histogram, outcomes, null);
+  }
+
+  @Test
+  void contenderRun_oddAndEvenRounds_reportMedianAndSpread() {
+    ContenderRun three =
+        ContenderRun.measured(
+            "x", List.of(round(100, 10, 0), round(300, 30, 0), round(200, 20, 0)));
+    ContenderRun two = ContenderRun.measured("y", List.of(round(100, 10, 0), round(300, 30, 0)));
+
+    assertThat(three.medianThroughput()).isEqualTo(200);
+    assertThat(three.spread()).isEqualTo(1.0); // (300 - 100) / 200
+    assertThat(three.medianPercentileMicros(99)).isBetween(19.9, 20.1);
+    assertThat(two.medianThroughput()).isEqualTo(200);
+  }
+
+  @Test
+  void contenderRun_localDenials_giveTheLocalShare() {
+    ContenderRun run = ContenderRun.measured("s", List.of(round(1_000, 1, 995)));
+
+    assertThat(run.localShare()).isEqualTo(0.995);
+  }
+
+  @Test
+  void ratioTarget_sluiceTwiceAsFast_isMet() {
+    ScenarioResult s = new ScenarioResult("S2", "client", "");
+    s.add(ContenderRun.measured("Sluice client", List.of(round(300_000, 50, 0))));
+    s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
+
+    TargetRow row =
+        LoadBench.ratioTarget(
+            "P2", "t", Optional.of(s), "Sluice client", List.of("Bucket4j client"), 2.0, 1.0);
+
+    assertThat(row.verdict()).isEqualTo("met");
+    assertThat(row.measured()).startsWith("3.00× Bucket4j client");
+  }
+
+  @Test
+  void ratioTarget_shortOfTheRatioAndSlowerP99_saysByHowMuch() {
+    ScenarioResult s = new ScenarioResult("S2", "client", "");
+    s.add(ContenderRun.measured("Sluice client", List.of(round(150_000, 90, 0))));
+    s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
+
+    TargetRow row =
+        LoadBench.ratioTarget(
+            "P2", "t", Optional.of(s), "Sluice client", List.of("Bucket4j client"), 2.0, 1.0);
+
+    assertThat(row.verdict())
+        .contains("MISSED")
+        .contains("throughput 1.50× is 25 % short of 2.00×")
+        .contains("p99 1.50× is above 1.00×");
+  }
+
+  @Test
+  void ratioTarget_comparesWithTheBestPeerMode() {
+    ScenarioResult s = new ScenarioResult("S3", "hot", "");
+    s.add(ContenderRun.measured("Sluice client", List.of(round(500_000, 50, 0))));
+    s.add(ContenderRun.measured("Bucket4j client", List.of(round(50_000, 60, 0))));
+    s.add(ContenderRun.measured("Bucket4j client (batching)", List.of(round(200_000, 60, 0))));
+
+    TargetRow row =
+        LoadBench.ratioTarget(
+            "P6",
+            "t",
+            Optional.of(s),
+            "Sluice client",
+            List.of("Bucket4j client", "Bucket4j client (batching)"),
+            5.0,
+            Double.NaN);
+
+    assertThat(row.measured()).startsWith("2.50× Bucket4j client (batching)");
+    assertThat(row.verdict()).contains("MISSED").contains("50 % short of 5.00×");
+  }
+
+  @Test
+  void ratioTarget_sluiceNotRun_saysNotRun() {
+    ScenarioResult s = new ScenarioResult("S2", "client", "");
+    s.add(ContenderRun.notRun("Sluice client", "client-sdk not landed"));
+    s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
+
+    TargetRow row =
+        LoadBench.ratioTarget(
+            "P2", "t", Optional.of(s), "Sluice client", List.of("Bucket4j client"), 2.0, 1.0);
+
+    assertThat(row.verdict()).startsWith("not run:");
+  }
+
+  @Test
+  void merge_existingDocWithOtherSections_replacesOnlyTheMarkedSection() {
+    String old =
+        "# Benchmarks\n\n## JMH\n\nkeep me\n\n"
+            + Report.BEGIN
+            + "\nold table\n"
+            + Report.END
+            + "\n\n## Later\n\nkeep me too\n";
+
+    String merged = Report.merge(old, Report.BEGIN + "\nnew table\n" + Report.END + "\n");
+
+    assertThat(merged)
+        .contains("## JMH\n\nkeep me")
+        .contains("new table")
+        .doesNotContain("old table")
+        .contains("## Later\n\nkeep me too");
+  }
+
+  @Test
+  void merge_docWithoutMarkers_appendsTheSection() {
+    String merged =
+        Report.merge("# Benchmarks\n\n## JMH\n\nkeep me\n", Report.BEGIN + "\nt\n" + Report.END);
+
+    assertThat(merged).startsWith("# Benchmarks\n\n## JMH\n\nkeep me\n\n" + Report.BEGIN);
+  }
+
+  @Test
+  void write_oneScenario_writesTablesRatiosAndPlots(@TempDir Path dir) throws Exception {
+    ScenarioResult s = new ScenarioResult("S2", "Client", "setup words");
+    s.add(ContenderRun.measured("Sluice client", List.of(round(300_000, 50, 0))));
+    s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
+    s.add(ContenderRun.notRun("Redis + Lua", "redis-server is not installed"));
+    Report report = new Report().header("- Command: `x`").scenario(s);
+    report.memory(MemoryRow.notRun("Sluice (LocalMapStats)", "grid not landed"));
+    Path doc = dir.resolve("docs/benchmarks.md");
+
+    report.write(doc, dir.resolve("docs/img"));
+
+    String md = Files.readString(doc);
+    assertThat(md)
+        .contains("| Sluice client | 300,000 |")
+        .contains("| Redis + Lua | not run: redis-server is not installed")
+        .contains("| Sluice client / Bucket4j client | 3.00× | 0.83× |")
+        .contains("](img/bench-s2-throughput.png)")
+        .contains("not run: grid not landed");
+    assertThat(dir.resolve("docs/img/bench-s2-throughput.png")).isNotEmptyFile();
+    assertThat(dir.resolve("docs/img/bench-s2-latency.png")).isNotEmptyFile();
+  }
+}

@@ -1,0 +1,80 @@
+package dev.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.Decision.DecidedBy;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
+import dev.sluice.core.grid.Sluice;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The examples of docs/client.md, run: embedded mode and the client, on a real member. */
+class ExamplesTest {
+
+  @Test
+  void embeddedMode_memberInTheApplicationJvm_decidesLocallyForItsKeys() {
+    GridMembers settings = new GridMembers();
+    com.hazelcast.config.Config config = settings.rawMemberConfig(settings.basePort, true);
+    // docs/client.md: embedded
+    try (Sluice sluice = Sluice.embedded(config);
+        SluiceClient limiter =
+            SluiceClient.builder()
+                .failurePolicy("login", FailurePolicy.FAIL_CLOSED)
+                .callTimeout(Duration.ofSeconds(2)) // 50 ms by default; tests share a busy CPU
+                .wrap(sluice.limiter())) {
+      limiter.rules().put(new Rule("login", Policy.of(5, Duration.ofMinutes(1))));
+      Decision decision = limiter.tryAcquire("login", "203.0.113.7");
+      if (!decision.allowed()) {
+        // answer 429 with Retry-After: decision.retryAfterSeconds()
+      }
+      // end
+      assertThat(decision.allowed()).isTrue();
+      assertThat(decision.remaining()).isEqualTo(4);
+    }
+  }
+
+  @Test
+  void client_withEveryOption_decidesThroughTheGrid() {
+    try (GridMembers grid = GridMembers.start(1)) {
+      String address = grid.addresses()[0];
+      String clusterName = grid.clusterName;
+      SimpleMeterRegistry meterRegistry = new SimpleMeterRegistry();
+      // docs/client.md: client
+      try (SluiceClient sluice =
+          SluiceClient.builder()
+              .addresses(address) // host:port of one or more members
+              .clusterName(clusterName)
+              .callTimeout(Duration.ofSeconds(2)) // 50 ms by default; then the policy answers
+              .probeInterval(Duration.ofSeconds(1)) // one call per interval tests a dead grid
+              .failurePolicy(FailurePolicy.FAIL_OPEN) // the default for every rule...
+              .failurePolicy("login", FailurePolicy.FAIL_CLOSED) // ...but this one
+              .deniedCacheSize(100_000) // keys remembered as denied; 0 turns it off
+              .coalescing(true) // concurrent calls on one key leave as one batch
+              .meterRegistry(meterRegistry)
+              .connectTimeout(Duration.ofSeconds(5)) // build() never waits longer
+              .build()) {
+        sluice.rules().put(new Rule("login", Policy.of(5, Duration.ofMinutes(1))));
+        for (int i = 0; i < 5; i++) {
+          sluice.tryAcquire("login", "203.0.113.7");
+        }
+        Decision sixth = sluice.tryAcquire("login", "203.0.113.7"); // denied by the grid
+        Decision seventh = sluice.tryAcquire("login", "203.0.113.7"); // denied locally
+        // end
+        assertThat(sixth.allowed()).isFalse();
+        assertThat(sixth.decidedBy()).isEqualTo(DecidedBy.LIMITER);
+        assertThat(seventh.allowed()).isFalse();
+        assertThat(seventh.decidedBy()).isEqualTo(DecidedBy.DENIED_CACHE);
+        assertThat(
+                meterRegistry
+                    .get("sluice.client.local.decisions")
+                    .tag("reason", "denied_cache")
+                    .counter()
+                    .count())
+            .isEqualTo(1);
+      }
+    }
+  }
+}
