@@ -66,6 +66,7 @@ final class Decider {
             0);
       }
       fingerprint = GridState.fingerprint(policy);
+      context.rememberInline(fingerprint, policy);
     }
 
     long nowNanos = context.timeSource().nowNanos();

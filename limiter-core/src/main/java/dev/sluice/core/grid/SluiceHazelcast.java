@@ -29,8 +29,9 @@ import dev.sluice.core.TimeSource;
  * with an allow-list of {@code com.hazelcast.}, {@code java.} and {@code javax.} (Sluice itself
  * never uses Java serialization, so any other {@code Serializable} class is refused); the state map
  * {@value #STATE_MAP} (backup count 1, in-memory format {@link #DEFAULT_STATE_FORMAT}, statistics
- * on for {@code LocalMapStats}); the rules map {@value #RULES_MAP}; and on members the {@link
- * MemberContext} (clock and local rules copy) in the config's user context.
+ * on for {@code LocalMapStats}, split-brain healing by {@link MostConsumedMergePolicy}); the rules
+ * map {@value #RULES_MAP}; and on members the {@link MemberContext} (clock and local rules copy) in
+ * the config's user context.
  *
  * <p>Configure each member's {@code Config} once; members must not share one {@code Config} object.
  */
@@ -83,6 +84,7 @@ public final class SluiceHazelcast {
     state.setInMemoryFormat(stateFormat);
     state.setStatisticsEnabled(true);
     state.setPerEntryStatsEnabled(false);
+    state.getMergePolicyConfig().setPolicy(MostConsumedMergePolicy.class.getName());
 
     MapConfig rules = config.getMapConfig(RULES_MAP);
     rules.setBackupCount(1);
