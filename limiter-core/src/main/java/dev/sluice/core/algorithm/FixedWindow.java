@@ -62,9 +62,18 @@ public final class FixedWindow implements LimiterAlgorithm {
     return new long[STATE_SIZE];
   }
 
+  /**
+   * The state as is if it is a fixed-window state for this window length (its start is aligned to
+   * it), else a fresh one: a count taken over another window length, or another algorithm's state,
+   * says nothing about this window.
+   */
   @Override
   public long[] fit(long[] state) {
-    return state.length == STATE_SIZE ? state : newState();
+    boolean fits =
+        state.length == STATE_SIZE
+            && Math.floorMod(state[WINDOW_START], windowNanos) == 0
+            && state[COUNT] >= 0;
+    return fits ? state : newState();
   }
 
   @Override
@@ -73,9 +82,9 @@ public final class FixedWindow implements LimiterAlgorithm {
     long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
     long count = state[COUNT];
     if (windowStart < state[WINDOW_START]) {
-      // The clock stepped back: keep counting in the stored window rather than forget it.
+      // The clock stepped back: keep counting in the stored window rather than forget it. The
+      // delays below run from the real now to the stored window's end.
       windowStart = state[WINDOW_START];
-      nowNanos = windowStart;
     } else if (windowStart != state[WINDOW_START]) {
       count = 0;
     }

@@ -46,8 +46,8 @@ import dev.sluice.core.Policy;
  * "admit nothing". {@code remaining} is how many more permits could join the queue right now;
  * {@code resetAfter} is when the queue is empty; {@code retryAfter} (denied) when this request
  * would fit. {@code delay} is rounded up to whole nanoseconds so that a caller never proceeds
- * before its slot. The default burst is {@code L}: one window's worth may wait, the last about
- * {@code W}.
+ * before its slot; a peek reports the delay a request arriving now would get. The default burst is
+ * {@code L}: one window's worth may wait, the last about {@code W}.
  *
  * <h2>What it trades away</h2>
  *

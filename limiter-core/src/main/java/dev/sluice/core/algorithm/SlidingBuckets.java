@@ -61,6 +61,8 @@ public final class SlidingBuckets implements LimiterAlgorithm {
   private static final int BUCKET_NANOS = 0;
   private static final int NEWEST = 1;
   private static final int HEADER = 2;
+  private static final long MIN_BUCKET_NANOS = 1_000_000L;
+  private static final long MAX_BUCKET_NANOS = Policy.MAX_WINDOW.toNanos();
 
   private final long limit;
   private final long windowNanos;
@@ -94,7 +96,13 @@ public final class SlidingBuckets implements LimiterAlgorithm {
       return state;
     }
     long[] fitted = newState();
-    if (state.length <= HEADER || state[BUCKET_NANOS] <= 0) {
+    // Only a plausible buckets state is converted: sub-windows of 1 ms to 30 days (Policy's
+    // bounds) and a non-negative bucket index. Anything else (another algorithm's state) is
+    // replaced by a fresh one.
+    if (state.length <= HEADER
+        || state[BUCKET_NANOS] < MIN_BUCKET_NANOS
+        || state[BUCKET_NANOS] > MAX_BUCKET_NANOS
+        || state[NEWEST] < 0) {
       return fitted;
     }
     long oldBucketNanos = state[BUCKET_NANOS];
@@ -106,7 +114,7 @@ public final class SlidingBuckets implements LimiterAlgorithm {
       long oldBucket = oldNewest - age;
       long count = state[HEADER + (int) Math.floorMod(oldBucket, (long) oldSlots)];
       long bucket = lastInstantBucket(oldBucket, oldBucketNanos);
-      if (count > 0 && bucket > newest - slots) {
+      if (count > 0 && bucket > newest - slots && bucket <= newest) {
         int slot = slot(bucket);
         fitted[slot] = NanoMath.saturatedAdd(fitted[slot], count);
       }
@@ -126,12 +134,15 @@ public final class SlidingBuckets implements LimiterAlgorithm {
     Permits.check(permits, limit);
     long newest = state[NEWEST];
     long bucketNow = Math.floorDiv(nowNanos, bucketNanos);
+    long decidedAt = nowNanos;
     if (bucketNow < newest) {
-      // The clock stepped back: count it in the newest bucket rather than in a stale slot.
+      // The clock stepped back (or fit moved counts into a bucket that ends later): decide at the
+      // newest bucket's start and count there rather than in a stale slot. Delays are still
+      // measured from the real now: a bucket leaves at its own (k + 1)·b + W - 1.
       bucketNow = newest;
-      nowNanos = newest * bucketNanos;
+      decidedAt = newest * bucketNanos;
     }
-    long oldestBucket = oldestOverlapping(nowNanos);
+    long oldestBucket = oldestOverlapping(decidedAt);
     long sum = 0;
     for (long k = oldestBucket; k <= bucketNow; k++) {
       sum = NanoMath.saturatedAdd(sum, count(state, newest, k));

@@ -108,10 +108,10 @@ public final class SlidingLog implements LimiterAlgorithm {
     Permits.check(permits, limit);
     int head = (int) state[HEAD];
     int size = (int) state[SIZE];
-    if (size > 0) {
-      nowNanos = Math.max(nowNanos, entry(state, head, size - 1));
-    }
-    long cutoff = NanoMath.saturatedSubtract(nowNanos, windowNanos); // live iff ts > cutoff
+    // A clock that stepped back is held at the newest entry, so the ring stays sorted; delays are
+    // still measured from the real now (an entry leaves at its own ts + W, whatever the clock).
+    long decidedAt = size > 0 ? Math.max(nowNanos, entry(state, head, size - 1)) : nowNanos;
+    long cutoff = NanoMath.saturatedSubtract(decidedAt, windowNanos); // live iff ts > cutoff
     int expired = 0;
     while (expired < size && entry(state, head, expired) <= cutoff) {
       expired++;
@@ -120,7 +120,7 @@ public final class SlidingLog implements LimiterAlgorithm {
     int live = size - expired;
     boolean allowed = live <= limit - permits;
     if (permits > 0 && (allowed || countDenied)) {
-      oldest = append(state, oldest, live, nowNanos, (int) permits);
+      oldest = append(state, oldest, live, decidedAt, (int) permits);
       live = (int) state[SIZE];
     }
     long remaining = limit - live;

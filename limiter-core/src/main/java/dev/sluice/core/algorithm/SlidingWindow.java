@@ -80,9 +80,18 @@ public final class SlidingWindow implements LimiterAlgorithm {
     return new long[STATE_SIZE];
   }
 
+  /**
+   * The state as is if it is a sliding-window state for this window length (its start is aligned to
+   * it), else a fresh one.
+   */
   @Override
   public long[] fit(long[] state) {
-    return state.length == STATE_SIZE ? state : newState();
+    boolean fits =
+        state.length == STATE_SIZE
+            && Math.floorMod(state[CURRENT_START], windowNanos) == 0
+            && state[CURRENT] >= 0
+            && state[PREVIOUS] >= 0;
+    return fits ? state : newState();
   }
 
   @Override
@@ -90,12 +99,15 @@ public final class SlidingWindow implements LimiterAlgorithm {
     Permits.check(permits, limit);
     // Roll into locals: the state is written only when something is counted, so a peek or a
     // denial leaves it bit for bit as it was. A clock that steps back (failover to a member whose
-    // clock is behind) is held at the stored window rather than forgetting its counts.
+    // clock is behind) is held at the stored window rather than forgetting its counts: the
+    // decision is taken at the window's start, and the delays include the wait until then.
     long currentStart = state[CURRENT_START];
     long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
     long current = state[CURRENT];
     long previous = state[PREVIOUS];
+    long behind = 0;
     if (windowStart < currentStart) {
+      behind = currentStart - nowNanos;
       nowNanos = currentStart;
     } else if (windowStart != currentStart) {
       previous = windowStart - currentStart == windowNanos ? current : 0;
@@ -115,12 +127,13 @@ public final class SlidingWindow implements LimiterAlgorithm {
     }
     long remaining = Math.max(0, limit - estimate);
     long resetAfter = resetAfter(previous, current, elapsed);
+    resetAfter = resetAfter > 0 ? resetAfter + behind : 0;
     if (allowed) {
       return Decision.allow(limit, remaining, resetAfter);
     }
     // Computed on the state as it is now, penalty included, so that waiting it out succeeds.
-    return Decision.deny(
-        limit, remaining, retryAfter(previous, current, elapsed, permits), resetAfter);
+    long retryAfter = behind + retryAfter(previous, current, elapsed, permits);
+    return Decision.deny(limit, remaining, retryAfter, resetAfter);
   }
 
   @Override

@@ -132,7 +132,7 @@ final class VirtualSchedule {
       if (permits > 0) {
         store(state, nowNanos, debtAfter);
       }
-      long remaining = Math.max(0, slots - intervalsCovering(debtAfter));
+      long remaining = remaining(debtAfter);
       long resetAfter = ceil(debtAfter);
       // The request's slot starts where the queue ahead of it ends: max(TAT, now).
       return reportDelay
@@ -140,27 +140,31 @@ final class VirtualSchedule {
           : Decision.allow(slots, remaining, resetAfter);
     }
     Span stateDebt = debt;
-    if (countDenied && permits > 0) {
+    if (countDenied && permits > 0 && debt.compareTo(maxDebt) < 0) {
       stateDebt = debtAfter.compareTo(maxDebt) <= 0 ? debtAfter : maxDebt;
       store(state, nowNanos, stateDebt);
     }
     // Waiting d drains d of debt: the same request fits once stateDebt - d + cost <= tolerance.
     long retryAfter = ceil(minus(plus(stateDebt, cost), tolerance));
-    long remaining = Math.max(0, slots - intervalsCovering(stateDebt));
-    return Decision.deny(slots, remaining, retryAfter, ceil(stateDebt));
+    return Decision.deny(slots, remaining(stateDebt), retryAfter, ceil(stateDebt));
   }
 
   /**
-   * {@code max(TAT - now, 0)}, and at most {@code maxDebt}: a TAT stored under a slower policy may
-   * lie further ahead than this policy can ever put it; it is held to this policy's worst case.
+   * {@code max(TAT - now, 0)}. A TAT stored under a slower policy may lie further ahead than this
+   * policy could ever put it; it is kept, not clamped, because a clamped debt would stop draining
+   * and no delay computed from it would be honest. Such a key simply waits its old debt out.
    */
   private Span debt(long[] state, long nowNanos) {
     long tatNanos = state[TAT_NANOS];
     if (tatNanos < nowNanos) {
       return Span.ZERO;
     }
-    Span debt = new Span(NanoMath.saturatedSubtract(tatNanos, nowNanos), state[TAT_FRACTION]);
-    return debt.compareTo(maxDebt) <= 0 ? debt : maxDebt;
+    return new Span(NanoMath.saturatedSubtract(tatNanos, nowNanos), state[TAT_FRACTION]);
+  }
+
+  /** {@code slots - ceil(debt / T)}, at least 0. */
+  private long remaining(Span debt) {
+    return debt.compareTo(tolerance) >= 0 ? 0 : slots - intervalsCovering(debt);
   }
 
   private static void store(long[] state, long nowNanos, Span debt) {
@@ -178,9 +182,9 @@ final class VirtualSchedule {
   }
 
   /**
-   * {@code ceil(span / T)}: how many emission intervals cover {@code span}. A double estimates it
-   * (relative error 1e-16 on an answer below 3e9, so off by at most one), exact span comparisons
-   * then settle it.
+   * {@code ceil(span / T)} for {@code span <= tolerance}: how many emission intervals cover {@code
+   * span}. A double estimates it (relative error 1e-16 on an answer at most {@code slots <= 1e9 +
+   * 1}, so off by at most one), exact span comparisons then settle it.
    */
   long intervalsCovering(Span span) {
     if (span.isZero()) {
