@@ -79,6 +79,11 @@ final class MemberConfig {
       }
     }
 
+    if (timeSource != TimeSource.system()) {
+      // A manual clock (tests) does not follow the wall clock that entry TTLs run on: keep states
+      // for an hour of wall time, so cleanup never drops one the manual clock still needs.
+      config.setProperty(SluiceHazelcast.MIN_STATE_TTL_MILLIS_PROPERTY, "3600000");
+    }
     SluiceHazelcast.configure(config, timeSource);
     config.getMapConfig(SluiceHazelcast.STATE_MAP).setBackupCount(settings.backupCount());
     config
