@@ -14,6 +14,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -149,6 +150,37 @@ class SerializationTest {
     ObjectDataOutput v1 = SERIALIZATION.createObjectDataOutput();
     state.writeDataV1(v1);
     assertThat(HexFormat.of().formatHex(v1.toByteArray())).isEqualTo(STATE_V1_FIXTURE);
+  }
+
+  /**
+   * sliding_buckets changed its state layout (a tag and a running sum were added) without a new
+   * GridState format: the bytes hold any {@code long[]}, and the algorithm's {@code fit} reads the
+   * first layout. A state stored in the first layout, 4 per 60 s in 6 buckets after two permits at
+   * 5 s, one at 25 s and one at 45 s, still decides as the worked example in docs/algorithms.md.
+   */
+  @Test
+  void gridState_slidingBucketsFirstLayout_stillDecidesAsBefore() {
+    Policy policy =
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_BUCKETS)
+            .limit(4)
+            .window(Duration.ofSeconds(60))
+            .buckets(6)
+            .build();
+    long second = 1_000_000_000L;
+    // [bucketNanos, newestBucket, count_0 .. count_6]: buckets 0, 2 and 4 hold 2, 1 and 1.
+    long[] firstLayout = {10 * second, 4, 2, 0, 1, 0, 1, 0, 0};
+    GridState stored = roundTrip(new GridState(GridState.fingerprint(policy), firstLayout));
+    assertThat(stored.fingerprint()).isEqualTo(GridState.fingerprint(policy));
+
+    LimiterAlgorithm algorithm = LimiterAlgorithm.of(policy);
+    long[] state = algorithm.fit(stored.state().clone());
+    Decision denied = algorithm.apply(state, 64 * second, 1);
+    assertThat(denied.allowed()).isFalse();
+    assertThat(denied.retryAfterNanos()).isEqualTo(6 * second - 1);
+    Decision allowed = algorithm.apply(state, 70 * second - 1, 1);
+    assertThat(allowed.allowed()).isTrue();
+    assertThat(allowed.remaining()).isEqualTo(1);
   }
 
   /** Not a Sluice type: any Serializable class outside the allow-list. */
