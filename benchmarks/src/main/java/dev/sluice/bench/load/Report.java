@@ -202,15 +202,21 @@ public final class Report {
         lines.add(
             String.format(
                 Locale.ROOT,
-                "| %s / %s | %.2f× | %.2f× |",
+                "| %s / %s | %s | %s |",
                 sluice.name(),
                 peer.name(),
-                sluice.medianThroughput() / peer.medianThroughput(),
-                sluice.medianPercentileMicros(99)
-                    / Math.max(0.001, peer.medianPercentileMicros(99))));
+                times(sluice.medianThroughput() / peer.medianThroughput()),
+                times(
+                    sluice.medianPercentileMicros(99)
+                        / Math.max(0.001, peer.medianPercentileMicros(99)))));
       }
     }
     return lines;
+  }
+
+  /** A ratio with two decimals, or "<0.01×" where two decimals would show a misleading 0. */
+  static String times(double ratio) {
+    return ratio < 0.01 ? "<0.01×" : String.format(Locale.ROOT, "%.2f×", ratio);
   }
 
   private static String relative(Path doc, Path imageDir) {
