@@ -60,6 +60,7 @@ public final class GridBenchmark {
   private static final int KEYS = 10_000;
   private static final int THREADS = 8;
   private static final int IN_FLIGHT_PER_THREAD = 16;
+  private static final int HOT_KEYS = 16;
 
   /** {@code --only=TEXT} runs only the modes whose name contains TEXT. */
   private static String ONLY = "";
@@ -227,6 +228,36 @@ public final class GridBenchmark {
                 .builder()
                 .build(keys[i], () -> CompletableFuture.completedFuture(configuration));
       }
+      // Hot keys: every call lands on one of HOT_KEYS keys, with limits high enough that all are
+      // admitted. Here concurrent calls on a key collide, which is where per-key coalescing helps.
+      direct.rules().put(new Rule("hot", Policy.of(1_000_000, Duration.ofSeconds(1))));
+      BucketConfiguration hotConfiguration =
+          BucketConfiguration.builder()
+              .addLimit(
+                  limit -> limit.capacity(1_000_000).refillGreedy(1_000_000, Duration.ofSeconds(1)))
+              .build();
+      AsyncBucketProxy[] hotBuckets = new AsyncBucketProxy[HOT_KEYS];
+      for (int i = 0; i < HOT_KEYS; i++) {
+        hotBuckets[i] =
+            buckets
+                .asAsync()
+                .builder()
+                .build("hot-" + keys[i], () -> CompletableFuture.completedFuture(hotConfiguration));
+      }
+      modes.add(
+          () ->
+              async(
+                  "sluice async batched, " + HOT_KEYS + " hot keys" + tag,
+                  i -> batched.tryAcquireAsync("hot", keys[i % HOT_KEYS], 1),
+                  IN_FLIGHT_PER_THREAD,
+                  1));
+      modes.add(
+          () ->
+              async(
+                  "bucket4j async, " + HOT_KEYS + " hot keys" + tag,
+                  i -> hotBuckets[i % HOT_KEYS].tryConsume(1),
+                  IN_FLIGHT_PER_THREAD,
+                  1));
       modes.add(() -> sync("bucket4j sync" + tag, i -> syncBuckets[i].tryConsume(1)));
       modes.add(
           () ->
@@ -351,7 +382,7 @@ public final class GridBenchmark {
             .perSecond();
     double bucket4jBest =
         rows.stream()
-            .filter(r -> r.name().startsWith("bucket4j"))
+            .filter(r -> r.name().startsWith("bucket4j") && !r.name().contains("hot"))
             .mapToDouble(Row::perSecond)
             .max()
             .orElseThrow();

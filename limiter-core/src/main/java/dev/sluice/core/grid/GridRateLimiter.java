@@ -151,7 +151,29 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
 
   @Override
   public Decision tryAcquire(String rule, String key, long permits) {
-    return decideNow(pending(Check.of(rule, key, permits), options.batchSync()));
+    checkRuleName(rule);
+    StateKey.checkSubject(key);
+    checkCost(permits);
+    return decideNow(pending(rule, null, key, permits, options.batchSync()));
+  }
+
+  /** Rule names already checked (bounded): checking one is a regular expression match. */
+  private final java.util.Set<String> checkedRuleNames = ConcurrentHashMap.newKeySet();
+
+  private void checkRuleName(String rule) {
+    if (rule != null && checkedRuleNames.contains(rule)) {
+      return;
+    }
+    Rule.checkName(rule);
+    if (checkedRuleNames.size() < 10_000) {
+      checkedRuleNames.add(rule);
+    }
+  }
+
+  private static void checkCost(long permits) {
+    if (permits < 0) {
+      throw new InvalidPolicyException("cost", "must not be negative, was " + permits);
+    }
   }
 
   @Override
@@ -162,13 +184,16 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
 
   @Override
   public CompletableFuture<Decision> tryAcquireAsync(String rule, String key, long permits) {
-    return onCallbackThreads(submit(pending(Check.of(rule, key, permits))));
+    checkRuleName(rule);
+    StateKey.checkSubject(key);
+    checkCost(permits);
+    return submit(pending(rule, null, key, permits, true));
   }
 
   @Override
   public CompletableFuture<Decision> tryAcquireAsync(Policy policy, String key, long permits) {
     Objects.requireNonNull(policy, "policy");
-    return onCallbackThreads(submit(pending(Check.inline(policy, key, permits))));
+    return submit(pending(Check.inline(policy, key, permits)));
   }
 
   @Override
@@ -178,7 +203,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
 
   @Override
   public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    return onCallbackThreads(submitAll(checks));
+    return submitAll(checks);
   }
 
   /**
@@ -200,25 +225,6 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     KeyOutcome outcome =
         states.executeOnKey(pending.stateKey(), new AcquireProcessor(new KeyRequests[] {requests}));
     return outcome.decision(0);
-  }
-
-  /**
-   * The answer as callers see it: completed on this limiter's threads, never on Hazelcast's, so
-   * that what callers chain onto it cannot stall the grid.
-   */
-  private <T> CompletableFuture<T> onCallbackThreads(CompletableFuture<T> internal) {
-    CompletableFuture<T> external = new CompletableFuture<>();
-    internal.whenComplete(
-        (value, failure) ->
-            callbacks.execute(
-                () -> {
-                  if (failure != null) {
-                    external.completeExceptionally(unwrap(failure));
-                  } else {
-                    external.complete(value);
-                  }
-                }));
-    return external;
   }
 
   private CompletableFuture<List<Decision>> submitAll(List<Check> checks) {
@@ -300,22 +306,22 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
    * the key) is only needed to route through a batcher, so a direct call skips it.
    */
   private Pending pending(Check check, boolean routed) {
+    return pending(check.rule(), check.policy(), check.key(), check.permits(), routed);
+  }
+
+  /** The fields were checked already (by {@link Check} or the caller). */
+  private Pending pending(
+      @Nullable String rule, @Nullable Policy policy, String key, long permits, boolean routed) {
     String stateKey;
-    if (check.rule() != null) {
-      checkLocalRule(check.rule(), check.permits());
-      stateKey = StateKey.of(check.rule(), check.key());
+    if (rule != null) {
+      checkLocalRule(rule, permits);
+      stateKey = StateKey.of(rule, key);
     } else {
-      checkCapacity(Objects.requireNonNull(check.policy()), check.permits());
-      stateKey = StateKey.inline(check.key());
+      checkCapacity(Objects.requireNonNull(policy), permits);
+      stateKey = StateKey.inline(key);
     }
     int partitionId = routed ? partitions.getPartition(stateKey).getPartitionId() : -1;
-    return new Pending(
-        stateKey,
-        partitionId,
-        check.rule(),
-        check.policy(),
-        check.permits(),
-        new CompletableFuture<>());
+    return new Pending(stateKey, partitionId, rule, policy, permits, new CompletableFuture<>());
   }
 
   /** On a member, the rules are local: refuse unknown rules and impossible costs before sending. */
@@ -448,8 +454,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
                 complete(batch, outcome == null ? null : Map.of(stateKey, outcome), failure);
                 return (Void) null;
               },
-              // On the thread delivering the response: see OwnerBatcher#send for why explicit.
-              Runnable::run)
+              callbacks)
           .toCompletableFuture();
     } catch (RuntimeException e) {
       complete(batch, null, e);

@@ -41,23 +41,48 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
 
   private final TimeSource timeSource;
   private final String rulesMapName;
+  private final long minStateTtlMillis;
   private final ConcurrentHashMap<String, ResolvedRule> rules = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Integer, Policy> inlinePolicies = new ConcurrentHashMap<>();
   private volatile boolean rulesLoaded;
   private volatile @Nullable HazelcastInstance instance;
 
-  MemberContext(TimeSource timeSource, String rulesMapName) {
+  MemberContext(TimeSource timeSource, String rulesMapName, long minStateTtlMillis) {
     this.timeSource = timeSource;
     this.rulesMapName = rulesMapName;
+    this.minStateTtlMillis = minStateTtlMillis;
   }
 
-  /** The context of a member, or null if it was not configured for Sluice. */
+  /** The member whose context {@link #of} found last, with that context. */
+  private record Found(HazelcastInstance member, @Nullable MemberContext context) {}
+
+  private static volatile @Nullable Found lastFound;
+
+  /**
+   * The context of a member, or null if it was not configured for Sluice. Every processor asks on
+   * every decision, and a JVM almost always holds one member, so the last answer is kept (by
+   * identity; with several members in one JVM it is simply looked up more often).
+   */
   static @Nullable MemberContext of(HazelcastInstance member) {
-    return (MemberContext) member.getConfig().getUserContext().get(USER_CONTEXT_KEY);
+    Found found = lastFound;
+    if (found != null && found.member() == member) {
+      return found.context();
+    }
+    MemberContext context =
+        (MemberContext) member.getConfig().getUserContext().get(USER_CONTEXT_KEY);
+    if (context != null) {
+      lastFound = new Found(member, context);
+    }
+    return context;
   }
 
   public TimeSource timeSource() {
     return timeSource;
+  }
+
+  /** See {@link SluiceHazelcast#MIN_STATE_TTL_MILLIS_PROPERTY}. */
+  long minStateTtlMillis() {
+    return minStateTtlMillis;
   }
 
   boolean rulesLoaded() {

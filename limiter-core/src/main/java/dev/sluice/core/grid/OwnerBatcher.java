@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -120,11 +121,11 @@ final class OwnerBatcher {
     }
     SENDING.set(Boolean.TRUE);
     try {
-      // Complete on the thread that delivers the response (an explicit caller-runs executor:
+      // React on the thread that delivers the response (an explicit caller-runs executor:
       // Hazelcast's plain whenComplete would use its default executor, a new thread per callback
-      // on 2 CPUs). Waiters are only unparked there and the next batch is only enqueued. Should
-      // the answer already be there (completion inline, on this thread), go through the executor
-      // instead, so sends never recurse on one stack.
+      // on 2 CPUs): release the lane and send the next batch at once, and hand the answers to the
+      // callback executor as ONE task for the whole batch. Should the response already be there
+      // (completion inline, on this thread), do it all on the executor, so sends never recurse.
       map.submitToKeys(batch.keySet(), new AcquireProcessor(requests))
           .whenCompleteAsync(
               (outcomes, failure) -> {
@@ -146,11 +147,16 @@ final class OwnerBatcher {
 
   private void finish(
       Map<String, List<Pending>> batch, Map<String, KeyOutcome> outcomes, Throwable failure) {
+    busy.set(false);
     try {
-      GridRateLimiter.complete(batch, outcomes, failure);
-    } finally {
-      busy.set(false);
       trySend();
+    } finally {
+      try {
+        callbacks.execute(() -> GridRateLimiter.complete(batch, outcomes, failure));
+      } catch (RejectedExecutionException closed) {
+        // The limiter was closed: answer here rather than leave callers waiting forever.
+        GridRateLimiter.complete(batch, outcomes, failure);
+      }
     }
   }
 }

@@ -46,11 +46,22 @@ public final class SluiceHazelcast {
   public static final String EXECUTOR = "sluice.rules.push";
 
   /**
-   * The state map's in-memory format, chosen by measurement (docs/grid.md): BINARY decides as fast
-   * as OBJECT here (the state is tiny, so deserializing it costs about what OBJECT's copy on write
-   * does) and its memory cost is measurable and bounded.
+   * The state map's in-memory format, chosen by measurement (docs/grid.md): BINARY and OBJECT
+   * decide equally fast within run-to-run noise (the state is a few bytes, so decoding it costs
+   * little), use about the same heap, and only BINARY's memory shows in {@code LocalMapStats}.
    */
   public static final InMemoryFormat DEFAULT_STATE_FORMAT = InMemoryFormat.BINARY;
+
+  /**
+   * Member config property: the shortest time-to-live a state entry gets, in milliseconds (default
+   * 1000, Hazelcast's TTL resolution). TTL runs on the wall clock while decisions run on the
+   * member's {@link TimeSource}; the two agree in production, but a member driven by a manual clock
+   * (tests, simulations) must raise this so that cleanup never expires a state its clock still
+   * needs. Read once, when the member is configured.
+   */
+  public static final String MIN_STATE_TTL_MILLIS_PROPERTY = "sluice.state.min-ttl-millis";
+
+  private static final long DEFAULT_MIN_STATE_TTL_MILLIS = 1_000L;
 
   private SluiceHazelcast() {}
 
@@ -79,10 +90,32 @@ public final class SluiceHazelcast {
     rules.setBackupCount(1);
     rules.setInMemoryFormat(InMemoryFormat.BINARY);
 
-    MemberContext context = new MemberContext(timeSource, RULES_MAP);
+    MemberContext context = new MemberContext(timeSource, RULES_MAP, minStateTtlMillis(config));
     config.getUserContext().put(MemberContext.USER_CONTEXT_KEY, context);
     config.addListenerConfig(new ListenerConfig(context));
     return config;
+  }
+
+  private static long minStateTtlMillis(Config config) {
+    String value = config.getProperty(MIN_STATE_TTL_MILLIS_PROPERTY);
+    if (value == null) {
+      return DEFAULT_MIN_STATE_TTL_MILLIS;
+    }
+    try {
+      long millis = Long.parseLong(value.trim());
+      if (millis >= DEFAULT_MIN_STATE_TTL_MILLIS) {
+        return millis;
+      }
+    } catch (NumberFormatException e) {
+      // reported below, with the value
+    }
+    throw new IllegalArgumentException(
+        MIN_STATE_TTL_MILLIS_PROPERTY
+            + ": must be a whole number of milliseconds, at least "
+            + DEFAULT_MIN_STATE_TTL_MILLIS
+            + ", was '"
+            + value
+            + "'");
   }
 
   /** Configures a client; returns {@code config}. */

@@ -2,7 +2,7 @@ package dev.sluice.core.local;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
@@ -18,11 +18,13 @@ import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.rules.InMemoryRuleStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiFunction;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -38,11 +40,18 @@ import org.jspecify.annotations.Nullable;
  * <h2>How a decision is made</h2>
  *
  * Each key ({@code <rule>|<subject>}, or {@code ~inline|<subject>} for inline policies) owns a
- * {@code long[]} state in a Caffeine cache. A decision is one {@code compute} on that key: read the
- * clock, apply the algorithm, store the new state. {@code compute} is atomic per key, so concurrent
- * requests on one key are decided one after the other, each seeing the last, and requests on
- * different keys never wait for each other. The clock is read inside the {@code compute}, so the
- * times a key sees never go backwards with respect to the order it is decided in.
+ * {@code long[]} state in a Caffeine cache. A decision looks the state up, takes its monitor, reads
+ * the clock, applies the algorithm in place and stamps the state's expiry. The monitor makes a
+ * key's decisions atomic and ordered (each sees the last, and the times a key sees never go
+ * backwards with respect to that order); different keys never wait for each other. An existing key
+ * costs a cache read and an uncontended monitor, not a cache write: the write path (with its expiry
+ * and eviction bookkeeping) is taken only when a key is first seen or changes shape, and it is a
+ * {@code compute}, so two threads never create two states for one key.
+ *
+ * <p>A state leaves the cache in three ways, each under its monitor: it expires, it is evicted for
+ * space, or it is reset. Leaving marks it retired, and a decision that finds its state retired
+ * looks again, so no decision is ever applied to a state the cache no longer holds, except one that
+ * raced an eviction for space, which forgets the key anyway.
  *
  * <h2>Rule changes</h2>
  *
@@ -52,11 +61,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Memory</h2>
  *
- * An idle key expires after its algorithm's {@link LimiterAlgorithm#stateTtlNanos()} (e.g. two
- * windows for sliding_window), after which a fresh state decides identically; expiry runs on the
- * injected {@link TimeSource}, so a manual clock drives it in tests. At most {@code maxKeys} states
- * are kept: beyond that the least valuable are evicted, and an evicted key is forgiven its count,
- * so size {@code maxKeys} above the number of keys active within a window.
+ * A state idle for longer than its algorithm's {@link LimiterAlgorithm#stateTtlNanos()} (e.g. two
+ * windows for sliding_window) decides exactly as a fresh one, so it is treated as fresh on its next
+ * use and swept out of memory in the background at most every {@link #SWEEP_INTERVAL_NANOS} of the
+ * limiter's clock ({@link #cleanUp()} sweeps at once). Expiry reads the injected {@link
+ * TimeSource}, so a manual clock drives it in tests. At most {@code maxKeys} states are kept:
+ * beyond that Caffeine evicts the least valuable, and an evicted key is forgiven its count, so size
+ * {@code maxKeys} above the number of keys active within a window.
  *
  * <p>Thread-safe. All operations complete synchronously; the async variants return completed
  * stages.
@@ -65,8 +76,8 @@ public final class LocalRateLimiter implements RateLimiter {
   /** Default bound on stored keys: about 250 MB of sliding_window state. */
   public static final long DEFAULT_MAX_KEYS = 1_000_000L;
 
-  /** Longest expiry handed to the cache; state TTLs are at most 60 days, this is far beyond. */
-  private static final long MAX_TTL_NANOS = Long.MAX_VALUE / 4;
+  /** How often, in the limiter's time, idle states are swept out of memory. */
+  public static final long SWEEP_INTERVAL_NANOS = 10_000_000_000L;
 
   private static final int MAX_CACHED_INLINE_POLICIES = 1_024;
 
@@ -81,18 +92,19 @@ public final class LocalRateLimiter implements RateLimiter {
   private final Cache<Policy, Compiled> compiledInline =
       Caffeine.newBuilder().maximumSize(MAX_CACHED_INLINE_POLICIES).build();
 
+  private final AtomicBoolean sweeping = new AtomicBoolean();
+  private volatile long nextSweepNanos;
+
   private LocalRateLimiter(Builder builder) {
     this.timeSource = builder.timeSource;
     this.rules = builder.rules;
     this.states =
         Caffeine.newBuilder()
-            .ticker(timeSource::nowNanos)
-            .expireAfter(new StateExpiry())
             .maximumSize(builder.maxKeys)
-            // Maintenance (expiry, eviction) stays on Caffeine's default executor: running it on
-            // the calling thread would add it to every decision. Expiry is still exact for
-            // reads, since an entry past its time is never returned; cleanUp() runs it at once.
+            // Runs inside the eviction's atomic removal: no decision can apply to the state after.
+            .evictionListener((String key, KeyState state, RemovalCause cause) -> retire(state))
             .build();
+    this.nextSweepNanos = plusSaturated(timeSource.nowNanos(), SWEEP_INTERVAL_NANOS);
   }
 
   public static Builder builder() {
@@ -162,7 +174,14 @@ public final class LocalRateLimiter implements RateLimiter {
   public void reset(String rule, String key) {
     rules.get(rule);
     StateKey.checkSubject(key);
-    states.invalidate(StateKey.of(rule, key));
+    states
+        .asMap()
+        .computeIfPresent(
+            StateKey.of(rule, key),
+            (stateKey, state) -> {
+              retire(state);
+              return null;
+            });
   }
 
   @Override
@@ -170,16 +189,17 @@ public final class LocalRateLimiter implements RateLimiter {
     return rules;
   }
 
-  /** Keys holding state, approximately: expired keys may count until the next maintenance. */
+  /** Keys holding state, approximately: idle keys count until they are swept. */
   public long keyCount() {
     return states.estimatedSize();
   }
 
   /**
-   * Runs pending expiry and eviction now. They otherwise run as a side effect of traffic, which is
-   * enough for memory; this is for tests and for an exact {@link #keyCount()}.
+   * Sweeps idle states out of memory and runs pending evictions now. Both otherwise happen in the
+   * background as traffic flows; this is for tests and for an exact {@link #keyCount()}.
    */
   public void cleanUp() {
+    sweep();
     states.cleanUp();
   }
 
@@ -188,24 +208,117 @@ public final class LocalRateLimiter implements RateLimiter {
       // A peek changes nothing: no state is created and no expiry is extended.
       return peek(stateKey, compiled);
     }
-    Decider decider = new Decider(compiled, permits);
-    states.asMap().compute(stateKey, decider);
-    Decision decision = Objects.requireNonNull(decider.decision);
-    return compiled.policy.shadow() ? decision.asShadow() : decision;
+    KeyState state = states.getIfPresent(stateKey);
+    while (true) {
+      if (state == null || !state.shape.equals(compiled.shape)) {
+        state = states.asMap().compute(stateKey, (k, stored) -> current(stored, compiled));
+      }
+      Decision decision;
+      long nowNanos;
+      synchronized (state) {
+        if (state.retired) {
+          state = null; // removed since we looked it up: look again
+          continue;
+        }
+        nowNanos = timeSource.nowNanos();
+        if (nowNanos >= state.expiresAtNanos) {
+          state.values = compiled.algorithm.newState();
+        } else {
+          state.values = compiled.algorithm.fit(state.values);
+        }
+        decision = compiled.algorithm.apply(state.values, nowNanos, permits);
+        state.expiresAtNanos = plusSaturated(nowNanos, compiled.ttlNanos);
+      }
+      if (nowNanos >= nextSweepNanos) {
+        sweepInBackground(nowNanos);
+      }
+      return compiled.policy.shadow() ? decision.asShadow() : decision;
+    }
+  }
+
+  /**
+   * The state a decision under {@code compiled} should use, given what the cache holds: the stored
+   * one if it is live and of the same shape, else a fresh one (retiring a replaced state).
+   */
+  private static KeyState current(@Nullable KeyState stored, Compiled compiled) {
+    if (stored != null && !stored.retired && stored.shape.equals(compiled.shape)) {
+      return stored;
+    }
+    if (stored != null) {
+      retire(stored);
+    }
+    return new KeyState(compiled.algorithm.newState(), compiled.shape);
   }
 
   private Decision peek(String stateKey, Compiled compiled) {
     KeyState stored = states.getIfPresent(stateKey);
-    long[] state;
+    long[] values = null;
+    long nowNanos;
     if (stored != null && stored.shape.equals(compiled.shape)) {
       synchronized (stored) {
-        state = compiled.algorithm.fit(stored.state.clone());
+        nowNanos = timeSource.nowNanos();
+        if (!stored.retired && nowNanos < stored.expiresAtNanos) {
+          values = compiled.algorithm.fit(stored.values.clone());
+        }
       }
     } else {
-      state = compiled.algorithm.newState();
+      nowNanos = timeSource.nowNanos();
     }
-    Decision decision = compiled.algorithm.apply(state, timeSource.nowNanos(), 0);
+    if (values == null) {
+      values = compiled.algorithm.newState();
+    }
+    Decision decision = compiled.algorithm.apply(values, nowNanos, 0);
     return compiled.policy.shadow() ? decision.asShadow() : decision;
+  }
+
+  /** {@code now + delay} for {@code delay >= 0}, capped rather than wrapped. */
+  private static long plusSaturated(long nowNanos, long delayNanos) {
+    long sum = nowNanos + delayNanos;
+    return sum < nowNanos ? Long.MAX_VALUE : sum;
+  }
+
+  private static void retire(KeyState state) {
+    synchronized (state) {
+      state.retired = true;
+    }
+  }
+
+  private void sweepInBackground(long nowNanos) {
+    if (sweeping.compareAndSet(false, true)) {
+      nextSweepNanos = plusSaturated(nowNanos, SWEEP_INTERVAL_NANOS);
+      ForkJoinPool.commonPool()
+          .execute(
+              () -> {
+                try {
+                  sweep();
+                } finally {
+                  sweeping.set(false);
+                }
+              });
+    }
+  }
+
+  /**
+   * Removes every state idle past its expiry. A state is retired under its monitor first, so a
+   * concurrent decision either finished before (and pushed the expiry out, so it stays) or sees it
+   * retired and makes a fresh one; the removal itself happens outside the monitor, since the cache
+   * takes its own locks before states' monitors, never after.
+   */
+  private void sweep() {
+    long nowNanos = timeSource.nowNanos();
+    for (Map.Entry<String, KeyState> entry : states.asMap().entrySet()) {
+      KeyState state = entry.getValue();
+      boolean expired;
+      synchronized (state) {
+        expired = !state.retired && nowNanos >= state.expiresAtNanos;
+        if (expired) {
+          state.retired = true;
+        }
+      }
+      if (expired) {
+        states.asMap().remove(entry.getKey(), state);
+      }
+    }
   }
 
   /** Checks the request against the rule before anything is counted. */
@@ -277,69 +390,23 @@ public final class LocalRateLimiter implements RateLimiter {
       this.policy = policy;
       this.algorithm = LimiterAlgorithm.of(policy);
       this.shape = Shape.of(policy);
-      this.ttlNanos = Math.min(Math.max(1, algorithm.stateTtlNanos()), MAX_TTL_NANOS);
+      this.ttlNanos = Math.max(1, algorithm.stateTtlNanos());
     }
   }
 
   /**
-   * A key's state. Written only inside the cache's per-key {@code compute}; the monitor is there so
-   * that a {@link #peek} outside it copies a consistent array.
+   * A key's state, guarded by its own monitor. The cache only ever holds a state that is not
+   * retired; a retired one is never written again.
    */
   private static final class KeyState {
-    long[] state;
     final Shape shape;
-    long ttlNanos;
+    long[] values;
+    long expiresAtNanos = Long.MAX_VALUE;
+    boolean retired;
 
-    KeyState(long[] state, Shape shape) {
-      this.state = state;
+    KeyState(long[] values, Shape shape) {
+      this.values = values;
       this.shape = shape;
-    }
-  }
-
-  /** One decision, as the remapping function of the key's {@code compute}. */
-  private final class Decider implements BiFunction<String, KeyState, KeyState> {
-    private final Compiled compiled;
-    private final long permits;
-    @Nullable Decision decision;
-
-    Decider(Compiled compiled, long permits) {
-      this.compiled = compiled;
-      this.permits = permits;
-    }
-
-    @Override
-    public KeyState apply(String stateKey, @Nullable KeyState stored) {
-      KeyState keyState = stored;
-      if (keyState == null || !keyState.shape.equals(compiled.shape)) {
-        keyState = new KeyState(compiled.algorithm.newState(), compiled.shape);
-      }
-      long nowNanos = timeSource.nowNanos();
-      synchronized (keyState) {
-        keyState.state = compiled.algorithm.fit(keyState.state);
-        decision = compiled.algorithm.apply(keyState.state, nowNanos, permits);
-        keyState.ttlNanos = compiled.ttlNanos;
-      }
-      return keyState;
-    }
-  }
-
-  /** Each state lives as long as its algorithm says it matters, counted from its last write. */
-  private static final class StateExpiry implements Expiry<String, KeyState> {
-    @Override
-    public long expireAfterCreate(String key, KeyState value, long currentTime) {
-      return value.ttlNanos;
-    }
-
-    @Override
-    public long expireAfterUpdate(
-        String key, KeyState value, long currentTime, long currentDuration) {
-      return value.ttlNanos;
-    }
-
-    @Override
-    public long expireAfterRead(
-        String key, KeyState value, long currentTime, long currentDuration) {
-      return currentDuration;
     }
   }
 

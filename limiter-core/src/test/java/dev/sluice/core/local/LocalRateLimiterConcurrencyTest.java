@@ -15,7 +15,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -80,5 +83,73 @@ class LocalRateLimiterConcurrencyTest {
 
     assertThat(admitted.get()).as(algorithm.wireName()).isEqualTo(LIMIT);
     assertThat(limiter.peek("hot", "one-key").remaining()).isZero();
+  }
+
+  /**
+   * Every phase starts with all states expired, and a sweeper removes them while the threads
+   * decide: a decision must never land on a state the sweep is retiring. Each key still admits
+   * exactly its limit per phase.
+   */
+  @Test
+  void sweepRacingDecisionsOnExpiredStates_losesNoPermit() throws Exception {
+    ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T00:00:00Z"));
+    Policy policy =
+        Policy.builder()
+            .algorithm(Algorithm.FIXED_WINDOW)
+            .limit(50)
+            .window(Duration.ofSeconds(1))
+            .build();
+    LocalRateLimiter limiter =
+        LocalRateLimiter.builder()
+            .timeSource(clock)
+            .rules(List.of(new Rule("hot", policy)))
+            .build();
+    int keys = 4;
+    int threads = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+    try {
+      for (int phase = 0; phase < 20; phase++) {
+        clock.advance(Duration.ofSeconds(3)); // past every state's time-to-live
+        AtomicLongArray admitted = new AtomicLongArray(keys);
+        AtomicBoolean deciding = new AtomicBoolean(true);
+        CountDownLatch start = new CountDownLatch(1);
+        Future<?> sweeper =
+            pool.submit(
+                () -> {
+                  start.await();
+                  while (deciding.get()) {
+                    limiter.cleanUp();
+                  }
+                  return null;
+                });
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          workers.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    for (int i = 0; i < 100; i++) {
+                      for (int k = 0; k < keys; k++) {
+                        if (limiter.tryAcquire("hot", "key-" + k, 1).allowed()) {
+                          admitted.incrementAndGet(k);
+                        }
+                      }
+                    }
+                    return null;
+                  }));
+        }
+        start.countDown();
+        for (Future<?> worker : workers) {
+          worker.get(20, TimeUnit.SECONDS);
+        }
+        deciding.set(false);
+        sweeper.get(20, TimeUnit.SECONDS);
+        for (int k = 0; k < keys; k++) {
+          assertThat(admitted.get(k)).as("phase %d, key %d", phase, k).isEqualTo(50);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 }
