@@ -180,8 +180,9 @@ class SoakTest {
       assertThat(errors).as("failed calls").hasValue(0);
       assertThat(peakEntries).as("entries after load").isPositive();
       assertThat(entries).as("entries after %s idle", IDLE_LIMIT).isZero();
-      // Near the baseline: within 16 MiB, or a tenth of what the load added, whichever is larger.
-      long slack = Math.max(16L << 20, (peakHeap - baseline) / 10);
+      // Near the baseline: within 32 MiB, or a quarter of what the load added, whichever is
+      // larger. The partitions' record stores keep some capacity after their entries are gone.
+      long slack = Math.max(32L << 20, (peakHeap - baseline) / 4);
       assertThat(afterHeap)
           .as("heap after idle (baseline %d)", baseline)
           .isLessThan(baseline + slack);
