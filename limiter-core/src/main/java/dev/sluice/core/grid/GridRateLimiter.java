@@ -344,22 +344,55 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
    * whole with nothing counted: one {@code getAll} on the rules map checks every named rule first.
    * (Single calls need no such step: the owner refuses them atomically.)
    */
+  /**
+   * How long a rule a client fetched for a batch check is trusted. A batch from a client checks its
+   * named rules before sending anything, so that a batch with an unknown rule or an impossible cost
+   * fails whole; fetching them on every batch cost a synchronous round trip per batch, which halved
+   * the client SDK's hot-key throughput (it coalesces concurrent calls on one key into a batch). A
+   * rule removed within this second is still caught by the owner, which answers "unknown rule".
+   */
+  private static final long RULE_CHECK_FRESH_NANOS = 1_000_000_000L;
+
+  private record FetchedRule(RuleRecord record, long fetchedAtNanos) {}
+
+  /** Rules fetched for batch checks; only live rules are kept, so a new rule is seen at once. */
+  private final ConcurrentHashMap<String, FetchedRule> fetchedRules = new ConcurrentHashMap<>();
+
   private void checkRulesRemotely(List<Check> checks) {
-    java.util.Set<String> names = new java.util.HashSet<>();
+    long now = System.nanoTime();
+    Map<String, @Nullable RuleRecord> resolved = new java.util.HashMap<>();
+    java.util.Set<String> stale = new java.util.HashSet<>();
     for (Check check : checks) {
-      if (check.rule() != null) {
-        names.add(check.rule());
+      String name = check.rule();
+      if (name != null && !resolved.containsKey(name)) {
+        FetchedRule fetched = fetchedRules.get(name);
+        boolean fresh = fetched != null && now - fetched.fetchedAtNanos() <= RULE_CHECK_FRESH_NANOS;
+        resolved.put(name, fresh ? fetched.record() : null);
+        if (!fresh) {
+          stale.add(name);
+        }
       }
     }
-    if (names.isEmpty()) {
-      return;
+    if (!stale.isEmpty()) {
+      Map<String, RuleRecord> records = rules.records(stale);
+      if (fetchedRules.size() > 10_000) {
+        fetchedRules.clear();
+      }
+      for (String name : stale) {
+        RuleRecord record = records.get(name);
+        resolved.put(name, record);
+        if (record != null && !record.isRemoved()) {
+          fetchedRules.put(name, new FetchedRule(record, now));
+        } else {
+          fetchedRules.remove(name);
+        }
+      }
     }
-    Map<String, RuleRecord> records = rules.records(names);
     for (Check check : checks) {
       if (check.rule() == null) {
         continue;
       }
-      RuleRecord record = records.get(check.rule());
+      RuleRecord record = resolved.get(check.rule());
       if (record == null || record.isRemoved()) {
         throw new dev.sluice.core.UnknownRuleException(check.rule());
       }

@@ -77,6 +77,7 @@ public final class SluiceHazelcast {
           "this Config is already configured for Sluice; give each member its own Config");
     }
     configureSerialization(config.getSerializationConfig());
+    AsyncCallbackExecutor.installIfThreadPerTask();
 
     MapConfig state = config.getMapConfig(STATE_MAP);
     state.setBackupCount(1);
@@ -121,6 +122,7 @@ public final class SluiceHazelcast {
   /** Configures a client; returns {@code config}. */
   public static ClientConfig configure(ClientConfig config) {
     configureSerialization(config.getSerializationConfig());
+    AsyncCallbackExecutor.installIfThreadPerTask();
     return config;
   }
 
