@@ -2,7 +2,8 @@
 # Runs Sluice's load and peer comparison (issue 7) and writes docs/benchmarks.md + docs/img/*.png.
 #
 #   benchmarks/run.sh            full run (several rounds per contender; about 10-15 minutes)
-#   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; ~1 minute)
+#   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; ~1 minute);
+#                                it reports to benchmarks/target/benchmarks-quick.md, not docs/
 #
 # Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S6,
 # --doc FILE, --img DIR, --strict (exit 1 if a Sluice contender could not run; peers may be absent).

@@ -84,8 +84,8 @@ public final class LoadBench {
     boolean strict = false;
     Path gridOutput = null;
     Set<String> only = new LinkedHashSet<>();
-    Path doc = Path.of("docs", "benchmarks.md");
-    Path images = Path.of("docs", "img");
+    Path doc = null;
+    Path images = null;
     Path nodeJar = Path.of("grid-node", "target", "sluice-node.jar");
     String command = System.getProperty("bench.command", "benchmarks/run.sh");
     for (int i = 0; i < args.length; i++) {
@@ -102,6 +102,17 @@ public final class LoadBench {
           System.exit(2);
         }
       }
+    }
+    // Only a full run publishes: a quick (CI smoke) run reports under target/ unless told
+    // otherwise.
+    if (doc == null) {
+      doc =
+          quick
+              ? Path.of("benchmarks", "target", "benchmarks-quick.md")
+              : Path.of("docs", "benchmarks.md");
+    }
+    if (images == null) {
+      images = quick ? Path.of("benchmarks", "target", "img") : Path.of("docs", "img");
     }
     Settings settings =
         quick
