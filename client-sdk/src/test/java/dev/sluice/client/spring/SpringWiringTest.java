@@ -45,7 +45,8 @@ class SpringWiringTest {
                 SluiceClient.builder()
                     .clusterName(settings.clusterName)
                     .addresses("127.0.0.1:" + port)
-                    .connectTimeout(Duration.ofSeconds(10)));
+                    .connectTimeout(Duration.ofSeconds(10))
+                    .callTimeout(Duration.ofSeconds(1)));
         app.register(SluiceClientConfiguration.class);
         app.refresh();
         RateLimiter client = app.getBean(RateLimiter.class);
