@@ -40,9 +40,9 @@ install_redis() {
   fi
   local status=0
   export DEBIAN_FRONTEND=noninteractive
-  timeout 300 apt-get install -y -q redis-server >benchmarks/target/apt-redis.log 2>&1 \
-    || { timeout 180 apt-get update -q >>benchmarks/target/apt-redis.log 2>&1 \
-         && timeout 300 apt-get install -y -q redis-server >>benchmarks/target/apt-redis.log 2>&1; } \
+  timeout 120 apt-get install -y -q redis-server >benchmarks/target/apt-redis.log 2>&1 \
+    || { timeout 120 apt-get update -q >>benchmarks/target/apt-redis.log 2>&1 \
+         && timeout 120 apt-get install -y -q redis-server >>benchmarks/target/apt-redis.log 2>&1; } \
     || status=$?
   [ "$made_policy" = 1 ] && rm -f "$policy"
   if [ "$status" != 0 ]; then

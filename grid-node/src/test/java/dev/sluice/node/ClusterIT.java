@@ -105,6 +105,37 @@ class ClusterIT {
           .as(key + " on the restarted node: " + answer.body())
           .isEqualTo(429);
     }
+
+    // 4. An edit of the rules file takes effect on every member within seconds; a limit change
+    // keeps the counts, so a key that spent 100 of a new 101 has exactly one left.
+    Files.writeString(rules, RULES.replace("limit: " + LIMIT, "limit: " + (LIMIT + 1)));
+    for (int index = 0; index < 3; index++) {
+      awaitLimit(index, LIMIT + 1);
+    }
+    assertThat(check(restPorts.get(2), "steady-a").status()).isEqualTo(200);
+    assertThat(check(restPorts.get(0), "steady-a").status()).isEqualTo(429);
+
+    // 5. SIGTERM: node 0 stops its REST API, hands its partitions over and exits. No count is
+    // lost: every key admits exactly what the new limit leaves it, via the survivors.
+    nodes.get(0).close();
+    assertThat(nodes.get(0).isAlive()).isFalse();
+    assertThat(nodes.get(0).log()).contains("Sluice node stopped");
+    Map<String, Integer> left = new java.util.TreeMap<>();
+    steadyKeys.forEach(key -> left.put(key, key.equals("steady-a") ? 0 : 1));
+    killKeys.forEach(key -> left.put(key, LIMIT + 1 - before.get(key) - after.get(key)));
+    Map<String, Integer> afterSigterm = load(concat(steadyKeys, killKeys), 3, List.of(1, 2));
+    assertThat(afterSigterm).isEqualTo(left);
+  }
+
+  private void awaitLimit(int index, int limit) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (TestNodes.get(restPorts.get(index), "/v1/rules/it").json().get("limit").asInt()
+        != limit) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("node " + index + " did not see the edited rule within 15 s");
+      }
+      Thread.sleep(100); // waiting for the file poller
+    }
   }
 
   /** Sends {@code perKey} checks for every key, spread round-robin over the given nodes. */

@@ -107,8 +107,8 @@ public final class LoadBench {
         quick
             ? new Settings(
                 true,
-                Duration.ofSeconds(1),
-                Duration.ofMillis(1_000),
+                Duration.ofMillis(800),
+                Duration.ofMillis(700),
                 2,
                 20_000,
                 doc,
@@ -117,8 +117,8 @@ public final class LoadBench {
                 command)
             : new Settings(
                 false,
+                Duration.ofSeconds(4),
                 Duration.ofSeconds(5),
-                Duration.ofSeconds(6),
                 5,
                 1_000_000,
                 doc,
@@ -141,8 +141,25 @@ public final class LoadBench {
 
   void run() throws Exception {
     System.out.println("state map: " + stateMap);
+    if (settings.quick()) {
+      boolean peers = wanted("S2") || wanted("S3") || wanted("S4");
+      servers.prestart(
+          peers || wanted("S5"), peers, stateMap.backupCount(), stateMap.format().name());
+    }
     long started = System.nanoTime();
-    double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    List<Double> loads = java.util.Collections.synchronizedList(new ArrayList<>());
+    java.util.concurrent.ScheduledExecutorService sampler =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "load-average");
+              t.setDaemon(true);
+              return t;
+            });
+    sampler.scheduleAtFixedRate(
+        () -> loads.add(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()),
+        0,
+        5,
+        TimeUnit.SECONDS);
     if (wanted("S1")) {
       report.scenario(embedded());
       gridModes();
@@ -163,8 +180,10 @@ public final class LoadBench {
       memory();
     }
     targets();
-    double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-    header(started, loadBefore, loadAfter);
+    sampler.shutdownNow();
+    loads.add(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    double[] sorted = loads.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    header(started, sorted[0], sorted[sorted.length / 2], sorted[sorted.length - 1]);
     report.write(settings.doc(), settings.images());
     System.out.println("wrote " + settings.doc() + " and plots in " + settings.images());
   }
@@ -258,7 +277,8 @@ public final class LoadBench {
         java.nio.file.Files.exists(gridOutput)
             ? java.nio.file.Files.readAllLines(gridOutput)
             : List.of();
-    List<String> table = lines.stream().filter(line -> line.startsWith("|")).toList();
+    List<String> table =
+        lines.stream().filter(line -> line.startsWith("|") && !line.contains("(skipped)")).toList();
     if (table.isEmpty()) {
       md.append("not run: GridBenchmark printed no table (see ").append(gridOutput).append(")\n");
     } else {
@@ -776,7 +796,7 @@ public final class LoadBench {
         misses.isEmpty() ? "met" : "**MISSED**: " + String.join("; ", misses));
   }
 
-  private void header(long startedNanos, double loadBefore, double loadAfter) {
+  private void header(long startedNanos, double loadMin, double loadMedian, double loadMax) {
     String date =
         ZonedDateTime.now(ZoneOffset.UTC)
             .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
@@ -788,8 +808,9 @@ public final class LoadBench {
                 + settings.round().toMillis()
                 + " ms after a "
                 + settings.warmup().toMillis()
-                + " ms warm-up per contender. These figures only show the harness works; the"
-                + " published figures come from the full run."
+                + " ms warm-up per contender, and the server JVMs boot in the background during S1."
+                + " These figures only show the harness works; the published figures come from the"
+                + " full run."
             : "**Full run**: per contender a "
                 + settings.warmup().toSeconds()
                 + " s warm-up, then "
@@ -798,6 +819,23 @@ public final class LoadBench {
                 + settings.round().toSeconds()
                 + " s, interleaved across contenders; tables show the median round and the spread"
                 + " (min..max).");
+    int cores = Runtime.getRuntime().availableProcessors();
+    if (loadMedian > cores) {
+      report.header("");
+      report.header(
+          String.format(
+              Locale.ROOT,
+              "**This machine was busy with other work during the run** (1-minute load average"
+                  + " %.0f to %.0f, median %.0f, on %d cores): every contender got a fraction of the CPUs, so absolute"
+                  + " figures are low and latencies long. Ratios from the same run are more"
+                  + " robust, but a path with more thread hand-offs (a client, HTTP) loses more"
+                  + " to scheduling delay than a short one. Rerun on a quiet machine before"
+                  + " quoting any figure.",
+              loadMin,
+              loadMax,
+              loadMedian,
+              cores));
+    }
     report.header("");
     report.header("- Command: `" + settings.command() + "`");
     report.header(
@@ -808,11 +846,12 @@ public final class LoadBench {
     report.header(
         String.format(
             Locale.ROOT,
-            "- Machine: %d cores (shared with other work: load average %.2f before, %.2f after), %s %s,"
-                + " %s %s",
+            "- Machine: %d cores (load average sampled every 5 s: min %.1f, median %.1f, max %.1f),"
+                + " %s %s, %s %s",
             Runtime.getRuntime().availableProcessors(),
-            loadBefore,
-            loadAfter,
+            loadMin,
+            loadMedian,
+            loadMax,
             System.getProperty("os.name"),
             System.getProperty("os.arch"),
             System.getProperty("java.vm.name"),

@@ -138,6 +138,9 @@ public final class Report {
             .append(base)
             .append("-latency.png)\n");
       }
+      if (extras.containsKey(s.id())) {
+        md.append("\n").append(extras.get(s.id()));
+      }
     }
     md.append("\n### S6 Memory: bytes per active sliding_window key\n\n");
     md.append("| store | active keys | bytes per key | how counted |\n|---|---:|---:|---|\n");

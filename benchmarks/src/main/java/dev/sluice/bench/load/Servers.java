@@ -15,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The server processes of a run, each started at most once, when a scenario first needs it, and all
@@ -40,10 +42,7 @@ public final class Servers implements AutoCloseable {
   private final Path logDir;
   private final Path nodeJar;
   private final List<AutoCloseable> started = new ArrayList<>();
-  private Object node;
-  private Object bucket4j;
-  private Object redis;
-  private Object ceiling;
+  private final Map<String, CompletableFuture<Object>> servers = new ConcurrentHashMap<>();
 
   public Servers(Path logDir, Path nodeJar) {
     this.logDir = logDir;
@@ -60,41 +59,32 @@ public final class Servers implements AutoCloseable {
   public record Ceiling(ManagedProcess process, int port, int bodyBytes) {}
 
   public Node node() {
-    if (node == null) {
-      node = attempt(this::startNode);
-    }
-    return get(node, Node.class);
+    return get(once("node", this::startNode), Node.class);
   }
 
   public Bucket4jMember bucket4j(int backupCount, String inMemoryFormat) {
-    if (bucket4j == null) {
-      bucket4j = attempt(() -> startBucket4j(backupCount, inMemoryFormat));
-    }
-    return get(bucket4j, Bucket4jMember.class);
+    return get(
+        once("bucket4j", () -> startBucket4j(backupCount, inMemoryFormat)), Bucket4jMember.class);
   }
 
   public RedisServer redis() {
-    if (redis == null) {
-      redis =
-          attempt(
-              () ->
-                  RedisServer.findBinary()
-                      .map(binary -> track(RedisServer.start(binary, logDir)))
-                      .orElseThrow(
-                          () ->
-                              new IllegalStateException(
-                                  "redis-server is not installed (benchmarks/run.sh installs it"
-                                      + " with apt-get; that failed or was skipped)")));
-    }
-    return get(redis, RedisServer.class);
+    return get(
+        once(
+            "redis",
+            () ->
+                RedisServer.findBinary()
+                    .map(binary -> track(RedisServer.start(binary, logDir)))
+                    .orElseThrow(
+                        () ->
+                            new IllegalStateException(
+                                "redis-server is not installed (benchmarks/run.sh installs it"
+                                    + " with apt-get; that failed or was skipped)"))),
+        RedisServer.class);
   }
 
   /** The ceiling, answering with {@code body} and {@code headers} (a node's answer's). */
   public Ceiling ceiling(byte[] body, Map<String, List<String>> headers) {
-    if (ceiling == null) {
-      ceiling = attempt(() -> startCeiling(body, headers));
-    }
-    return get(ceiling, Ceiling.class);
+    return get(once("ceiling", () -> startCeiling(body, headers)), Ceiling.class);
   }
 
   private Node startNode() throws IOException {
@@ -102,7 +92,7 @@ public final class Servers implements AutoCloseable {
       throw new IllegalStateException(
           "the grid node jar "
               + nodeJar
-              + " does not exist (rest/grid-node not landed or not built)");
+              + " does not exist (build it: ./mvnw -q -DskipTests package)");
     }
     Files.createDirectories(logDir);
     Path rules = logDir.resolve("rules.yaml");
@@ -204,7 +194,43 @@ public final class Servers implements AutoCloseable {
     return new Ceiling(process, port, body.length);
   }
 
-  private <T extends AutoCloseable> T track(T server) {
+  /**
+   * Starts the grid node and Bucket4j's member in the background, for the quick run: their JVMs
+   * boot while the first scenario runs. The full run does not do this, so that nothing else runs
+   * while a scenario is measured.
+   */
+  public void prestart(boolean node, boolean bucket4j, int backupCount, String inMemoryFormat) {
+    Thread starter =
+        new Thread(
+            () -> {
+              if (node) {
+                once("node", this::startNode);
+              }
+              if (bucket4j) {
+                once("bucket4j", () -> startBucket4j(backupCount, inMemoryFormat));
+              }
+            },
+            "prestart-servers");
+    starter.setDaemon(true);
+    starter.start();
+  }
+
+  /**
+   * The server called {@code name}: started by the first caller (others wait for it), then
+   * remembered, as the server or as the reason it could not start.
+   */
+  private Object once(String name, Start start) {
+    CompletableFuture<Object> mine = new CompletableFuture<>();
+    CompletableFuture<Object> existing = servers.putIfAbsent(name, mine);
+    if (existing != null) {
+      return existing.join();
+    }
+    Object server = attempt(start);
+    mine.complete(server);
+    return server;
+  }
+
+  private synchronized <T extends AutoCloseable> T track(T server) {
     started.add(server);
     return server;
   }
@@ -240,7 +266,7 @@ public final class Servers implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     for (int i = started.size() - 1; i >= 0; i--) {
       try {
         started.get(i).close();

@@ -156,4 +156,19 @@ class ReportTest {
     assertThat(dir.resolve("docs/img/bench-s2-throughput.png")).isNotEmptyFile();
     assertThat(dir.resolve("docs/img/bench-s2-latency.png")).isNotEmptyFile();
   }
+
+  @Test
+  void write_extraAfterAScenario_comesRightAfterItsTable(@TempDir Path dir) throws Exception {
+    ScenarioResult s1 = new ScenarioResult("S1", "Embedded", "");
+    s1.add(ContenderRun.measured("Sluice embedded", List.of(round(1_000, 5, 0))));
+    ScenarioResult s2 = new ScenarioResult("S2", "Client", "");
+    Report report = new Report().scenario(s1).scenario(s2).extra("S1", "#### S1b table\n");
+    Path doc = dir.resolve("benchmarks.md");
+
+    report.write(doc, dir.resolve("img"));
+
+    String md = Files.readString(doc);
+    assertThat(md.indexOf("#### S1b table")).isGreaterThan(md.indexOf("### S1 Embedded"));
+    assertThat(md.indexOf("#### S1b table")).isLessThan(md.indexOf("### S2 Client"));
+  }
 }
