@@ -21,10 +21,22 @@ import java.util.function.Consumer;
  * <p>A lookup racing an invalidation must not put the stale answer back: each invalidation bumps a
  * generation, and an answer is cached only if no invalidation happened while it was fetched.
  * Counters are never cached, only rules.
+ *
+ * <p>Events are the fast path, not the guarantee: a listener registration can lag behind a new
+ * connection, and a disconnect can drop events. So a cached rule is also served for at most {@value
+ * #MAX_STALENESS_NANOS} ns before the map is asked again (one small read per rule per half second
+ * at most), and a refresh that finds a different rule reports the change as an event would. A rule
+ * change therefore reaches every lookup within half a second even when its event is lost.
  */
 final class CachedRuleStore implements RuleStore {
   private final RuleStore store;
-  private final ConcurrentHashMap<String, Optional<Rule>> cache = new ConcurrentHashMap<>();
+
+  /** The longest a cached rule is served without asking the map again, events or not. */
+  static final long MAX_STALENESS_NANOS = 500_000_000L;
+
+  private record Cached(Optional<Rule> rule, long fetchedAtNanos) {}
+
+  private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
   private final AtomicLong generation = new AtomicLong();
   private final Consumer<String> onChange;
 
@@ -38,14 +50,18 @@ final class CachedRuleStore implements RuleStore {
 
   @Override
   public Optional<Rule> find(String name) {
-    Optional<Rule> cached = cache.get(name);
-    if (cached != null) {
-      return cached;
+    Cached cached = cache.get(name);
+    long now = System.nanoTime();
+    if (cached != null && now - cached.fetchedAtNanos() < MAX_STALENESS_NANOS) {
+      return cached.rule();
     }
     long before = generation.get();
     Optional<Rule> found = store.find(name);
     if (generation.get() == before) {
-      cache.putIfAbsent(name, found);
+      cache.put(name, new Cached(found, now));
+    }
+    if (cached != null && !cached.rule().equals(found)) {
+      onChange.accept(name); // a change whose event has not arrived (or never will)
     }
     return found;
   }
@@ -68,9 +84,10 @@ final class CachedRuleStore implements RuleStore {
     return removed;
   }
 
-  /** Whether a lookup of {@code name} would be served from memory. */
+  /** Whether a lookup of {@code name} would be served from memory now. */
   boolean isCached(String name) {
-    return cache.containsKey(name);
+    Cached cached = cache.get(name);
+    return cached != null && System.nanoTime() - cached.fetchedAtNanos() < MAX_STALENESS_NANOS;
   }
 
   /** The cluster says {@code name} changed. */

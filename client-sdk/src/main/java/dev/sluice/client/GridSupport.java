@@ -4,9 +4,11 @@ import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
 import com.hazelcast.client.config.RoutingMode;
+import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.core.EntryEvent;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent.LifecycleState;
+import com.hazelcast.core.LifecycleListener;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.MapEvent;
 import com.hazelcast.map.listener.EntryAddedListener;
@@ -15,12 +17,17 @@ import com.hazelcast.map.listener.EntryExpiredListener;
 import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import com.hazelcast.map.listener.MapClearedListener;
+import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
+import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /** The Hazelcast side of a {@link SluiceClient}: the client's settings and the rule events. */
@@ -47,8 +54,8 @@ final class GridSupport {
         .getNetworkConfig()
         .setAddresses(
             options.addresses.isEmpty()
-                ? java.util.List.of("127.0.0.1:5701")
-                : java.util.List.copyOf(options.addresses));
+                ? List.of("127.0.0.1:5701")
+                : List.copyOf(options.addresses));
     config.getNetworkConfig().getClusterRoutingConfig().setRoutingMode(RoutingMode.ALL_MEMBERS);
     config
         .getConnectionStrategyConfig()
@@ -67,11 +74,11 @@ final class GridSupport {
   }
 
   /** Starts the Hazelcast client and waits up to {@code connectTimeout} for a first connection. */
-  static HazelcastInstance start(ClientConfig config, java.time.Duration connectTimeout) {
+  static HazelcastInstance start(ClientConfig config, Duration connectTimeout) {
     CountDownLatch connected = new CountDownLatch(1);
     config.addListenerConfig(
-        new com.hazelcast.config.ListenerConfig(
-            (com.hazelcast.core.LifecycleListener)
+        new ListenerConfig(
+            (LifecycleListener)
                 event -> {
                   if (event.getState() == LifecycleState.CLIENT_CONNECTED) {
                     connected.countDown();
@@ -93,7 +100,7 @@ final class GridSupport {
    * timeout and open the breaker for the application's first second. Waits at most {@code timeout};
    * failures are ignored (the grid may not be there yet).
    */
-  static void warmUp(RateLimiter limiter, java.time.Duration timeout) {
+  static void warmUp(RateLimiter limiter, Duration timeout) {
     if (!(limiter instanceof GridRateLimiter grid) || timeout.isZero()) {
       return;
     }
@@ -105,15 +112,12 @@ final class GridSupport {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException
-        | java.util.concurrent.TimeoutException
-        | RuntimeException e) {
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
       // Not connected yet: the first real calls follow the failure policy until it is.
     }
   }
 
-  private static final dev.sluice.core.Policy WARM_UP_POLICY =
-      dev.sluice.core.Policy.of(1, java.time.Duration.ofSeconds(1));
+  private static final Policy WARM_UP_POLICY = Policy.of(1, Duration.ofSeconds(1));
 
   /**
    * Subscribes {@code rules} to the changes of the rules map when {@code limiter} is a grid limiter

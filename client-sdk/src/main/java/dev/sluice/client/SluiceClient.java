@@ -1,5 +1,7 @@
 package dev.sluice.client;
 
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
@@ -9,6 +11,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.grid.GridRateLimiter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -16,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -23,6 +27,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -114,7 +119,24 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   @Override
   public Decision tryAcquire(String rule, String key, long permits) {
-    return decide(Check.of(rule, key, permits));
+    Decision denied = deniedFastPath(rule, key, permits);
+    return denied != null ? denied : decide(Check.of(rule, key, permits));
+  }
+
+  /**
+   * The attack path, before any validation: an entry exists only for a rule and key that were valid
+   * when the grid denied them, and it answers only costs between the denied one and the limit, so a
+   * hit needs no further checks. A miss goes the whole way, validation first.
+   */
+  private @Nullable Decision deniedFastPath(String rule, String key, long permits) {
+    if (deniedCache == null || rule == null || key == null) {
+      return null;
+    }
+    Decision denied = deniedCache.lookup(new DeniedUntilCache.Key(rule, null, key), permits);
+    if (denied != null) {
+      metrics.deniedCache.increment();
+    }
+    return denied;
   }
 
   @Override
@@ -451,8 +473,8 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
    * The Hazelcast instance behind this client: its own Hazelcast client, or the member or client of
    * a wrapped grid limiter; empty for other limiters.
    */
-  public Optional<com.hazelcast.core.HazelcastInstance> hazelcast() {
-    return delegate instanceof dev.sluice.core.grid.GridRateLimiter grid
+  public Optional<HazelcastInstance> hazelcast() {
+    return delegate instanceof GridRateLimiter grid
         ? Optional.of(grid.hazelcast())
         : Optional.empty();
   }
@@ -489,8 +511,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
     LongSupplier nanoClock = System::nanoTime;
     Duration connectTimeout = Duration.ofSeconds(5);
-    java.util.function.Consumer<com.hazelcast.client.config.ClientConfig> clientConfigCustomizer =
-        config -> {};
+    Consumer<ClientConfig> clientConfigCustomizer = config -> {};
 
     Builder() {}
 
@@ -511,9 +532,8 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
      * A last word on the Hazelcast client's settings (TLS, discovery, labels), applied after
      * Sluice's own.
      */
-    public Builder clientConfig(
-        java.util.function.Consumer<com.hazelcast.client.config.ClientConfig> customizer) {
-      this.clientConfigCustomizer = java.util.Objects.requireNonNull(customizer, "clientConfig");
+    public Builder clientConfig(Consumer<ClientConfig> customizer) {
+      this.clientConfigCustomizer = Objects.requireNonNull(customizer, "clientConfig");
       return this;
     }
 
@@ -522,10 +542,9 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
      * grid limiter over it. Closing the {@link SluiceClient} shuts them down.
      */
     public SluiceClient build() {
-      com.hazelcast.core.HazelcastInstance hazelcast =
+      HazelcastInstance hazelcast =
           GridSupport.start(GridSupport.clientConfig(this), connectTimeout);
-      dev.sluice.core.grid.GridRateLimiter grid =
-          new dev.sluice.core.grid.GridRateLimiter(hazelcast);
+      GridRateLimiter grid = new GridRateLimiter(hazelcast);
       return new SluiceClient(
           this,
           grid,
@@ -563,14 +582,14 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
     /** The failure policy of every rule not given its own, and of inline policies. */
     public Builder failurePolicy(FailurePolicy policy) {
-      this.failurePolicy = java.util.Objects.requireNonNull(policy, "failurePolicy");
+      this.failurePolicy = Objects.requireNonNull(policy, "failurePolicy");
       return this;
     }
 
     /** The failure policy of one rule. */
     public Builder failurePolicy(String rule, FailurePolicy policy) {
       ruleFailurePolicies.put(
-          Rule.checkName(rule), java.util.Objects.requireNonNull(policy, "failurePolicy"));
+          Rule.checkName(rule), Objects.requireNonNull(policy, "failurePolicy"));
       return this;
     }
 
@@ -591,7 +610,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
     /** Where {@code sluice_client_local_decisions_total} and friends are registered. */
     public Builder meterRegistry(MeterRegistry registry) {
-      this.meterRegistry = java.util.Objects.requireNonNull(registry, "meterRegistry");
+      this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
       return this;
     }
 
@@ -603,7 +622,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
     /** A client with these options in front of {@code limiter}, which it does not own. */
     public SluiceClient wrap(RateLimiter limiter) {
-      return new SluiceClient(this, java.util.Objects.requireNonNull(limiter, "limiter"), null);
+      return new SluiceClient(this, Objects.requireNonNull(limiter, "limiter"), null);
     }
 
     private static Duration positive(String field, Duration duration) {

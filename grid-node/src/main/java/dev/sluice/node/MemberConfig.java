@@ -1,5 +1,7 @@
 package dev.sluice.node;
 
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientNetworkConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.KubernetesConfig;
@@ -18,6 +20,9 @@ import java.util.List;
 final class MemberConfig {
   /** How long a graceful shutdown waits for partitions to migrate before giving up. */
   static final int GRACEFUL_SHUTDOWN_SECONDS = 120;
+
+  /** How long a client-mode node tries to reach the grid at start before failing. */
+  static final long CLIENT_CONNECT_TIMEOUT_MILLIS = 60_000;
 
   private MemberConfig() {}
 
@@ -80,6 +85,40 @@ final class MemberConfig {
         .getMapConfig(SluiceHazelcast.RULES_MAP)
         .setBackupCount(Math.max(1, settings.backupCount()));
     return config;
+  }
+
+  /** The client configuration of a node in client mode: connect to the grid, hold nothing. */
+  static ClientConfig buildClient(NodeSettings settings) {
+    ClientConfig config = new ClientConfig();
+    config.setClusterName(settings.clusterName());
+    config.setProperty("hazelcast.logging.type", "slf4j");
+    config.setProperty("hazelcast.phone.home.enabled", "false");
+    config.setProperty("hazelcast.shutdownhook.enabled", "false");
+    // Give up (and fail the start) if the grid cannot be reached, rather than wait forever.
+    config
+        .getConnectionStrategyConfig()
+        .getConnectionRetryConfig()
+        .setClusterConnectTimeoutMillis(CLIENT_CONNECT_TIMEOUT_MILLIS);
+    ClientNetworkConfig network = config.getNetworkConfig();
+    switch (settings.discovery()) {
+      case TCP_IP -> network.setAddresses(new java.util.ArrayList<>(settings.members()));
+      case KUBERNETES_DNS -> {
+        KubernetesConfig kubernetes = network.getKubernetesConfig().setEnabled(true);
+        kubernetes.setProperty("service-dns", settings.kubernetesServiceDns());
+        kubernetes.setProperty("service-port", Integer.toString(settings.memberPort()));
+      }
+      case KUBERNETES_API -> {
+        KubernetesConfig kubernetes = network.getKubernetesConfig().setEnabled(true);
+        if (settings.kubernetesNamespace() != null) {
+          kubernetes.setProperty("namespace", settings.kubernetesNamespace());
+        }
+        if (settings.kubernetesServiceName() != null) {
+          kubernetes.setProperty("service-name", settings.kubernetesServiceName());
+        }
+        kubernetes.setProperty("service-port", Integer.toString(settings.memberPort()));
+      }
+    }
+    return SluiceHazelcast.configure(config);
   }
 
   /** An interface pattern needs an IP; a host name (e.g. localhost) is resolved once, locally. */

@@ -42,6 +42,8 @@ import org.jspecify.annotations.Nullable;
  * values fail the start with a {@link NodeConfigException} that names the source (file, line and
  * column, or the variable), the setting and what is accepted.
  *
+ * @param mode {@code member}: this node holds a share of the counters; {@code client}: a REST front
+ *     end that connects to a remote grid as a Hazelcast client and holds none
  * @param clusterName Hazelcast cluster name; only members with the same name join
  * @param restPort the REST API's port (0: any free port)
  * @param memberPort the Hazelcast member port (fixed, no auto-increment)
@@ -60,6 +62,7 @@ import org.jspecify.annotations.Nullable;
  * @param insecure allow an empty admin token on a non-loopback bind address
  */
 public record NodeSettings(
+    Mode mode,
     String clusterName,
     int restPort,
     int memberPort,
@@ -75,6 +78,24 @@ public record NodeSettings(
     @Nullable String adminToken,
     int backupCount,
     boolean insecure) {
+
+  /** What the node is in the grid. */
+  public enum Mode {
+    /** A member: holds partitions of the counters, decides on the ones it owns. */
+    MEMBER("member"),
+    /** A Hazelcast client of a remote grid: serves the REST API, holds no counters. */
+    CLIENT("client");
+
+    private final String wireName;
+
+    Mode(String wireName) {
+      this.wireName = wireName;
+    }
+
+    public String wireName() {
+      return wireName;
+    }
+  }
 
   /** How members find each other. */
   public enum Discovery {
@@ -98,6 +119,12 @@ public record NodeSettings(
 
   /** Every setting: its YAML key, its environment variable, its default and what it does. */
   public enum Setting {
+    MODE(
+        "mode",
+        "member",
+        "`member`: the node holds a share of the counters. `client`: a REST front end that"
+            + " connects to a remote grid (`members` or Kubernetes discovery) as a Hazelcast client"
+            + " and holds none."),
     CLUSTER_NAME(
         "clusterName", "sluice", "Hazelcast cluster name; only members with the same name join."),
     REST_PORT("restPort", "8080", "Port of the REST API (0: any free port)."),
@@ -230,6 +257,7 @@ public record NodeSettings(
   /** These settings with {@code insecure} on ({@code --insecure}). */
   public NodeSettings withInsecure() {
     return new NodeSettings(
+        mode,
         clusterName,
         restPort,
         memberPort,
@@ -255,7 +283,9 @@ public record NodeSettings(
   /** Never prints the admin token. */
   @Override
   public String toString() {
-    return "NodeSettings[clusterName="
+    return "NodeSettings[mode="
+        + mode.wireName()
+        + ", clusterName="
         + clusterName
         + ", restPort="
         + restPort
@@ -449,7 +479,14 @@ public record NodeSettings(
         throw bad(
             Setting.BACKUP_COUNT, "must be between 0 and 6 (Hazelcast's limit), was " + backups);
       }
+      Mode mode = mode();
+      if (mode == Mode.CLIENT && discovery == Discovery.TCP_IP && members.isEmpty()) {
+        throw bad(
+            Setting.MEMBERS,
+            "client mode connects to a remote grid: list its members (host:port, comma-separated)");
+      }
       return new NodeSettings(
+          mode,
           clusterName,
           restPort,
           memberPort,
@@ -526,6 +563,16 @@ public record NodeSettings(
       } catch (InvalidPolicyException e) {
         throw bad(setting, e.getMessage().substring(setting.key.length() + 2));
       }
+    }
+
+    private Mode mode() {
+      String text = text(Setting.MODE);
+      for (Mode mode : Mode.values()) {
+        if (mode.wireName.equalsIgnoreCase(text)) {
+          return mode;
+        }
+      }
+      throw bad(Setting.MODE, "must be member or client, was '" + text + "'");
     }
 
     private Discovery discovery() {

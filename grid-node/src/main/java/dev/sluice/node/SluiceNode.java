@@ -1,5 +1,6 @@
 package dev.sluice.node;
 
+import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.partition.PartitionService;
@@ -150,7 +151,9 @@ public final class SluiceNode implements AutoCloseable {
     LOG.info("starting Sluice node: {}", settings);
 
     HazelcastInstance member =
-        Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
+        settings.mode() == NodeSettings.Mode.CLIENT
+            ? HazelcastClient.newHazelcastClient(MemberConfig.buildClient(settings))
+            : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
     GridRateLimiter limiter = null;
     RulesFileWatcher watcher = null;
     SluiceApi api = null;
@@ -185,8 +188,12 @@ public final class SluiceNode implements AutoCloseable {
                   limiter,
                   registry,
                   ApiSettings.withAdminToken(settings.adminToken()),
-                  new MemberReadiness(member),
-                  () -> ownedStates(member))
+                  settings.mode() == NodeSettings.Mode.CLIENT
+                      ? new ClientReadiness(member)
+                      : new MemberReadiness(member),
+                  settings.mode() == NodeSettings.Mode.CLIENT
+                      ? () -> 0L
+                      : () -> ownedStates(member))
               .start(settings.bindAddress(), settings.restPort());
       if (watcher != null) {
         watcher.start();
@@ -206,10 +213,12 @@ public final class SluiceNode implements AutoCloseable {
     }
     SluiceNode node = new SluiceNode(settings, member, limiter, api, watcher);
     LOG.info(
-        "Sluice node ready: REST http://{}:{}/ (try /v1/rules), member {} in cluster '{}' of {}",
+        "Sluice node ready: REST http://{}:{}/ (try /v1/rules), {} in cluster '{}' of {}",
         settings.bindAddress(),
         api.port(),
-        member.getCluster().getLocalMember().getAddress(),
+        settings.mode() == NodeSettings.Mode.CLIENT
+            ? "client"
+            : "member " + member.getCluster().getLocalMember().getAddress(),
         settings.clusterName(),
         member.getCluster().getMembers().size());
     return node;
@@ -306,6 +315,27 @@ public final class SluiceNode implements AutoCloseable {
         safeOnce = true;
       }
       return new Readiness(true, "member of a " + size + "-member cluster");
+    }
+  }
+
+  /** A client-mode node is ready while it is connected to a grid with at least one member. */
+  private static final class ClientReadiness implements ReadinessProbe {
+    private final HazelcastInstance client;
+
+    ClientReadiness(HazelcastInstance client) {
+      this.client = client;
+    }
+
+    @Override
+    public Readiness check() {
+      if (!client.getLifecycleService().isRunning()) {
+        return new Readiness(false, "the client is not running");
+      }
+      int size = client.getCluster().getMembers().size();
+      if (size == 0) {
+        return new Readiness(false, "not connected to the grid");
+      }
+      return new Readiness(true, "client of a " + size + "-member cluster");
     }
   }
 

@@ -122,6 +122,11 @@ class NodeSettingsTest {
   static Stream<Arguments> everyVariable() {
     return Stream.of(
         Arguments.of(
+            "SLUICE_MODE",
+            "Member",
+            (Function<NodeSettings, Object>) NodeSettings::mode,
+            NodeSettings.Mode.MEMBER),
+        Arguments.of(
             "SLUICE_CLUSTER_NAME",
             "blue",
             (Function<NodeSettings, Object>) NodeSettings::clusterName,
@@ -221,7 +226,7 @@ class NodeSettingsTest {
             "node.yaml:2:13: memberPort: must be a port number from 1 to 65535, was '70000'"),
         Arguments.of(
             "clusterName: x\nrestport: 8080\n",
-            "node.yaml:2:1: unknown setting 'restport'; the settings are: clusterName, restPort"),
+            "node.yaml:2:1: unknown setting 'restport'; the settings are: mode, clusterName, restPort"),
         Arguments.of("restPort: 1\nrestPort: 2\n", "node.yaml:2:1: restPort: appears twice"),
         Arguments.of("restPort: [1\n", "node.yaml:"),
         Arguments.of("- just\n- a list\n", "node.yaml:1:1: expected a mapping of settings"),
@@ -254,6 +259,26 @@ class NodeSettingsTest {
     assertThatThrownBy(() -> NodeSettings.load(config, Map.of()))
         .isInstanceOf(NodeConfigException.class)
         .hasMessageContaining(expectedMessage.replace("node.yaml", config.toString()));
+  }
+
+  @Test
+  void clientMode_connectsToTheListedMembers() {
+    NodeSettings settings =
+        NodeSettings.load(
+            null, Map.of("SLUICE_MODE", "client", "SLUICE_MEMBERS", "g1:5701,g2:5701"));
+    assertThat(settings.mode()).isEqualTo(NodeSettings.Mode.CLIENT);
+    assertThat(settings.members()).containsExactly("g1:5701", "g2:5701");
+  }
+
+  @Test
+  void clientMode_withoutMembers_failsNamingThem() {
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_MODE", "client")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("members: client mode connects to a remote grid");
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_MODE", "server")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessage(
+            "environment variable SLUICE_MODE: mode: must be member or client, was 'server'");
   }
 
   @Test

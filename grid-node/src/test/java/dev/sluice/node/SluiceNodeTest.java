@@ -137,6 +137,27 @@ class SluiceNodeTest {
     }
   }
 
+  @Test
+  void clientMode_servesTheApiOverARemoteGrid() throws IOException {
+    try (SluiceNode member = startOne()) {
+      Map<String, String> env = env(List.of());
+      env.put("SLUICE_MODE", "client");
+      env.put("SLUICE_CLUSTER_NAME", member.settings().clusterName());
+      env.put("SLUICE_MEMBERS", "127.0.0.1:" + member.settings().memberPort());
+      try (SluiceNode client = SluiceNode.start(NodeSettings.load(null, env), clock)) {
+        assertThat(TestNodes.get(client.restPort(), "/health/ready").json().get("detail").asText())
+            .isEqualTo("client of a 1-member cluster");
+        for (int i = 0; i < 5; i++) {
+          assertThat(check(client.restPort(), "login", "k").status()).isEqualTo(200);
+        }
+        assertThat(check(member.restPort(), "login", "k").status())
+            .as("the counts live in the grid, not in the client")
+            .isEqualTo(429);
+        assertThat(member.member().getCluster().getMembers()).hasSize(1);
+      }
+    }
+  }
+
   private SluiceNode startOne() throws IOException {
     Files.writeString(rulesFile(), RULES);
     return SluiceNode.start(settings(List.of()), clock);

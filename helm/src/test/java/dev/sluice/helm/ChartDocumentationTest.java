@@ -39,6 +39,18 @@ class ChartDocumentationTest {
         .isEmpty();
   }
 
+  /** The default image tag is the appVersion, so it must name the version this build makes. */
+  @Test
+  void chartYaml_appVersion_isTheProjectsReleaseVersion() throws IOException {
+    String projectVersion = System.getProperty("sluice.project.version");
+    JsonNode chart =
+        new YAMLMapper().readTree(SluiceChart.CHART_DIR.resolve("Chart.yaml").toFile());
+
+    assertThat(projectVersion).as("surefire passes sluice.project.version").isNotBlank();
+    assertThat(chart.path("appVersion").asText())
+        .isEqualTo(projectVersion.replace("-SNAPSHOT", ""));
+  }
+
   @Test
   void valuesYaml_everyValueHasACommentAboveItOrAboveItsParent() throws IOException {
     List<String> lines = Files.readAllLines(SluiceChart.CHART_DIR.resolve("values.yaml"));

@@ -29,14 +29,33 @@ class ChartHooksAndNotesTest {
 
     assertThat(pod.path("spec").path("restartPolicy").asText()).isEqualTo("Never");
     assertThat(env.get("EXPECTED_MEMBERS").path("value").asText()).isEqualTo("5");
-    assertThat(env.get("NODE_URL_PREFIX").path("value").asText()).isEqualTo("http://rl-sluice-");
-    assertThat(env.get("NODE_URL_SUFFIX").path("value").asText())
-        .isEqualTo(".rl-sluice-members.limits.svc.cluster.local:9090");
+    assertThat(env.get("NODE_URLS").path("value").asText().split(" "))
+        .containsExactly(
+            "http://rl-sluice-0.rl-sluice-members.limits.svc.cluster.local:9090",
+            "http://rl-sluice-1.rl-sluice-members.limits.svc.cluster.local:9090",
+            "http://rl-sluice-2.rl-sluice-members.limits.svc.cluster.local:9090",
+            "http://rl-sluice-3.rl-sluice-members.limits.svc.cluster.local:9090",
+            "http://rl-sluice-4.rl-sluice-members.limits.svc.cluster.local:9090");
     assertThat(env.get("SERVICE_URL").path("value").asText())
         .isEqualTo("http://rl-sluice.limits.svc.cluster.local:8080");
     String script = check.path("command").path(2).asText();
     assertThat(script).contains("/health/ready").contains("EXPECTED_MEMBERS");
     assertThat(check.path("securityContext").path("readOnlyRootFilesystem").asBoolean()).isTrue();
+  }
+
+  @Test
+  void testPod_autoscaling_expectsTheMinimumReplicas() {
+    JsonNode check =
+        RenderedChart.container(
+            SluiceChart.withDefaults()
+                .set("autoscaling.enabled", true)
+                .set("autoscaling.minReplicas", 2)
+                .renderWithHooksAndNotes()
+                .named("Pod", "rl-sluice-test-cluster"),
+            "check-cluster");
+
+    assertThat(env(check).get("EXPECTED_MEMBERS").path("value").asText()).isEqualTo("2");
+    assertThat(env(check).get("NODE_URLS").path("value").asText().split(" ")).hasSize(2);
   }
 
   @Test

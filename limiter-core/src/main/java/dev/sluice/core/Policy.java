@@ -51,8 +51,32 @@ public record Policy(
    */
   public static final Duration MAX_BURST_SPAN = Duration.ofDays(36_500);
 
-  /** The sliding log keeps one timestamp per admitted permit, so its limit is capped. */
-  public static final long SLIDING_LOG_MAX_LIMIT = 10_000L;
+  /** The system property that sets {@link #SLIDING_LOG_MAX_LIMIT}. */
+  public static final String SLIDING_LOG_MAX_LIMIT_PROPERTY = "sluice.slidingLog.maxLimit";
+
+  /** {@link #SLIDING_LOG_MAX_LIMIT} when {@link #SLIDING_LOG_MAX_LIMIT_PROPERTY} is not set. */
+  public static final long DEFAULT_SLIDING_LOG_MAX_LIMIT = 10_000L;
+
+  /**
+   * The highest cap {@link #SLIDING_LOG_MAX_LIMIT_PROPERTY} may set: a ring of a million timestamps
+   * is 8 MB per key, past which sliding_buckets is the honest choice.
+   */
+  public static final long SLIDING_LOG_MAX_LIMIT_CEILING = 1_000_000L;
+
+  /**
+   * The largest limit a sliding_log policy may have. The sliding log keeps one timestamp per
+   * admitted permit, {@code 8 × (limit + 2)} bytes per key, so its limit is capped.
+   *
+   * <p>The cap is a deployment's memory budget, not part of a rule, so it is one JVM-wide setting:
+   * the system property {@value #SLIDING_LOG_MAX_LIMIT_PROPERTY} (1 to {@value
+   * #SLIDING_LOG_MAX_LIMIT_CEILING}, default {@value #DEFAULT_SLIDING_LOG_MAX_LIMIT}), read once
+   * when this class is loaded, so every policy in the JVM is validated against the same cap and a
+   * {@code Policy} that exists stays valid. Set it to the same value on every member and client of
+   * a cluster: a rule with a sliding_log limit above a JVM's cap is refused there. A malformed or
+   * out-of-range value fails the first use of {@code Policy} with an error naming the property.
+   */
+  public static final long SLIDING_LOG_MAX_LIMIT =
+      slidingLogMaxLimit(System.getProperty(SLIDING_LOG_MAX_LIMIT_PROPERTY));
 
   public Policy {
     if (algorithm == null) {
@@ -107,6 +131,35 @@ public record Policy(
               + limit
               + "; use sliding_window or sliding_buckets for larger limits");
     }
+  }
+
+  /**
+   * The sliding log cap that the value of {@value #SLIDING_LOG_MAX_LIMIT_PROPERTY} sets: the
+   * default when it is absent.
+   *
+   * @throws IllegalArgumentException naming the property if the value is not a whole number from 1
+   *     to {@value #SLIDING_LOG_MAX_LIMIT_CEILING}
+   */
+  static long slidingLogMaxLimit(String value) {
+    if (value == null) {
+      return DEFAULT_SLIDING_LOG_MAX_LIMIT;
+    }
+    long cap;
+    try {
+      cap = Long.parseLong(value.strip());
+    } catch (NumberFormatException e) {
+      cap = 0;
+    }
+    if (cap < 1 || cap > SLIDING_LOG_MAX_LIMIT_CEILING) {
+      throw new IllegalArgumentException(
+          SLIDING_LOG_MAX_LIMIT_PROPERTY
+              + " must be a whole number from 1 to "
+              + SLIDING_LOG_MAX_LIMIT_CEILING
+              + ", was '"
+              + value
+              + "'");
+    }
+    return cap;
   }
 
   private static void checkBurstSpan(Algorithm algorithm, long limit, Duration window, long burst) {

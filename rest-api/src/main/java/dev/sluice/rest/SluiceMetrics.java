@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -31,6 +32,7 @@ final class SluiceMetrics {
 
   private final MeterRegistry registry;
   private final ConcurrentMap<String, Counter[]> decisionCounters = new ConcurrentHashMap<>();
+  private final ConcurrentMap<String, Timer> checkTimers = new ConcurrentHashMap<>();
 
   SluiceMetrics(MeterRegistry registry, LongSupplier keysOwned) {
     this.registry = registry;
@@ -55,13 +57,18 @@ final class SluiceMetrics {
 
   /** Records how long a check request took. */
   void recordCheck(String route, int status, long elapsedNanos) {
-    Timer.builder(CHECK_TIMER)
+    checkTimers
+        .computeIfAbsent(route + ' ' + status, key -> newCheckTimer(route, status))
+        .record(elapsedNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private Timer newCheckTimer(String route, int status) {
+    return Timer.builder(CHECK_TIMER)
         .description("Time to answer a check request")
         .tag("route", route)
         .tag("status", Integer.toString(status))
         .publishPercentileHistogram()
-        .register(registry)
-        .record(elapsedNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        .register(registry);
   }
 
   private Counter[] newCounters(String rule) {

@@ -2,9 +2,13 @@ package dev.sluice.client.middleware;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.client.GridMembers;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.client.TestLimiters;
+import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.grid.Sluice;
 import io.javalin.Javalin;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterEach;
@@ -62,6 +66,31 @@ class JavalinMiddlewareTest {
     // Another real client behind the same proxy has its own budget.
     assertThat(Http.get(port, "/login", "X-Forwarded-For", "198.51.100.1, 10.0.0.2").statusCode())
         .isEqualTo(200);
+  }
+
+  @Test
+  void clientIp_forwardedEntryNotAnAddress_usesTheLastTrustedHop() throws Exception {
+    SluiceClient sluice = SluiceClient.wrap(TestLimiters.loginFivePerMinute());
+    int port = start(sluice, KeyExtractor.clientIp(TrustedProxies.of("127.0.0.0/8", "::1")));
+    // A hostname (or garbage) is never resolved: the key is the proxy that forwarded it.
+    MiddlewareAssertions.sixthRequestOfFivePerMinuteIsRejected(
+        () -> Http.get(port, "/login", "X-Forwarded-For", "evil.example.com"));
+    assertThat(Http.get(port, "/login", "X-Forwarded-For", "other.example.com").statusCode())
+        .isEqualTo(429);
+  }
+
+  @Test
+  void before_overARealGridMember_sixthRequestGets429() throws Exception {
+    GridMembers settings = new GridMembers();
+    try (Sluice member = Sluice.embedded(settings.rawMemberConfig(settings.basePort, true));
+        SluiceClient sluice =
+            SluiceClient.builder()
+                .callTimeout(java.time.Duration.ofSeconds(2))
+                .wrap(member.limiter())) {
+      sluice.rules().put(new Rule("login", Policy.of(5, java.time.Duration.ofMinutes(1))));
+      int port = start(sluice, KeyExtractor.clientIp());
+      MiddlewareAssertions.sixthRequestOfFivePerMinuteIsRejected(() -> Http.get(port, "/login"));
+    }
   }
 
   @Test

@@ -42,25 +42,64 @@ import java.util.Arrays;
  * {@code retryAfter} is exact and tight: bucket {@code k} stops counting at {@code (k+1)·b + W - 1}
  * ns, so the delay is the moment the oldest buckets whose removal makes room have all left.
  *
+ * <h2>Keeping a decision O(1): a running sum</h2>
+ *
+ * The ring holds buckets {@code newest - N .. newest} and the state keeps their sum. A trailing
+ * window spans {@code W - 1} ns, and {@code b >= W / N}, so it overlaps buckets {@code kMin ..
+ * kNow} with {@code kNow - kMin <= N}: every bucket it needs is in the ring once {@code kNow} is
+ * the newest. Then
+ *
+ * <pre>
+ *   sum(count[kMin .. kNow]) = ringSum - sum(count[newest - N .. kMin - 1])
+ * </pre>
+ *
+ * and the subtracted buckets are the ones that left the window since the newest write: one or two
+ * when decisions come at least once per bucket, and never more than the window's own buckets (the
+ * shorter side is read). Writing rolls the ring forward: the slots of buckets that left are
+ * subtracted from the sum and cleared, each once. So admissions and peeks on a busy key read a
+ * handful of counters, a decision after {@code g} idle buckets reads {@code min(g, N/2)} or so, and
+ * only a denial still walks from the oldest bucket, stopping as soon as enough have left to make
+ * room. Slots are visited in ring order with no division per bucket. Counts saturate at {@link
+ * Long#MAX_VALUE}, where a sum cannot be subtracted from; a saturated running sum is never trusted
+ * and the window is summed instead, so the decisions are those of summing every bucket, always.
+ *
  * <h2>What it trades away</h2>
  *
- * {@code 8 × (N + 3)} bytes per key (504 B at N = 60) instead of one timestamp per permit, and O(N)
- * time. Accuracy against the log is measured in {@code docs/accuracy.md}; the error is only ever
- * toward denying, by at most one bucket's worth of traffic, and more buckets shrink it. When {@code
- * N} does not divide {@code W}, buckets are rounded up to {@code ceil(W / N)} so that the trailing
- * window still overlaps at most {@code N + 1}.
+ * {@code 8 × (N + 5)} bytes per key (520 B at N = 60) instead of one timestamp per permit. Accuracy
+ * against the log is measured in {@code docs/accuracy.md}; the error is only ever toward denying,
+ * by at most one bucket's worth of traffic, and more buckets shrink it. When {@code N} does not
+ * divide {@code W}, buckets are rounded up to {@code ceil(W / N)} so that the trailing window still
+ * overlaps at most {@code N + 1}.
  *
  * <h2>State</h2>
  *
- * {@code [bucketNanos, newestBucket, count_0 ... count_N]}: the bucket length the counts were taken
- * with, the index {@code k} of the newest bucket written, and a ring of {@code N + 1} counters,
- * bucket {@code k} at {@code k mod (N + 1)}. Counters of buckets older than {@code newestBucket -
- * N} are stale and read as 0.
+ * {@code [2, bucketNanos, newestBucket, ringSum, count_0 ... count_N]}: the layout tag {@value
+ * #LAYOUT_V2}, the bucket length the counts were taken with, the index {@code k} of the newest
+ * bucket written, the sum of the ring's counters, and a ring of {@code N + 1} counters, bucket
+ * {@code k} at {@code k mod (N + 1)}. Counters of buckets older than {@code newestBucket - N} are
+ * stale and read as 0. The first layout, {@code [bucketNanos, newestBucket, count_0 ... count_N]}
+ * with no tag and no sum, is still read by {@link #fit} (its word 0 is at least 1 ms, never 2), so
+ * states stored by an older member decide exactly as they did.
  */
 public final class SlidingBuckets implements LimiterAlgorithm {
-  private static final int BUCKET_NANOS = 0;
-  private static final int NEWEST = 1;
-  private static final int HEADER = 2;
+  /**
+   * Word 0 of the current layout. The first layout had no tag and held the bucket length there,
+   * which is at least 1 ms, so a 2 cannot be mistaken for it.
+   */
+  static final long LAYOUT_V2 = 2;
+
+  private static final int LAYOUT = 0;
+  private static final int BUCKET_NANOS = 1;
+  private static final int NEWEST = 2;
+  private static final int SUM = 3;
+  private static final int HEADER = 4;
+
+  /** The first layout, {@code [bucketNanos, newestBucket, count_0 ... count_N]}: read only. */
+  private static final int V1_BUCKET_NANOS = 0;
+
+  private static final int V1_NEWEST = 1;
+  private static final int V1_HEADER = 2;
+
   private static final long MIN_BUCKET_NANOS = 1_000_000L;
   private static final long MAX_BUCKET_NANOS = Policy.MAX_WINDOW.toNanos();
 
@@ -81,44 +120,52 @@ public final class SlidingBuckets implements LimiterAlgorithm {
   @Override
   public long[] newState() {
     long[] state = new long[HEADER + slots];
+    state[LAYOUT] = LAYOUT_V2;
     state[BUCKET_NANOS] = bucketNanos;
     return state;
   }
 
   /**
-   * The state as is when it was taken with this bucket length and count; otherwise the counts are
-   * moved conservatively: each old bucket's count goes to the new bucket that holds the old
-   * bucket's last instant, so nothing leaves the window earlier than it would have.
+   * The state as is when it is in the current layout and was taken with this bucket length and
+   * count. Otherwise, in either layout, the counts are moved conservatively: each old bucket's
+   * count goes to the new bucket that holds the old bucket's last instant, so nothing leaves the
+   * window earlier than it would have. A first-layout state of the same shape keeps every count in
+   * place and so decides exactly as it did; only the running sum is added.
    */
   @Override
   public long[] fit(long[] state) {
-    if (state.length == HEADER + slots && state[BUCKET_NANOS] == bucketNanos) {
+    if (state.length == HEADER + slots
+        && state[LAYOUT] == LAYOUT_V2
+        && state[BUCKET_NANOS] == bucketNanos) {
       return state;
     }
+    boolean tagged = state.length > HEADER && state[LAYOUT] == LAYOUT_V2;
+    int countsAt = tagged ? HEADER : V1_HEADER;
     long[] fitted = newState();
+    if (state.length <= countsAt) {
+      return fitted;
+    }
+    long oldBucketNanos = state[tagged ? BUCKET_NANOS : V1_BUCKET_NANOS];
+    long oldNewest = state[tagged ? NEWEST : V1_NEWEST];
     // Only a plausible buckets state is converted: sub-windows of 1 ms to 30 days (Policy's
     // bounds) and a non-negative bucket index. Anything else (another algorithm's state) is
     // replaced by a fresh one.
-    if (state.length <= HEADER
-        || state[BUCKET_NANOS] < MIN_BUCKET_NANOS
-        || state[BUCKET_NANOS] > MAX_BUCKET_NANOS
-        || state[NEWEST] < 0) {
+    if (oldBucketNanos < MIN_BUCKET_NANOS || oldBucketNanos > MAX_BUCKET_NANOS || oldNewest < 0) {
       return fitted;
     }
-    long oldBucketNanos = state[BUCKET_NANOS];
-    int oldSlots = state.length - HEADER;
-    long oldNewest = state[NEWEST];
+    int oldSlots = state.length - countsAt;
     long newest = lastInstantBucket(oldNewest, oldBucketNanos);
     fitted[NEWEST] = newest;
     for (int age = 0; age < oldSlots; age++) {
       long oldBucket = oldNewest - age;
-      long count = state[HEADER + (int) Math.floorMod(oldBucket, (long) oldSlots)];
+      long count = state[countsAt + (int) Math.floorMod(oldBucket, (long) oldSlots)];
       long bucket = lastInstantBucket(oldBucket, oldBucketNanos);
       if (count > 0 && bucket > newest - slots && bucket <= newest) {
         int slot = slot(bucket);
         fitted[slot] = NanoMath.saturatedAdd(fitted[slot], count);
       }
     }
+    fitted[SUM] = sum(fitted, newest - slots + 1, newest);
     return fitted;
   }
 
@@ -143,26 +190,20 @@ public final class SlidingBuckets implements LimiterAlgorithm {
       decidedAt = newest * bucketNanos;
     }
     long oldestBucket = oldestOverlapping(decidedAt);
-    long sum = 0;
-    for (long k = oldestBucket; k <= bucketNow; k++) {
-      sum = NanoMath.saturatedAdd(sum, count(state, newest, k));
-    }
+    long sum = windowSum(state, newest, oldestBucket);
     boolean allowed = sum <= limit - permits;
     if (permits > 0 && (allowed || countDenied)) {
       roll(state, newest, bucketNow);
       newest = bucketNow;
       int slot = slot(bucketNow);
       state[slot] = NanoMath.saturatedAdd(state[slot], permits);
+      state[SUM] = NanoMath.saturatedAdd(state[SUM], permits);
       sum = NanoMath.saturatedAdd(sum, permits);
     }
     long remaining = Math.max(0, limit - sum);
-    long resetAfter = 0;
-    for (long k = bucketNow; k >= oldestBucket; k--) {
-      if (count(state, newest, k) > 0) {
-        resetAfter = leavesAt(k) - nowNanos;
-        break;
-      }
-    }
+    // Buckets after the newest written are empty, so the scans below start or stop there.
+    long newestNonEmpty = sum == 0 ? oldestBucket - 1 : newestNonEmpty(state, newest, oldestBucket);
+    long resetAfter = newestNonEmpty >= oldestBucket ? leavesAt(newestNonEmpty) - nowNanos : 0;
     if (allowed) {
       return Decision.allow(limit, remaining, resetAfter);
     }
@@ -170,14 +211,59 @@ public final class SlidingBuckets implements LimiterAlgorithm {
     // has left. Dropping them all leaves 0, and permits <= limit, so the loop always returns.
     long retryAfter = resetAfter;
     long left = sum;
-    for (long k = oldestBucket; k <= bucketNow; k++) {
-      left -= count(state, newest, k);
+    int slot = slot(oldestBucket);
+    for (long k = oldestBucket; k <= newest; k++) {
+      left -= state[slot];
       if (left <= limit - permits) {
         retryAfter = leavesAt(k) - nowNanos;
         break;
       }
+      slot = next(slot);
     }
     return Decision.deny(limit, remaining, retryAfter, resetAfter);
+  }
+
+  /**
+   * The sum over the buckets {@code oldestBucket .. newest} (later ones are empty): the ring's
+   * running sum less the buckets older than the window, or the window's buckets summed directly,
+   * whichever reads fewer. When decisions come at least once per bucket the buckets older than the
+   * window are one or two. A running sum that saturated is not trusted: the window is summed.
+   */
+  private long windowSum(long[] state, long newest, long oldestBucket) {
+    if (oldestBucket > newest) {
+      return 0;
+    }
+    long ringOldest = newest - slots + 1; // oldestBucket >= ringOldest: see the class comment
+    long older = oldestBucket - ringOldest;
+    long inWindow = newest - oldestBucket + 1;
+    if (state[SUM] == Long.MAX_VALUE || inWindow <= older) {
+      return sum(state, oldestBucket, newest);
+    }
+    return older == 0 ? state[SUM] : state[SUM] - sum(state, ringOldest, oldestBucket - 1);
+  }
+
+  /** The saturated sum of the counts of buckets {@code from .. to}, all inside the ring. */
+  private long sum(long[] state, long from, long to) {
+    long sum = 0;
+    int slot = slot(from);
+    for (long k = from; k <= to; k++) {
+      sum = NanoMath.saturatedAdd(sum, state[slot]);
+      slot = next(slot);
+    }
+    return sum;
+  }
+
+  /**
+   * The newest bucket in {@code oldestBucket .. newest} with a count, or {@code oldestBucket - 1}.
+   */
+  private long newestNonEmpty(long[] state, long newest, long oldestBucket) {
+    int slot = slot(newest);
+    long k = newest;
+    while (k >= oldestBucket && state[slot] == 0) {
+      k--;
+      slot = slot == HEADER ? state.length - 1 : slot - 1;
+    }
+    return k;
   }
 
   /** The oldest bucket overlapping {@code (now - W, now]}: the one holding {@code now - W + 1}. */
@@ -190,29 +276,37 @@ public final class SlidingBuckets implements LimiterAlgorithm {
     return (bucket + 1) * bucketNanos + windowNanos - 1;
   }
 
-  /** Bucket {@code k}'s count, 0 if it is newer than the newest written or too old for the ring. */
-  private long count(long[] state, long newest, long bucket) {
-    if (bucket > newest || bucket <= newest - slots) {
-      return 0;
-    }
-    return state[slot(bucket)];
-  }
-
-  /** Clears the slots of buckets {@code newest + 1 .. bucketNow} and makes bucketNow the newest. */
+  /**
+   * Makes {@code bucketNow} the newest bucket: buckets {@code newest + 1 .. bucketNow} take the
+   * slots of the oldest ones, whose counts leave the ring and its running sum.
+   */
   private void roll(long[] state, long newest, long bucketNow) {
     if (bucketNow - newest >= slots) {
       Arrays.fill(state, HEADER, state.length, 0L);
-    } else {
+      state[SUM] = 0;
+    } else if (bucketNow > newest) {
+      long leaving = 0;
+      int slot = slot(newest + 1);
       for (long k = newest + 1; k <= bucketNow; k++) {
-        state[slot(k)] = 0;
+        leaving = NanoMath.saturatedAdd(leaving, state[slot]);
+        state[slot] = 0;
+        slot = next(slot);
       }
+      state[SUM] =
+          state[SUM] == Long.MAX_VALUE
+              ? sum(state, bucketNow - slots + 1, bucketNow)
+              : state[SUM] - leaving;
     }
     state[NEWEST] = bucketNow;
-    state[BUCKET_NANOS] = bucketNanos;
   }
 
   private int slot(long bucket) {
     return HEADER + (int) Math.floorMod(bucket, (long) slots);
+  }
+
+  /** The slot after {@code slot}, around the ring. */
+  private int next(int slot) {
+    return slot + 1 == HEADER + slots ? HEADER : slot + 1;
   }
 
   @Override

@@ -44,9 +44,10 @@ import dev.sluice.core.Policy;
  * <h2>What it trades away</h2>
  *
  * It is the reference every approximation is measured against, and it costs memory: {@code 8 ×
- * (limit + 2)} bytes per key (80 KB at the cap of {@value Policy#SLIDING_LOG_MAX_LIMIT}), and O(p +
- * expired) time per decision. With {@code countDenied} denied permits are logged too (evicting the
- * oldest): the log stays full of the newest attempts, so a client is limited until it has been
+ * (limit + 2)} bytes per key (80 KB at the default cap of {@value
+ * Policy#DEFAULT_SLIDING_LOG_MAX_LIMIT}; the cap is {@link Policy#SLIDING_LOG_MAX_LIMIT}), and O(p
+ * + expired) time per decision. With {@code countDenied} denied permits are logged too (evicting
+ * the oldest): the log stays full of the newest attempts, so a client is limited until it has been
  * quiet for {@code W}.
  *
  * <h2>State</h2>
@@ -66,7 +67,8 @@ public final class SlidingLog implements LimiterAlgorithm {
   private final boolean countDenied;
 
   public SlidingLog(Policy policy) {
-    // Policy caps a sliding_log limit at SLIDING_LOG_MAX_LIMIT, so the ring fits an int.
+    // Policy caps a sliding_log limit at SLIDING_LOG_MAX_LIMIT (at most a million), so the ring
+    // fits an int.
     this.limit = Math.min(policy.limit(), Policy.SLIDING_LOG_MAX_LIMIT);
     this.ringSize = (int) limit;
     this.windowNanos = policy.windowNanos();

@@ -66,6 +66,7 @@ final class Decider {
             0);
       }
       fingerprint = GridState.fingerprint(policy);
+      context.rememberInline(fingerprint, policy);
     }
 
     long nowNanos = context.timeSource().nowNanos();
@@ -88,7 +89,8 @@ final class Decider {
     if (!changed) {
       return new Result(outcome, null, 0);
     }
-    long ttlMillis = Math.max(1_000L, ceilDiv(algorithm.stateTtlNanos(), 1_000_000L));
+    long ttlMillis =
+        Math.max(context.minStateTtlMillis(), ceilDiv(algorithm.stateTtlNanos(), 1_000_000L));
     return new Result(outcome, new GridState(fingerprint, state), ttlMillis);
   }
 

@@ -125,8 +125,10 @@ public final class GridState implements IdentifiedDataSerializable {
   }
 
   private static int checkLength(int length) throws IOException {
-    // The largest layout is the sliding log: a few header longs plus at most 10,000 timestamps.
-    if (length < 0 || length > Policy.SLIDING_LOG_MAX_LIMIT + 64) {
+    // The largest layout is the sliding log: a few header longs plus one timestamp per permit of
+    // its limit. The bound is the highest cap any member may configure, not this JVM's, so members
+    // configured differently still read each other's states.
+    if (length < 0 || length > Policy.SLIDING_LOG_MAX_LIMIT_CEILING + 64) {
       throw new IOException("implausible state length " + length);
     }
     return length;

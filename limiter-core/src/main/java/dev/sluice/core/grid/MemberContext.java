@@ -37,15 +37,20 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   /** The key of this context in the member config's user context. */
   public static final String USER_CONTEXT_KEY = "dev.sluice.memberContext";
 
+  static final int MAX_INLINE_POLICIES = 4096;
+
   private final TimeSource timeSource;
   private final String rulesMapName;
+  private final long minStateTtlMillis;
   private final ConcurrentHashMap<String, ResolvedRule> rules = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Integer, Policy> inlinePolicies = new ConcurrentHashMap<>();
   private volatile boolean rulesLoaded;
   private volatile @Nullable HazelcastInstance instance;
 
-  MemberContext(TimeSource timeSource, String rulesMapName) {
+  MemberContext(TimeSource timeSource, String rulesMapName, long minStateTtlMillis) {
     this.timeSource = timeSource;
     this.rulesMapName = rulesMapName;
+    this.minStateTtlMillis = minStateTtlMillis;
   }
 
   /** The member whose context {@link #of} found last, with that context. */
@@ -75,6 +80,11 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
     return timeSource;
   }
 
+  /** See {@link SluiceHazelcast#MIN_STATE_TTL_MILLIS_PROPERTY}. */
+  long minStateTtlMillis() {
+    return minStateTtlMillis;
+  }
+
   boolean rulesLoaded() {
     return rulesLoaded;
   }
@@ -83,6 +93,24 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   @Nullable ResolvedRule rule(String name) {
     ResolvedRule rule = rules.get(name);
     return rule == null || rule.policy() == null ? null : rule;
+  }
+
+  /**
+   * Remembers an inline policy this member decided, by its state fingerprint, so that {@link
+   * MostConsumedMergePolicy} can judge inline keys after a split brain. Bounded: past {@value
+   * #MAX_INLINE_POLICIES} distinct fingerprints new ones are not remembered (their keys then merge
+   * by latest update).
+   */
+  void rememberInline(int fingerprint, Policy policy) {
+    Policy known = inlinePolicies.get(fingerprint);
+    if (!policy.equals(known) && (known != null || inlinePolicies.size() < MAX_INLINE_POLICIES)) {
+      inlinePolicies.put(fingerprint, policy);
+    }
+  }
+
+  /** The inline policy last decided with this state fingerprint, or null. */
+  @Nullable Policy inlinePolicy(int fingerprint) {
+    return inlinePolicies.get(fingerprint);
   }
 
   /** Applies a record if it is newer than the one held. */

@@ -20,6 +20,7 @@ public final class SluiceDataSerializableFactory implements DataSerializableFact
       case SluiceSerializationIds.RULE_RECORD -> new RuleRecord();
       case SluiceSerializationIds.RULE_UPDATE -> new RuleUpdateProcessor();
       case SluiceSerializationIds.RULE_PUSH -> new RulePushTask();
+      case SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY -> new MostConsumedMergePolicy();
       default -> throw new IllegalArgumentException("unknown Sluice class id " + classId);
     };
   }

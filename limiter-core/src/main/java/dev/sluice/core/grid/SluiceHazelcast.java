@@ -29,8 +29,9 @@ import dev.sluice.core.TimeSource;
  * with an allow-list of {@code com.hazelcast.}, {@code java.} and {@code javax.} (Sluice itself
  * never uses Java serialization, so any other {@code Serializable} class is refused); the state map
  * {@value #STATE_MAP} (backup count 1, in-memory format {@link #DEFAULT_STATE_FORMAT}, statistics
- * on for {@code LocalMapStats}); the rules map {@value #RULES_MAP}; and on members the {@link
- * MemberContext} (clock and local rules copy) in the config's user context.
+ * on for {@code LocalMapStats}, split-brain healing by {@link MostConsumedMergePolicy}); the rules
+ * map {@value #RULES_MAP}; and on members the {@link MemberContext} (clock and local rules copy) in
+ * the config's user context.
  *
  * <p>Configure each member's {@code Config} once; members must not share one {@code Config} object.
  */
@@ -50,6 +51,17 @@ public final class SluiceHazelcast {
    * little), use about the same heap, and only BINARY's memory shows in {@code LocalMapStats}.
    */
   public static final InMemoryFormat DEFAULT_STATE_FORMAT = InMemoryFormat.BINARY;
+
+  /**
+   * Member config property: the shortest time-to-live a state entry gets, in milliseconds (default
+   * 1000, Hazelcast's TTL resolution). TTL runs on the wall clock while decisions run on the
+   * member's {@link TimeSource}; the two agree in production, but a member driven by a manual clock
+   * (tests, simulations) must raise this so that cleanup never expires a state its clock still
+   * needs. Read once, when the member is configured.
+   */
+  public static final String MIN_STATE_TTL_MILLIS_PROPERTY = "sluice.state.min-ttl-millis";
+
+  private static final long DEFAULT_MIN_STATE_TTL_MILLIS = 1_000L;
 
   private SluiceHazelcast() {}
 
@@ -72,15 +84,38 @@ public final class SluiceHazelcast {
     state.setInMemoryFormat(stateFormat);
     state.setStatisticsEnabled(true);
     state.setPerEntryStatsEnabled(false);
+    state.getMergePolicyConfig().setPolicy(MostConsumedMergePolicy.class.getName());
 
     MapConfig rules = config.getMapConfig(RULES_MAP);
     rules.setBackupCount(1);
     rules.setInMemoryFormat(InMemoryFormat.BINARY);
 
-    MemberContext context = new MemberContext(timeSource, RULES_MAP);
+    MemberContext context = new MemberContext(timeSource, RULES_MAP, minStateTtlMillis(config));
     config.getUserContext().put(MemberContext.USER_CONTEXT_KEY, context);
     config.addListenerConfig(new ListenerConfig(context));
     return config;
+  }
+
+  private static long minStateTtlMillis(Config config) {
+    String value = config.getProperty(MIN_STATE_TTL_MILLIS_PROPERTY);
+    if (value == null) {
+      return DEFAULT_MIN_STATE_TTL_MILLIS;
+    }
+    try {
+      long millis = Long.parseLong(value.trim());
+      if (millis >= DEFAULT_MIN_STATE_TTL_MILLIS) {
+        return millis;
+      }
+    } catch (NumberFormatException e) {
+      // reported below, with the value
+    }
+    throw new IllegalArgumentException(
+        MIN_STATE_TTL_MILLIS_PROPERTY
+            + ": must be a whole number of milliseconds, at least "
+            + DEFAULT_MIN_STATE_TTL_MILLIS
+            + ", was '"
+            + value
+            + "'");
   }
 
   /** Configures a client; returns {@code config}. */

@@ -32,5 +32,8 @@ public final class SluiceSerializationIds {
   /** {@link RulePushTask}: hands a changed rule to every member's local copy. */
   public static final int RULE_PUSH = 8;
 
+  /** {@link MostConsumedMergePolicy}: heals the state map after a split brain. */
+  public static final int MOST_CONSUMED_MERGE_POLICY = 9;
+
   private SluiceSerializationIds() {}
 }

@@ -6,7 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
+import dev.sluice.core.algorithm.AlgorithmPropertiesTest.Request;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class SlidingBucketsTest {
@@ -78,6 +83,99 @@ class SlidingBucketsTest {
     assertThat(denied.allowed()).isFalse();
     // The three permits moved to [19,20): they leave at 20 s + 60 s - 1 ns, not earlier.
     assertThat(denied.retryAfterNanos()).isEqualTo(seconds(80) - 1 - seconds(30));
+  }
+
+  /**
+   * The running sum changes how a decision is computed, not what it is: on random traces (bursts,
+   * idle gaps, several permits, peeks, countDenied, a clock that sometimes steps back) every
+   * decision equals the first implementation's, which summed every bucket, and the stored sum is
+   * always the sum of the ring.
+   */
+  @Test
+  void apply_randomTraces_decidesExactlyAsSummingEveryBucket() {
+    Seeded.run(
+        "sliding_buckets running sum vs summing every bucket",
+        60,
+        seed -> {
+          Random random = new Random(seed);
+          Policy policy =
+              AlgorithmPropertiesTest.randomPolicy(
+                  random, Algorithm.SLIDING_BUCKETS, random.nextBoolean());
+          LimiterAlgorithm current = LimiterAlgorithm.of(policy);
+          LimiterAlgorithm reference = new SlidingBucketsV1(policy);
+          long[] state = current.newState();
+          long[] referenceState = reference.newState();
+          for (Request request : trace(random, policy, 400)) {
+            Decision expected =
+                reference.apply(referenceState, request.nowNanos(), request.permits());
+            assertThat(current.apply(state, request.nowNanos(), request.permits()))
+                .as("%s at %d", policy, request.nowNanos())
+                .isEqualTo(expected);
+            assertRunningSum(state);
+          }
+        });
+  }
+
+  /**
+   * States stored by a member running the first layout ({@code [bucketNanos, newest, counts]}, no
+   * tag, no sum) still decide exactly as they did: fit reads them, and from there every decision
+   * equals the old implementation's. Some handovers carry a saturated count, where a running sum
+   * cannot subtract and the window must be summed.
+   */
+  @Test
+  void fit_firstLayoutState_decidesAsTheFirstImplementationWould() {
+    Seeded.run(
+        "sliding_buckets first layout read",
+        60,
+        seed -> {
+          Random random = new Random(seed);
+          Policy policy =
+              AlgorithmPropertiesTest.randomPolicy(
+                  random, Algorithm.SLIDING_BUCKETS, random.nextBoolean());
+          LimiterAlgorithm reference = new SlidingBucketsV1(policy);
+          long[] stored = reference.newState();
+          List<Request> trace = trace(random, policy, 300);
+          int handover = random.nextInt(trace.size());
+          for (Request request : trace.subList(0, handover)) {
+            reference.apply(stored, request.nowNanos(), request.permits());
+          }
+          if (random.nextInt(4) == 0) {
+            stored[2 + random.nextInt(stored.length - 2)] = Long.MAX_VALUE;
+          }
+          LimiterAlgorithm current = LimiterAlgorithm.of(policy);
+          long[] state = current.fit(stored.clone());
+          assertThat(state).hasSize(stored.length + 2);
+          assertThat(state[0]).isEqualTo(SlidingBuckets.LAYOUT_V2);
+          assertThat(current.fit(state)).as("a current state fits as is").isSameAs(state);
+          for (Request request : trace.subList(handover, trace.size())) {
+            Decision expected = reference.apply(stored, request.nowNanos(), request.permits());
+            assertThat(current.apply(state, request.nowNanos(), request.permits()))
+                .as("%s at %d", policy, request.nowNanos())
+                .isEqualTo(expected);
+            assertRunningSum(state);
+          }
+        });
+  }
+
+  /** A random trace with some peeks and, one request in ten, a clock up to a window behind. */
+  private static List<Request> trace(Random random, Policy policy, int length) {
+    List<Request> trace = new ArrayList<>();
+    for (Request request :
+        AlgorithmPropertiesTest.randomTrace(random, policy, policy.limit(), length)) {
+      long skew = random.nextInt(10) == 0 ? (long) (random.nextDouble() * policy.windowNanos()) : 0;
+      long permits = random.nextInt(10) == 0 ? 0 : request.permits();
+      trace.add(new Request(request.nowNanos() - skew, permits));
+    }
+    return trace;
+  }
+
+  /** Word 3 is the saturated sum of the counters (words 4 on). */
+  private static void assertRunningSum(long[] state) {
+    long sum = 0;
+    for (int i = 4; i < state.length; i++) {
+      sum = NanoMath.saturatedAdd(sum, state[i]);
+    }
+    assertThat(state[3]).as("running sum of %s", Arrays.toString(state)).isEqualTo(sum);
   }
 
   static Policy policy(long limit, Duration window, int buckets) {

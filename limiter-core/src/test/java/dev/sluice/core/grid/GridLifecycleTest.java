@@ -3,6 +3,7 @@ package dev.sluice.core.grid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.Check;
@@ -10,6 +11,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
+import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
 import java.time.Duration;
 import java.util.List;
@@ -28,7 +30,7 @@ class GridLifecycleTest {
   /** The one test that waits on wall time: entry TTL has one-second resolution. Bounded at 15 s. */
   @Test
   void idleKeys_expireByTtl_entryCountReturnsToZero() throws Exception {
-    try (GridTestCluster cluster = GridTestCluster.start(2)) {
+    try (GridTestCluster cluster = GridTestCluster.startWithWallClockTtl(2)) {
       GridRateLimiter limiter = cluster.limiter(0);
       limiter.rules().put(new Rule("short", Policy.of(5, Duration.ofMillis(100))));
       for (int i = 0; i < 50; i++) {
@@ -102,6 +104,19 @@ class GridLifecycleTest {
       assertThat(sluice.limiter().tryAcquire("login", "203.0.113.7").allowed()).isTrue();
       assertThat(sluice.limiter().tryAcquire("login", "203.0.113.7").allowed()).isFalse();
       assertThat(sluice.hazelcast().getCluster().getMembers()).hasSize(1);
+    }
+  }
+
+  @Test
+  void configure_minStateTtlBelowOneSecondOrNotANumber_isRefusedNamingTheProperty() {
+    for (String bad : List.of("999", "-1", "1h", "")) {
+      Config config = new Config();
+      config.setProperty(SluiceHazelcast.MIN_STATE_TTL_MILLIS_PROPERTY, bad);
+      assertThatThrownBy(() -> SluiceHazelcast.configure(config, TimeSource.system()))
+          .as("min TTL '%s'", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(SluiceHazelcast.MIN_STATE_TTL_MILLIS_PROPERTY)
+          .hasMessageContaining("'" + bad + "'");
     }
   }
 }

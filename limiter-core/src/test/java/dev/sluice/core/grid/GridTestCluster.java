@@ -22,17 +22,31 @@ final class GridTestCluster implements AutoCloseable {
   final List<GridRateLimiter> limiters = new ArrayList<>();
   private final String clusterName = "test-" + UUID.randomUUID();
   private final InMemoryFormat format;
+  private final boolean wallClockTtl;
 
   GridTestCluster() {
-    this(SluiceHazelcast.DEFAULT_STATE_FORMAT);
+    this(SluiceHazelcast.DEFAULT_STATE_FORMAT, false);
   }
 
-  GridTestCluster(InMemoryFormat format) {
+  GridTestCluster(InMemoryFormat format, boolean wallClockTtl) {
     this.format = format;
+    this.wallClockTtl = wallClockTtl;
   }
 
+  /**
+   * Members whose state entries outlive any test: the manual clock may run ahead of the wall clock,
+   * and an entry expiring in wall time would hand its key a fresh budget mid-test.
+   */
   static GridTestCluster start(int members) {
-    GridTestCluster cluster = new GridTestCluster();
+    return start(new GridTestCluster(), members);
+  }
+
+  /** Members with the production TTL floor, for the test of TTL cleanup itself. */
+  static GridTestCluster startWithWallClockTtl(int members) {
+    return start(new GridTestCluster(SluiceHazelcast.DEFAULT_STATE_FORMAT, true), members);
+  }
+
+  private static GridTestCluster start(GridTestCluster cluster, int members) {
     for (int i = 0; i < members; i++) {
       cluster.addMember();
     }
@@ -46,6 +60,9 @@ final class GridTestCluster implements AutoCloseable {
     // Expire idle keys promptly in the TTL test (the default sweep runs every 5 s over 10 %).
     config.setProperty("hazelcast.internal.map.expiration.task.period.seconds", "1");
     config.setProperty("hazelcast.internal.map.expiration.cleanup.percentage", "100");
+    if (!wallClockTtl) {
+      config.setProperty(SluiceHazelcast.MIN_STATE_TTL_MILLIS_PROPERTY, "3600000");
+    }
     return SluiceHazelcast.configure(config, clock, format);
   }
 

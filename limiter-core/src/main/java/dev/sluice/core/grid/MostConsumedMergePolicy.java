@@ -1,0 +1,191 @@
+package dev.sluice.core.grid;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import com.hazelcast.spi.merge.MergingEntry;
+import com.hazelcast.spi.merge.MergingExpirationTime;
+import com.hazelcast.spi.merge.MergingValue;
+import com.hazelcast.spi.merge.SplitBrainMergePolicy;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+import dev.sluice.core.StateKey;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How the state map heals after a split brain: per key, keep the side that has consumed more, so a
+ * merge never forgets an admission.
+ *
+ * <h2>Why not Hazelcast's built-in policies</h2>
+ *
+ * During a split each side keeps deciding on its own copy of a key. When the sides meet again,
+ * Hazelcast hands the owner two states for the key and asks which to keep. {@code
+ * LatestUpdateMergePolicy} keeps the side that wrote last, which may be the side that admitted
+ * <em>less</em> (side A admits 40 by t=10 s, side B admits 3 at t=11 s: B wins and 37 admissions
+ * are forgotten, so the key grants them again). {@code PutIfAbsentMergePolicy} (the map default)
+ * keeps whatever the larger side had, with the same flaw. A rate limiter must err toward denying.
+ *
+ * <h2>The rule</h2>
+ *
+ * Both states are judged the way a request would see them: a 0-permit peek at the owning member's
+ * {@code now}, with the key's algorithm and policy. The state with fewer permits {@code remaining}
+ * is kept; on a tie, the one with the later {@code resetAfter} (it needs longer to be back to full
+ * capacity, so it remembers more). One rule serves all seven algorithms because every algorithm
+ * already defines what a peek reports. Example, sliding_window 100 per minute, at t = 30 s of a
+ * window:
+ *
+ * <pre>
+ *   side A: prev 60, cur 10   estimate floor(60 × 0.5) + 10 = 40   remaining 60
+ *   side B: prev 0,  cur 55   estimate 55                          remaining 45   ← kept
+ * </pre>
+ *
+ * Keeping one side rather than adding them means the key may still admit what the lighter side
+ * admitted during the split: the merged state is at least as consumed as the more-consumed side,
+ * which is the most a merge can know (the sides' shared history before the split cannot be told
+ * apart from what each added after it, so a sum would double-count it).
+ *
+ * <h2>Finding the policy</h2>
+ *
+ * A rule key ({@code rule|subject}) resolves through the member's local rules copy ({@link
+ * MemberContext}), with no remote call. An inline key carries no policy in its state, only a
+ * fingerprint; the member remembers the inline policies it has recently decided by fingerprint, and
+ * uses that. A state whose fingerprint is not the current policy's would be ignored by the next
+ * decision anyway, so the other side is kept. When no policy can be found (an inline policy this
+ * member never saw, a rule deleted meanwhile) the later-written state is kept (judged by its
+ * expiration time, as the map keeps no per-entry update times); docs/reliability.md lists this
+ * limit.
+ *
+ * <p>Serialized through {@link SluiceDataSerializableFactory} like every Sluice type. It holds no
+ * fields: the owner's {@link MemberContext} is injected where the merge runs.
+ */
+public final class MostConsumedMergePolicy
+    implements SplitBrainMergePolicy<GridState, MergingEntry<Object, GridState>, Object>,
+        IdentifiedDataSerializable,
+        HazelcastInstanceAware {
+  private transient volatile @Nullable MemberContext context;
+
+  /** For Hazelcast, which creates the policy by class name and for deserialization. */
+  public MostConsumedMergePolicy() {}
+
+  @Override
+  public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
+    this.context = MemberContext.of(hazelcastInstance);
+  }
+
+  @Override
+  public @Nullable Object merge(
+      @Nullable MergingEntry<Object, GridState> merging,
+      @Nullable MergingEntry<Object, GridState> existing) {
+    if (merging == null) {
+      return existing == null ? null : existing.getRawValue();
+    }
+    if (existing == null) {
+      return merging.getRawValue();
+    }
+    return keepMerging(merging, existing) ? merging.getRawValue() : existing.getRawValue();
+  }
+
+  private boolean keepMerging(
+      MergingEntry<Object, GridState> merging, MergingEntry<Object, GridState> existing) {
+    GridState mergingState = merging.getDeserializedValue();
+    GridState existingState = existing.getDeserializedValue();
+    if (mergingState == null || existingState == null) {
+      return existingState == null;
+    }
+    MemberContext member = context;
+    Object key = merging.getKey();
+    Resolved resolved =
+        member == null || !(key instanceof String stateKey)
+            ? null
+            : resolve(member, stateKey, mergingState, existingState);
+    if (resolved == null) {
+      return laterWritten(merging, existing);
+    }
+    boolean mergingCurrent = mergingState.fingerprint() == resolved.fingerprint();
+    boolean existingCurrent = existingState.fingerprint() == resolved.fingerprint();
+    if (mergingCurrent != existingCurrent) {
+      return mergingCurrent;
+    }
+    if (!mergingCurrent) {
+      return laterWritten(merging, existing);
+    }
+    return moreConsumed(
+        resolved.algorithm(), mergingState, existingState, member.timeSource().nowNanos());
+  }
+
+  /**
+   * Whether {@code a} is strictly more consumed than {@code b}, by the rule in the class comment.
+   */
+  static boolean moreConsumed(LimiterAlgorithm algorithm, GridState a, GridState b, long nowNanos) {
+    Decision da = peek(algorithm, a, nowNanos);
+    Decision db = peek(algorithm, b, nowNanos);
+    return da.remaining() != db.remaining()
+        ? da.remaining() < db.remaining()
+        : da.resetAfterNanos() > db.resetAfterNanos();
+  }
+
+  /**
+   * Whether {@code merging} was written later. Every write sets the entry's TTL from the policy, so
+   * with the same policy the later expiration is the later write. (The map keeps no per-entry
+   * update times: they cost memory on every key.)
+   */
+  private static boolean laterWritten(
+      MergingValue<GridState> merging, MergingValue<GridState> existing) {
+    return merging instanceof MergingExpirationTime a
+        && existing instanceof MergingExpirationTime b
+        && a.getExpirationTime() > b.getExpirationTime();
+  }
+
+  private static Decision peek(LimiterAlgorithm algorithm, GridState state, long nowNanos) {
+    return algorithm.apply(algorithm.fit(state.state().clone()), nowNanos, 0);
+  }
+
+  private static @Nullable Resolved resolve(
+      MemberContext member, String stateKey, GridState one, GridState other) {
+    int bar = stateKey.indexOf('|');
+    if (bar < 0) {
+      return null;
+    }
+    String rule = stateKey.substring(0, bar);
+    if (rule.equals(StateKey.INLINE_NAMESPACE)) {
+      Policy policy = member.inlinePolicy(one.fingerprint());
+      if (policy == null) {
+        policy = member.inlinePolicy(other.fingerprint());
+      }
+      if (policy == null) {
+        return null;
+      }
+      try {
+        return new Resolved(LimiterAlgorithm.of(policy), GridState.fingerprint(policy));
+      } catch (RuntimeException e) {
+        return null;
+      }
+    }
+    MemberContext.ResolvedRule resolved = member.rule(rule);
+    if (resolved == null || resolved.algorithm() == null) {
+      return null;
+    }
+    return new Resolved(resolved.algorithm(), resolved.fingerprint());
+  }
+
+  private record Resolved(LimiterAlgorithm algorithm, int fingerprint) {}
+
+  @Override
+  public int getFactoryId() {
+    return SluiceSerializationIds.FACTORY_ID;
+  }
+
+  @Override
+  public int getClassId() {
+    return SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY;
+  }
+
+  @Override
+  public void writeData(ObjectDataOutput out) {}
+
+  @Override
+  public void readData(ObjectDataInput in) {}
+}

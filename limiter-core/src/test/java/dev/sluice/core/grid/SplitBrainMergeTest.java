@@ -1,0 +1,170 @@
+package dev.sluice.core.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.LifecycleEvent;
+import com.hazelcast.test.HazelcastTestSupport;
+import com.hazelcast.test.SplitBrainTestSupport;
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
+import dev.sluice.core.StateKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A split brain and its heal, on Hazelcast's in-memory network with a firewall between the brains
+ * (the same moves as Hazelcast's own {@code SplitBrainTestSupport}), clock frozen.
+ *
+ * <p>Timeline: three members form one cluster; every key spends 5 permits; the network splits into
+ * {m0} and {m1, m2}; each brain admits a seeded random number of permits per key on its own copy;
+ * each brain peeks every key; the network heals, m0's brain merges into the larger one through
+ * {@link MostConsumedMergePolicy}. After the heal every key must have at most the remaining budget
+ * of the more-consumed side: no admission made on either side during the split is forgotten by the
+ * side that is kept.
+ */
+class SplitBrainMergeTest {
+  private static final int LIMIT = 40;
+  private static final int KEYS_PER_RULE = 6;
+
+  private static Config config(GridTestCluster cluster) {
+    Config config = cluster.memberConfig();
+    config.setProperty("hazelcast.merge.first.run.delay.seconds", "1");
+    config.setProperty("hazelcast.merge.next.run.delay.seconds", "1");
+    return config;
+  }
+
+  private record Target(String rule, Policy policy, String key) {
+    String stateKey() {
+      return rule == null ? StateKey.inline(key) : StateKey.of(rule, key);
+    }
+  }
+
+  private static Decision acquire(GridRateLimiter limiter, Target target, long permits) {
+    return target.rule() == null
+        ? limiter.tryAcquire(target.policy(), target.key(), permits)
+        : limiter.tryAcquire(target.rule(), target.key(), permits);
+  }
+
+  private static long remaining(HazelcastInstance member, Target target) {
+    KeyOutcome outcome =
+        member
+            .<String, GridState>getMap(SluiceHazelcast.STATE_MAP)
+            .executeOnKey(
+                target.stateKey(),
+                new PeekProcessor(target.rule(), target.rule() == null ? target.policy() : null));
+    return outcome.decision(0).remaining();
+  }
+
+  @Test
+  void splitThenHeal_bothSidesAdmit_mergedStateAtLeastAsConsumedAsEitherSide() throws Exception {
+    long seed = System.nanoTime();
+    System.out.println("SplitBrainMergeTest seed=" + seed);
+    Random random = new Random(seed);
+    try (GridTestCluster cluster = new GridTestCluster()) {
+      HazelcastInstance m0 = cluster.factory.newHazelcastInstance(config(cluster));
+      HazelcastInstance m1 = cluster.factory.newHazelcastInstance(config(cluster));
+      HazelcastInstance m2 = cluster.factory.newHazelcastInstance(config(cluster));
+      cluster.members.addAll(List.of(m0, m1, m2));
+      HazelcastTestSupport.assertClusterSizeEventually(3, m0, m1, m2);
+      GridRateLimiter onM0 = cluster.limiter(0);
+      GridRateLimiter onM2 = cluster.limiter(2);
+
+      List<Target> targets = new ArrayList<>();
+      for (Algorithm algorithm : Algorithm.values()) {
+        Policy policy =
+            Policy.builder().algorithm(algorithm).limit(LIMIT).window(Duration.ofHours(1)).build();
+        String rule = "sb-" + algorithm.wireName().replace('_', '-');
+        onM0.rules().put(new Rule(rule, policy));
+        for (int k = 0; k < KEYS_PER_RULE; k++) {
+          targets.add(new Target(rule, policy, "user-" + k));
+        }
+      }
+      Policy inline =
+          Policy.builder()
+              .algorithm(Algorithm.GCRA)
+              .limit(LIMIT)
+              .window(Duration.ofHours(1))
+              .build();
+      for (int k = 0; k < KEYS_PER_RULE; k++) {
+        targets.add(new Target(null, inline, "inline-" + k));
+      }
+      for (Target target : targets) {
+        assertThat(acquire(onM0, target, 5).allowed()).as("%s before the split", target).isTrue();
+      }
+
+      // Split: {m0} | {m1, m2}.
+      for (HazelcastInstance other : List.of(m1, m2)) {
+        SplitBrainTestSupport.blockCommunicationBetween(m0, other);
+        HazelcastTestSupport.closeConnectionBetween(m0, other);
+      }
+      HazelcastTestSupport.assertClusterSizeEventually(1, m0);
+      HazelcastTestSupport.assertClusterSizeEventually(2, m1, m2);
+      HazelcastTestSupport.waitAllForSafeState(m1, m2);
+
+      long admittedSmall = 0;
+      long admittedLarge = 0;
+      int heavierOnMergingSide = 0;
+      long[] remainingSmall = new long[targets.size()];
+      long[] remainingLarge = new long[targets.size()];
+      for (int i = 0; i < targets.size(); i++) {
+        Target target = targets.get(i);
+        int onSmall = random.nextInt(LIMIT);
+        int onLarge = random.nextInt(LIMIT);
+        for (int p = 0; p < onSmall; p++) {
+          admittedSmall += acquire(onM0, target, 1).allowed() ? 1 : 0;
+        }
+        for (int p = 0; p < onLarge; p++) {
+          admittedLarge += acquire(onM2, target, 1).allowed() ? 1 : 0;
+        }
+        remainingSmall[i] = remaining(m0, target);
+        remainingLarge[i] = remaining(m2, target);
+        if (remainingSmall[i] < remainingLarge[i]) {
+          heavierOnMergingSide++;
+        }
+      }
+      // The test can only fail a wrong policy if the merging side is sometimes the heavier one.
+      assertThat(heavierOnMergingSide).as("keys more consumed on the merging side").isPositive();
+
+      CountDownLatch merged = new CountDownLatch(1);
+      m0.getLifecycleService()
+          .addLifecycleListener(
+              event -> {
+                if (event.getState() == LifecycleEvent.LifecycleState.MERGED) {
+                  merged.countDown();
+                }
+              });
+      for (HazelcastInstance other : List.of(m1, m2)) {
+        SplitBrainTestSupport.unblockCommunicationBetween(m0, other);
+      }
+      assertThat(merged.await(60, TimeUnit.SECONDS)).as("m0 merged back").isTrue();
+      HazelcastTestSupport.assertClusterSizeEventually(3, m0, m1, m2);
+      HazelcastTestSupport.waitAllForSafeState(m0, m1, m2);
+
+      int violations = 0;
+      for (int i = 0; i < targets.size(); i++) {
+        long after = remaining(m1, targets.get(i));
+        long bound = Math.min(remainingSmall[i], remainingLarge[i]);
+        if (after > bound) {
+          violations++;
+          System.out.printf(
+              "  %s: remaining after heal %d, sides had %d and %d%n",
+              targets.get(i), after, remainingSmall[i], remainingLarge[i]);
+        }
+      }
+      System.out.printf(
+          "split brain: %d keys, admitted during split %d (small side) + %d (large side), "
+              + "%d keys heavier on the merging side, %d keys lost admissions after heal%n",
+          targets.size(), admittedSmall, admittedLarge, heavierOnMergingSide, violations);
+      assertThat(violations).as("keys whose heal forgot admissions").isZero();
+    }
+  }
+}
