@@ -357,6 +357,22 @@ public final class LoadBench {
               return SluiceContenders.client(
                   "Sluice client", node.clusterName(), node.memberPort(), rule);
             }));
+    if (Boolean.getBoolean("bench.diagnostics")) {
+      // -Dbench.diagnostics=true: Sluice's client without per-key coalescing, to see what the
+      // coalescer costs or gains. Not in the targets; the published run leaves it out.
+      contenders.add(
+          named(
+              "Sluice client (no coalescing)",
+              () -> {
+                Servers.Node node = servers.node();
+                return SluiceContenders.client(
+                    "Sluice client (no coalescing)",
+                    node.clusterName(),
+                    node.memberPort(),
+                    rule,
+                    false);
+              }));
+    }
     contenders.add(
         named(
             "Bucket4j client",

@@ -53,12 +53,19 @@ final class SluiceContenders {
    * machine every answer is a real decision and not the failure policy's.
    */
   static Contender client(String name, String clusterName, int memberPort, String rule) {
+    return client(name, clusterName, memberPort, rule, true);
+  }
+
+  /** The same with per-key coalescing on or off (a diagnostic variant, see LoadBench). */
+  static Contender client(
+      String name, String clusterName, int memberPort, String rule, boolean coalescing) {
     SluiceClient client =
         SluiceClient.builder()
             .addresses("127.0.0.1:" + memberPort)
             .clusterName(clusterName)
             .callTimeout(CLIENT_CALL_TIMEOUT)
             .connectTimeout(Duration.ofSeconds(30))
+            .coalescing(coalescing)
             .build();
     return new LimiterContender(name, client, rule, client::close);
   }
