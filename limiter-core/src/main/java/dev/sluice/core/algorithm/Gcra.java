@@ -1,6 +1,5 @@
 package dev.sluice.core.algorithm;
 
-import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 
 /**
@@ -65,40 +64,10 @@ import dev.sluice.core.Policy;
  * {@code [tatNanos, tatFraction]}: the TAT is {@code tatNanos + tatFraction / L} ns since the
  * epoch.
  */
-public final class Gcra implements LimiterAlgorithm {
-  private final VirtualSchedule schedule;
-  private final long limit;
+public final class Gcra extends ScheduledAlgorithm {
 
+  /** Capacity {@code burst + 1}: the tolerance holds that many emission intervals. */
   public Gcra(Policy policy) {
-    this.limit = policy.burst() + 1;
-    this.schedule =
-        new VirtualSchedule(policy.limit(), policy.windowNanos(), limit, policy.countDenied());
-  }
-
-  @Override
-  public long[] newState() {
-    return schedule.newState();
-  }
-
-  @Override
-  public long[] fit(long[] state) {
-    return schedule.fit(state);
-  }
-
-  @Override
-  public Decision apply(long[] state, long nowNanos, long permits) {
-    Permits.check(permits, limit);
-    return schedule.apply(state, nowNanos, permits, false);
-  }
-
-  /** {@code burst + 1}: the tolerance holds that many emission intervals. */
-  @Override
-  public long capacity() {
-    return limit;
-  }
-
-  @Override
-  public long stateTtlNanos() {
-    return schedule.stateTtlNanos();
+    super(policy, policy.burst() + 1, false);
   }
 }

@@ -1,6 +1,5 @@
 package dev.sluice.core.algorithm;
 
-import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 
 /**
@@ -60,40 +59,10 @@ import dev.sluice.core.Policy;
  * {@code [tailNanos, tailFraction]}: the queue drains at {@code tailNanos + tailFraction / L} ns
  * since the epoch.
  */
-public final class LeakyBucket implements LimiterAlgorithm {
-  private final VirtualSchedule schedule;
-  private final long capacity;
+public final class LeakyBucket extends ScheduledAlgorithm {
 
+  /** Capacity {@code burst + 1}: one request in service and {@code burst} waiting. */
   public LeakyBucket(Policy policy) {
-    this.capacity = policy.burst() + 1;
-    this.schedule =
-        new VirtualSchedule(policy.limit(), policy.windowNanos(), capacity, policy.countDenied());
-  }
-
-  @Override
-  public long[] newState() {
-    return schedule.newState();
-  }
-
-  @Override
-  public long[] fit(long[] state) {
-    return schedule.fit(state);
-  }
-
-  @Override
-  public Decision apply(long[] state, long nowNanos, long permits) {
-    Permits.check(permits, capacity);
-    return schedule.apply(state, nowNanos, permits, true);
-  }
-
-  /** {@code burst + 1}: one request in service and {@code burst} waiting. */
-  @Override
-  public long capacity() {
-    return capacity;
-  }
-
-  @Override
-  public long stateTtlNanos() {
-    return schedule.stateTtlNanos();
+    super(policy, policy.burst() + 1, true);
   }
 }

@@ -1,6 +1,5 @@
 package dev.sluice.core.algorithm;
 
-import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 
 /**
@@ -55,40 +54,10 @@ import dev.sluice.core.Policy;
  * {@code [fullAtNanos, fullAtFraction]}: the bucket is full from {@code fullAtNanos +
  * fullAtFraction / L} ns since the epoch.
  */
-public final class TokenBucket implements LimiterAlgorithm {
-  private final VirtualSchedule schedule;
-  private final long burst;
+public final class TokenBucket extends ScheduledAlgorithm {
 
+  /** Capacity {@code burst}: the bucket's size. */
   public TokenBucket(Policy policy) {
-    this.burst = policy.burst();
-    this.schedule =
-        new VirtualSchedule(policy.limit(), policy.windowNanos(), burst, policy.countDenied());
-  }
-
-  @Override
-  public long[] newState() {
-    return schedule.newState();
-  }
-
-  @Override
-  public long[] fit(long[] state) {
-    return schedule.fit(state);
-  }
-
-  @Override
-  public Decision apply(long[] state, long nowNanos, long permits) {
-    Permits.check(permits, burst);
-    return schedule.apply(state, nowNanos, permits, false);
-  }
-
-  /** The bucket's size, {@code burst}. */
-  @Override
-  public long capacity() {
-    return burst;
-  }
-
-  @Override
-  public long stateTtlNanos() {
-    return schedule.stateTtlNanos();
+    super(policy, policy.burst(), false);
   }
 }
