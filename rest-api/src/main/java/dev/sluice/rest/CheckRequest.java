@@ -91,6 +91,21 @@ public record CheckRequest(
       throw new InvalidPolicyException(
           "window", "is required for an inline policy, e.g. \"1m\", \"250ms\" or \"PT1M\"");
     }
+    return policy(limit, window, algorithm, burst, buckets, shadow, countDenied);
+  }
+
+  /**
+   * The policy these JSON fields describe, with each absent optional field at its default: one
+   * place for inline checks and {@code PUT /v1/rules/{name}} alike. {@link Policy} validates.
+   */
+  static Policy policy(
+      long limit,
+      String window,
+      @Nullable String algorithm,
+      @Nullable Long burst,
+      @Nullable Integer buckets,
+      @Nullable Boolean shadow,
+      @Nullable Boolean countDenied) {
     Policy.Builder builder = Policy.builder().limit(limit).window(parseWindow(window));
     if (algorithm != null) {
       builder.algorithm(Algorithm.fromWireName(algorithm));

@@ -1,6 +1,5 @@
 package dev.sluice.rest;
 
-import dev.sluice.core.Algorithm;
 import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
@@ -48,22 +47,8 @@ public record RuleBody(
     if (window == null) {
       throw new InvalidPolicyException("window", "is required, e.g. \"1m\", \"250ms\" or \"PT1M\"");
     }
-    Policy.Builder builder = Policy.builder().limit(limit).window(CheckRequest.parseWindow(window));
-    if (algorithm != null) {
-      builder.algorithm(Algorithm.fromWireName(algorithm));
-    }
-    if (burst != null) {
-      builder.burst(burst);
-    }
-    if (buckets != null) {
-      builder.buckets(buckets);
-    }
-    if (shadow != null) {
-      builder.shadow(shadow);
-    }
-    if (countDenied != null) {
-      builder.countDenied(countDenied);
-    }
-    return new Rule(pathName, builder.build());
+    return new Rule(
+        pathName,
+        CheckRequest.policy(limit, window, algorithm, burst, buckets, shadow, countDenied));
   }
 }
