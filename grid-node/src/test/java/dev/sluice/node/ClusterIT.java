@@ -2,7 +2,6 @@ package dev.sluice.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -177,31 +176,8 @@ class ClusterIT {
   }
 
   /** Waits until every given node answers ready as a member of a cluster of {@code size}. */
-  private void awaitCluster(List<Integer> indexes, int size)
-      throws InterruptedException, IOException {
-    long deadline = System.nanoTime() + STARTUP.toNanos();
-    for (int index : indexes) {
-      String expected = "member of a " + size + "-member cluster";
-      while (true) {
-        NodeProcess node = nodes.get(index);
-        if (!node.isAlive()) {
-          throw new AssertionError("node " + index + " exited:\n" + node.log());
-        }
-        try {
-          TestNodes.Answer ready = TestNodes.get(restPorts.get(index), "/health/ready");
-          if (ready.status() == 200 && ready.body().contains(expected)) {
-            break;
-          }
-        } catch (RuntimeException notListeningYet) {
-          // the process is still starting
-        }
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError(
-              "node " + index + " not ready in " + STARTUP + ":\n" + node.log());
-        }
-        Thread.sleep(250); // polling a starting process, not moving limiter time
-      }
-    }
+  private void awaitCluster(List<Integer> indexes, int size) throws InterruptedException {
+    TestNodes.awaitCluster(nodes, restPorts, indexes, size, STARTUP);
   }
 
   private static List<String> concat(List<String> a, List<String> b) {

@@ -312,28 +312,6 @@ class FaultsIT {
 
   /** Waits until every given node answers ready as a member of a cluster of {@code size}. */
   private void awaitCluster(List<Integer> indexes, int size) throws InterruptedException {
-    long deadline = System.nanoTime() + STARTUP.toNanos();
-    for (int index : indexes) {
-      String expected = "member of a " + size + "-member cluster";
-      while (true) {
-        NodeProcess node = nodes.get(index);
-        if (!node.isAlive()) {
-          throw new AssertionError("node " + index + " exited:\n" + node.log());
-        }
-        try {
-          TestNodes.Answer ready = TestNodes.get(restPorts.get(index), "/health/ready");
-          if (ready.status() == 200 && ready.body().contains(expected)) {
-            break;
-          }
-        } catch (RuntimeException notListeningYet) {
-          // still starting
-        }
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError(
-              "node " + index + " not ready in " + STARTUP + ":\n" + node.log());
-        }
-        Thread.sleep(250); // polling a starting process, not moving limiter time
-      }
-    }
+    TestNodes.awaitCluster(nodes, restPorts, indexes, size, STARTUP);
   }
 }

@@ -64,6 +64,42 @@ final class TestNodes {
     }
   }
 
+  /**
+   * Waits until every node at {@code indexes} answers ready as a member of a cluster of {@code
+   * size}, failing with the node's log if it exits or is not ready within {@code timeout}.
+   */
+  static void awaitCluster(
+      List<NodeProcess> nodes,
+      List<Integer> restPorts,
+      List<Integer> indexes,
+      int size,
+      Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String expected = "member of a " + size + "-member cluster";
+    for (int index : indexes) {
+      while (true) {
+        NodeProcess node = nodes.get(index);
+        if (!node.isAlive()) {
+          throw new AssertionError("node " + index + " exited:\n" + node.log());
+        }
+        try {
+          Answer ready = get(restPorts.get(index), "/health/ready");
+          if (ready.status() == 200 && ready.body().contains(expected)) {
+            break;
+          }
+        } catch (RuntimeException notListeningYet) {
+          // the process is still starting
+        }
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError(
+              "node " + index + " not ready in " + timeout + ":\n" + node.log());
+        }
+        Thread.sleep(250); // polling a starting process, not moving limiter time
+      }
+    }
+  }
+
   static Answer get(int port, String path) {
     return send(HttpRequest.newBuilder(uri(port, path)).GET());
   }
