@@ -59,9 +59,8 @@ public final class ApiError extends RuntimeException {
   public static final String UNAVAILABLE = "unavailable";
 
   /**
-   * 505: the request line names an HTTP version other than 1.0 or 1.1 (HTTP/2 needs TLS or prior
-   * knowledge, which this server does not offer). The one 5xx a client can cause, as RFC 9110
-   * §15.6.6 defines it.
+   * 505: the request line names an HTTP version other than 1.0 or 1.1, or none (Jetty reads that as
+   * HTTP/0.9). The one 5xx a client can cause, as RFC 9110 §15.6.6 defines it.
    */
   public static final String HTTP_VERSION_NOT_SUPPORTED = "http_version_not_supported";
 
