@@ -110,6 +110,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   private final Partition[] partitionsById;
   private final GridRuleStore rules;
   private final @Nullable MemberContext localMember;
+  private final @Nullable ClientKeyInvoker clientInvoker;
   private final Options options;
   private final ExecutorService callbacks;
   private final ConcurrentHashMap<UUID, OwnerBatcher[]> batchers = new ConcurrentHashMap<>();
@@ -131,6 +132,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     }
     this.rules = new GridRuleStore(hazelcast);
     this.localMember = isClient(hazelcast) ? null : MemberContext.of(hazelcast);
+    this.clientInvoker = ClientKeyInvoker.of(hazelcast, SluiceHazelcast.STATE_MAP);
     this.callbacks = Executors.newFixedThreadPool(options.callbackThreads(), daemonThreads());
   }
 
@@ -235,11 +237,12 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
    * for the grid: the synchronous path of a client that must give up after its call timeout.
    *
    * <p>Checks that share one key (a single call, or a client's coalesced batch on a hot key) leave
-   * as one {@code submitToKey}, and the caller's thread waits on Hazelcast's own future: the answer
-   * reaches the caller in one hand-off, from the thread that read it off the network. Waiting on
-   * {@link #tryAcquireAllAsync} instead costs a batcher and this limiter's callback executor, two
-   * more hand-offs per call, which on 2 cores cost a client about half its throughput
-   * (docs/benchmarks.md). Checks on several keys take the batched path.
+   * as one {@code submitToKey}, and the caller's thread waits on the invocation's own future (over
+   * a client through {@link ClientKeyInvoker}): the answer reaches the caller in one hand-off, from
+   * the thread that read it off the network. Waiting on {@link #tryAcquireAllAsync} instead costs a
+   * batcher and this limiter's callback executor, two more hand-offs per call, which on 2 cores
+   * cost a client about a quarter of its throughput (docs/benchmarks.md). Checks on several keys
+   * take the batched path.
    *
    * @throws TimeoutException if the grid did not answer in time; the checks may still be counted
    */
@@ -267,12 +270,13 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     }
     KeyRequests requests =
         new KeyRequests(first.stateKey(), -1, first.rule(), first.policy(), permits);
+    AcquireProcessor processor = new AcquireProcessor(new KeyRequests[] {requests});
     KeyOutcome outcome =
-        awaitWithin(
-            states
-                .submitToKey(first.stateKey(), new AcquireProcessor(new KeyRequests[] {requests}))
-                .toCompletableFuture(),
-            timeoutNanos);
+        clientInvoker != null
+            ? invokeWithin(first.stateKey(), processor, timeoutNanos)
+            : awaitWithin(
+                states.submitToKey(first.stateKey(), processor).toCompletableFuture(),
+                timeoutNanos);
     List<Decision> decisions = new ArrayList<>(permits.length);
     for (int i = 0; i < permits.length; i++) {
       decisions.add(outcome.decision(i));
@@ -592,6 +596,18 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     }
   }
 
+  private KeyOutcome invokeWithin(String stateKey, AcquireProcessor processor, long timeoutNanos)
+      throws TimeoutException {
+    try {
+      return clientInvoker.submitToKey(stateKey, processor, timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the grid", e);
+    } catch (ExecutionException e) {
+      throw rethrown(e);
+    }
+  }
+
   /** {@link #await} for at most {@code timeoutNanos} ({@code Long.MAX_VALUE}: no bound). */
   private static <T> T awaitWithin(CompletableFuture<T> future, long timeoutNanos)
       throws TimeoutException {
@@ -603,14 +619,19 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for the grid", e);
     } catch (ExecutionException e) {
-      Throwable cause = unwrap(e);
-      if (cause instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      if (cause instanceof Error error) {
-        throw error;
-      }
-      throw new IllegalStateException(cause);
+      throw rethrown(e);
     }
+  }
+
+  /** The cause of a failed wait, as the caller would expect it thrown. */
+  private static RuntimeException rethrown(ExecutionException e) {
+    Throwable cause = unwrap(e);
+    if (cause instanceof RuntimeException runtime) {
+      return runtime;
+    }
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new IllegalStateException(cause);
   }
 }

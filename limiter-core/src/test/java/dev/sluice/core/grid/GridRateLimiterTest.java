@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
@@ -14,9 +13,6 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -236,15 +232,10 @@ class GridRateLimiterTest {
   void tryAcquireAllWithin_partitionBusy_throwsTimeoutAfterTheTimeout() throws Exception {
     direct.rules().put(new Rule("busy", Policy.of(5, Duration.ofMinutes(1))));
     String stateKey = dev.sluice.core.StateKey.of("busy", "held");
-    HazelcastInstance owner = ownerOf(stateKey);
+    HazelcastInstance owner = PartitionHold.ownerOf(cluster.members, stateKey);
     GridRateLimiter limiter = cluster.limiter(owner, GridRateLimiter.Options.defaults());
-    HoldPartition.entered = new CountDownLatch(1);
-    HoldPartition.release = new CountDownLatch(1);
-    // Submitted on the owner itself, so the processor runs there without being serialized.
-    IMap<String, GridState> states = owner.getMap(SluiceHazelcast.STATE_MAP);
-    var held = states.submitToKey(stateKey, new HoldPartition()).toCompletableFuture();
+    PartitionHold hold = PartitionHold.on(owner, stateKey);
     try {
-      assertThat(HoldPartition.entered.await(30, TimeUnit.SECONDS)).isTrue();
       long start = System.nanoTime();
       assertThatThrownBy(
               () ->
@@ -253,38 +244,7 @@ class GridRateLimiterTest {
       long waitedMillis = (System.nanoTime() - start) / 1_000_000;
       assertThat(waitedMillis).isBetween(200L, 10_000L);
     } finally {
-      HoldPartition.release.countDown();
-    }
-    held.get(30, TimeUnit.SECONDS);
-  }
-
-  private static HazelcastInstance ownerOf(String stateKey) {
-    var owner = cluster.members.get(0).getPartitionService().getPartition(stateKey).getOwner();
-    return cluster.members.stream()
-        .filter(m -> m.getCluster().getLocalMember().getUuid().equals(owner.getUuid()))
-        .findFirst()
-        .orElseThrow();
-  }
-
-  /** Holds its partition's thread until released (run locally only: never serialized). */
-  private static final class HoldPartition implements EntryProcessor<String, GridState, Boolean> {
-    static volatile CountDownLatch entered;
-    static volatile CountDownLatch release;
-
-    @Override
-    public Boolean process(Map.Entry<String, GridState> entry) {
-      entered.countDown();
-      try {
-        return release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    }
-
-    @Override
-    public EntryProcessor<String, GridState, Boolean> getBackupProcessor() {
-      return null;
+      hold.close();
     }
   }
 }
