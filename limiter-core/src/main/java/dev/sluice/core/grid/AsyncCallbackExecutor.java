@@ -1,6 +1,7 @@
 package dev.sluice.core.grid;
 
 import com.hazelcast.internal.util.ConcurrencyUtil;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
 /**
@@ -26,6 +27,15 @@ final class AsyncCallbackExecutor {
   private static boolean installed;
 
   private AsyncCallbackExecutor() {}
+
+  /**
+   * Hazelcast's default async executor, after installing the pool where the default was the
+   * thread-per-task one: the executor on which Sluice completes asynchronous answers.
+   */
+  static Executor hazelcastDefault() {
+    installIfThreadPerTask();
+    return ConcurrencyUtil.getDefaultAsyncExecutor();
+  }
 
   static synchronized void installIfThreadPerTask() {
     if (installed || ForkJoinPool.getCommonPoolParallelism() > 1) {

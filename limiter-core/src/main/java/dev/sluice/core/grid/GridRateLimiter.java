@@ -24,12 +24,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,10 +44,16 @@ import org.jspecify.annotations.Nullable;
  * parallel. A synchronous batched call simply waits for its request's answer. Unbatched, each call
  * is its own {@code executeOnKey} (sync, on the caller's thread) or {@code submitToKey}.
  *
- * <p>Answers complete on an executor this limiter owns ({@link Options#callbackThreads()} daemon
- * threads): on small machines Hazelcast would otherwise start a thread per async callback (DESIGN
- * §9). Dependent stages that callers attach without an executor run there too, so keep them short.
- * {@link #close()} stops it.
+ * <p>Asynchronous answers complete on Hazelcast's default async executor, never on its partition or
+ * network threads: the common {@link java.util.concurrent.ForkJoinPool}, or on machines with 2 CPUs
+ * or fewer the small pool {@link SluiceHazelcast#configure} installs in place of Hazelcast's
+ * thread-per-task default (DESIGN §9). Dependent stages that callers attach without an executor run
+ * there too, so keep them short. Hazelcast already completes every map future through one task on
+ * that executor; a pool of this limiter's own meant a second hand-off per call, which cost 40 % of
+ * asynchronous decisions per second (docs/grid.md).
+ *
+ * <p>{@link #close()} refuses later calls; it does not touch the Hazelcast instance, which belongs
+ * to whoever started it.
  *
  * <h2>Input</h2>
  *
@@ -72,35 +75,30 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
    *     when false every key is its own {@code submitToKey}
    * @param lanesPerMember concurrent batches per member; a key always uses the same lane
    * @param maxKeysPerBatch the most keys one invocation carries
-   * @param callbackThreads threads that complete answers handed to callers
    */
   public record Options(
-      boolean batchSync,
-      boolean batchAsync,
-      int lanesPerMember,
-      int maxKeysPerBatch,
-      int callbackThreads) {
+      boolean batchSync, boolean batchAsync, int lanesPerMember, int maxKeysPerBatch) {
     public Options {
-      if (lanesPerMember < 1 || maxKeysPerBatch < 1 || callbackThreads < 1) {
-        throw new IllegalArgumentException("lanes, batch size and threads must be at least 1");
+      if (lanesPerMember < 1 || maxKeysPerBatch < 1) {
+        throw new IllegalArgumentException("lanes and batch size must be at least 1");
       }
     }
 
     public static Options defaults() {
-      return new Options(false, true, 2, 256, 2);
+      return new Options(false, true, 2, 256);
     }
 
     /** The same options with batching on or off for every kind of call. */
     public Options withBatching(boolean batching) {
-      return new Options(batching, batching, lanesPerMember, maxKeysPerBatch, callbackThreads);
+      return new Options(batching, batching, lanesPerMember, maxKeysPerBatch);
     }
 
     public Options withBatchSync(boolean batchSync) {
-      return new Options(batchSync, batchAsync, lanesPerMember, maxKeysPerBatch, callbackThreads);
+      return new Options(batchSync, batchAsync, lanesPerMember, maxKeysPerBatch);
     }
 
     public Options withLanesPerMember(int lanes) {
-      return new Options(batchSync, batchAsync, lanes, maxKeysPerBatch, callbackThreads);
+      return new Options(batchSync, batchAsync, lanes, maxKeysPerBatch);
     }
   }
 
@@ -112,7 +110,8 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   private final @Nullable MemberContext localMember;
   private final @Nullable ClientKeyInvoker clientInvoker;
   private final Options options;
-  private final ExecutorService callbacks;
+  private final Executor callbacks;
+  private volatile boolean closed;
   private final ConcurrentHashMap<UUID, OwnerBatcher[]> batchers = new ConcurrentHashMap<>();
   private static final UUID UNKNOWN_OWNER = new UUID(0, 0);
 
@@ -133,21 +132,12 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     this.rules = new GridRuleStore(hazelcast);
     this.localMember = isClient(hazelcast) ? null : MemberContext.of(hazelcast);
     this.clientInvoker = ClientKeyInvoker.of(hazelcast, SluiceHazelcast.STATE_MAP);
-    this.callbacks = Executors.newFixedThreadPool(options.callbackThreads(), daemonThreads());
+    this.callbacks = AsyncCallbackExecutor.hazelcastDefault();
   }
 
   private static boolean isClient(HazelcastInstance hazelcast) {
     // A member's local endpoint is a Member; a client's is a Client.
     return !(hazelcast.getLocalEndpoint() instanceof Member);
-  }
-
-  private static ThreadFactory daemonThreads() {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, "sluice-callback-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 
   public HazelcastInstance hazelcast() {
@@ -324,6 +314,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
 
   @Override
   public Decision peek(String rule, String key) {
+    checkOpen();
     Rule.checkName(rule);
     StateKey.checkSubject(key);
     KeyOutcome outcome = states.executeOnKey(StateKey.of(rule, key), new PeekProcessor(rule, null));
@@ -332,6 +323,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
 
   @Override
   public void reset(String rule, String key) {
+    checkOpen();
     Rule.checkName(rule);
     StateKey.checkSubject(key);
     states.delete(StateKey.of(rule, key));
@@ -349,7 +341,13 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
 
   @Override
   public void close() {
-    callbacks.shutdown();
+    closed = true;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("this GridRateLimiter was closed");
+    }
   }
 
   // ---- internals
@@ -369,6 +367,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   /** The fields were checked already (by {@link Check} or the caller). */
   private Pending pending(
       @Nullable String rule, @Nullable Policy policy, String key, long permits, boolean routed) {
+    checkOpen();
     String stateKey;
     if (rule != null) {
       checkLocalRule(rule, permits);
@@ -537,14 +536,16 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
         new KeyRequests(stateKey, first.partitionId(), first.rule(), first.policy(), permits);
     Map<String, List<Pending>> batch = Map.of(stateKey, forKey);
     try {
+      // A plain handle, no executor: Hazelcast completes the future it returns from a task on its
+      // default async executor, so this runs in that same task, never on a partition or network
+      // thread. Naming that executor here would queue a second task per call (docs/grid.md).
       return states
           .submitToKey(stateKey, new AcquireProcessor(new KeyRequests[] {requests}))
-          .handleAsync(
+          .handle(
               (outcome, failure) -> {
                 complete(batch, outcome == null ? null : Map.of(stateKey, outcome), failure);
                 return (Void) null;
-              },
-              callbacks)
+              })
           .toCompletableFuture();
     } catch (RuntimeException e) {
       complete(batch, null, e);

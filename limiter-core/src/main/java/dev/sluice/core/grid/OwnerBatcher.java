@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -121,21 +120,20 @@ final class OwnerBatcher {
     }
     SENDING.set(Boolean.TRUE);
     try {
-      // React on the thread that delivers the response (an explicit caller-runs executor:
-      // Hazelcast's plain whenComplete would use its default executor, a new thread per callback
-      // on 2 CPUs): release the lane and send the next batch at once, and hand the answers to the
-      // callback executor as ONE task for the whole batch. Should the response already be there
-      // (completion inline, on this thread), do it all on the executor, so sends never recurse.
+      // A plain whenComplete, no executor: Hazelcast completes the future it returns from a task
+      // on its default async executor, so this runs in that task, never on a partition or network
+      // thread, and releasing the lane, sending the next batch and answering this one all happen
+      // in it (one task per batch). Should the response already be there (completion inline, on
+      // this thread), move it to that executor, so sends never recurse.
       map.submitToKeys(batch.keySet(), new AcquireProcessor(requests))
-          .whenCompleteAsync(
+          .whenComplete(
               (outcomes, failure) -> {
                 if (SENDING.get()) {
                   callbacks.execute(() -> finish(batch, outcomes, failure));
                 } else {
                   finish(batch, outcomes, failure);
                 }
-              },
-              Runnable::run);
+              });
     } catch (RuntimeException e) {
       callbacks.execute(() -> finish(batch, null, e));
     } finally {
@@ -151,12 +149,7 @@ final class OwnerBatcher {
     try {
       trySend();
     } finally {
-      try {
-        callbacks.execute(() -> GridRateLimiter.complete(batch, outcomes, failure));
-      } catch (RejectedExecutionException closed) {
-        // The limiter was closed: answer here rather than leave callers waiting forever.
-        GridRateLimiter.complete(batch, outcomes, failure);
-      }
+      GridRateLimiter.complete(batch, outcomes, failure);
     }
   }
 }

@@ -170,27 +170,42 @@ class GridRateLimiterTest {
   }
 
   /**
-   * Answers complete on Sluice's own executor, never on a Hazelcast thread, where user callbacks
-   * could stall the grid. A dependent stage attached after its future completed runs on the thread
-   * that attaches it (CompletableFuture's rule), so the caller's own thread is allowed too.
+   * Answers complete on Hazelcast's default async executor (or on the caller's own thread, when a
+   * stage is attached after completion: CompletableFuture's rule), never on a Hazelcast partition
+   * or network thread, where user callbacks could stall the grid.
    */
   @Test
-  void tryAcquireAsync_completesOnSluiceThreadsNeverHazelcasts() throws Exception {
+  void tryAcquireAsync_completesOffHazelcastsOwnThreads() throws Exception {
     batched.rules().put(new Rule("async", Policy.of(1_000, Duration.ofMinutes(1))));
-    String caller = Thread.currentThread().getName();
-    for (int i = 0; i < 100; i++) {
-      String thread =
-          batched
-              .tryAcquireAsync("async", "k" + i, 1)
-              .thenApply(d -> Thread.currentThread().getName())
-              .toCompletableFuture()
-              .get();
-      assertThat(thread)
-          .satisfiesAnyOf(
-              name -> assertThat(name).startsWith("sluice-callback-"),
-              name -> assertThat(name).isEqualTo(caller));
-      assertThat(thread).doesNotContain("hz.");
+    for (GridRateLimiter limiter : List.of(batched, direct)) {
+      for (int i = 0; i < 100; i++) {
+        String thread =
+            limiter
+                .tryAcquireAsync("async", "k" + i, 1)
+                .thenApply(d -> Thread.currentThread().getName())
+                .toCompletableFuture()
+                .get();
+        assertThat(thread).doesNotStartWith("hz.");
+      }
     }
+  }
+
+  @Test
+  void close_laterCallsAreRefused_theInstanceKeepsRunning() {
+    GridRateLimiter limiter = cluster.limiter(0);
+    limiter.rules().put(new Rule("closing", Policy.of(5, Duration.ofMinutes(1))));
+    assertThat(limiter.tryAcquire("closing", "k").allowed()).isTrue();
+
+    limiter.close();
+
+    assertThatThrownBy(() -> limiter.tryAcquire("closing", "k"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    assertThatThrownBy(() -> limiter.tryAcquireAsync("closing", "k", 1))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> limiter.peek("closing", "k"))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(direct.peek("closing", "k").remaining()).as("the grid still answers").isEqualTo(4);
   }
 
   @Test
