@@ -6,7 +6,9 @@ import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * The client's near cache of rules: lookups are served from memory after the first, and the cluster
@@ -27,6 +29,13 @@ import java.util.function.Consumer;
  * #MAX_STALENESS_NANOS} ns before the map is asked again (one small read per rule per half second
  * at most), and a refresh that finds a different rule reports the change as an event would. A rule
  * change therefore reaches every lookup within half a second even when its event is lost.
+ *
+ * <p>While the grid is unreachable the last answer is served however old it is: when the client's
+ * breaker is open a lookup does not ask the map at all (it would wait for, or fail with, the grid),
+ * and when asking fails the cached answer stands in. A REST node in front of the grid resolves the
+ * rule before every check, so without this an outage would turn every check into an error instead
+ * of an answer by the rule's failure policy. A rule never looked up before the outage has no
+ * answer: the grid's error is thrown.
  */
 final class CachedRuleStore implements RuleStore {
   private final RuleStore store;
@@ -39,24 +48,47 @@ final class CachedRuleStore implements RuleStore {
   private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
   private final AtomicLong generation = new AtomicLong();
   private final Consumer<String> onChange;
+  private final BooleanSupplier gridUnavailable;
+  private final LongSupplier nanoClock;
 
   /**
    * @param onChange told the name of every rule that changed (or "" when all may have)
+   * @param gridUnavailable whether the grid is known to be unreachable right now (the client's
+   *     breaker is open): lookups then serve what is cached without asking
+   * @param nanoClock the monotonic clock of the staleness bound (the client's)
    */
-  CachedRuleStore(RuleStore store, Consumer<String> onChange) {
+  CachedRuleStore(
+      RuleStore store,
+      Consumer<String> onChange,
+      BooleanSupplier gridUnavailable,
+      LongSupplier nanoClock) {
     this.store = store;
     this.onChange = onChange;
+    this.gridUnavailable = gridUnavailable;
+    this.nanoClock = nanoClock;
   }
 
   @Override
   public Optional<Rule> find(String name) {
     Cached cached = cache.get(name);
-    long now = System.nanoTime();
-    if (cached != null && now - cached.fetchedAtNanos() < MAX_STALENESS_NANOS) {
+    long now = nanoClock.getAsLong();
+    if (cached != null
+        && (now - cached.fetchedAtNanos() < MAX_STALENESS_NANOS
+            || gridUnavailable.getAsBoolean())) {
       return cached.rule();
     }
     long before = generation.get();
-    Optional<Rule> found = store.find(name);
+    Optional<Rule> found;
+    try {
+      found = store.find(name);
+    } catch (IllegalArgumentException e) {
+      throw e; // a bad name: the request is wrong, not the grid
+    } catch (RuntimeException e) {
+      if (cached != null) {
+        return cached.rule(); // the grid failed: the last answer stands in
+      }
+      throw e;
+    }
     if (generation.get() == before) {
       cache.put(name, new Cached(found, now));
     }
@@ -66,9 +98,21 @@ final class CachedRuleStore implements RuleStore {
     return found;
   }
 
+  /**
+   * Every rule, from the map; the answer also fills the cache (a REST node lists the rules at
+   * start, so that each has a local answer should the grid go away before its first check).
+   */
   @Override
   public Collection<Rule> all() {
-    return store.all();
+    long before = generation.get();
+    long now = nanoClock.getAsLong();
+    Collection<Rule> all = store.all();
+    if (generation.get() == before) {
+      for (Rule rule : all) {
+        cache.putIfAbsent(rule.name(), new Cached(Optional.of(rule), now));
+      }
+    }
+    return all;
   }
 
   @Override
@@ -84,10 +128,19 @@ final class CachedRuleStore implements RuleStore {
     return removed;
   }
 
+  /**
+   * What is cached for {@code name}, however old, without asking the grid: for answers made without
+   * it (a failure policy's answer reports the rule's limit).
+   */
+  Optional<Rule> cached(String name) {
+    Cached cached = cache.get(name);
+    return cached == null ? Optional.empty() : cached.rule();
+  }
+
   /** Whether a lookup of {@code name} would be served from memory now. */
   boolean isCached(String name) {
     Cached cached = cache.get(name);
-    return cached != null && System.nanoTime() - cached.fetchedAtNanos() < MAX_STALENESS_NANOS;
+    return cached != null && nanoClock.getAsLong() - cached.fetchedAtNanos() < MAX_STALENESS_NANOS;
   }
 
   /** The cluster says {@code name} changed. */
