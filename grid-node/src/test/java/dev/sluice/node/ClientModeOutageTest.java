@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.core.ManualTimeSource;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,6 +77,8 @@ class ClientModeOutageTest {
       assertThat(login.json().get("remaining").asLong()).isEqualTo(4);
       assertThat(TestNodes.get(port, "/health/ready").status()).isEqualTo(200);
       assertThat(localDecisions(port, "fail_open")).isZero();
+      // A rule created on the grid after this node started, and never checked here.
+      member.limiter().rules().put(new Rule("late", Policy.of(3, Duration.ofMinutes(1))));
 
       // Grid down.
       member.close();
@@ -130,6 +134,13 @@ class ClientModeOutageTest {
       JsonNode results = batch.json().get("results");
       assertThat(results.get(0).get("decidedBy").asText()).isEqualTo("fail_open");
       assertThat(results.get(1).get("decidedBy").asText()).isEqualTo("fail_closed");
+
+      // What has no local answer is refused as unavailable, not as a server error.
+      assertThat(check(port, "late").status()).as("a rule never seen here").isEqualTo(503);
+      assertThat(TestNodes.get(port, "/v1/limits/api/k").status()).as("peek").isEqualTo(503);
+      TestNodes.Answer list = TestNodes.get(port, "/v1/rules");
+      assertThat(list.status()).isEqualTo(503);
+      assertThat(list.json().get("error").asText()).isEqualTo("unavailable");
 
       TestNodes.Answer ready = TestNodes.get(port, "/health/ready");
       assertThat(ready.status()).isEqualTo(503);
