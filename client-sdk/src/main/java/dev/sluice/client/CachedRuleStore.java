@@ -4,11 +4,16 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import java.util.Collection;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client's near cache of rules: lookups are served from memory after the first, and the cluster
@@ -25,17 +30,20 @@ import java.util.function.LongSupplier;
  * Counters are never cached, only rules.
  *
  * <p>Events are the fast path, not the guarantee: a listener registration can lag behind a new
- * connection, and a disconnect can drop events. So a cached rule is also served for at most {@value
- * #MAX_STALENESS_NANOS} ns before the map is asked again (one small read per rule per half second
- * at most), and a refresh that finds a different rule reports the change as an event would. A rule
- * change therefore reaches every lookup within half a second even when its event is lost.
+ * connection, and a disconnect can drop events. So a cached rule older than {@value
+ * #MAX_STALENESS_NANOS} ns is read again from the map (one small read per rule per half second at
+ * most), and a refresh that finds a different rule reports the change as an event would. A rule
+ * change therefore reaches every lookup within half a second and one round trip even when its event
+ * is lost.
  *
- * <p>While the grid is unreachable the last answer is served however old it is: when the client's
- * breaker is open a lookup does not ask the map at all (it would wait for, or fail with, the grid),
- * and when asking fails the cached answer stands in. A REST node in front of the grid resolves the
- * rule before every check, so without this an outage would turn every check into an error instead
- * of an answer by the rule's failure policy. A rule never looked up before the outage has no
- * answer: the grid's error is thrown.
+ * <p>That refresh never makes a caller wait: the lookup that finds its entry old answers with it
+ * and hands the read to a background thread (one read per rule at a time). A caller waits only for
+ * a rule it has no answer for. This is what keeps an unreachable grid from costing more than the
+ * call timeout: a REST node resolves the rule before every check, and a read of the map from a grid
+ * that hangs (a stopped process, a network that drops packets) would block for Hazelcast's
+ * invocation timeout, seconds, before the decision's own timeout even starts. While the breaker is
+ * open no refresh is sent at all, and a refresh that fails leaves the last answer in place. A rule
+ * never looked up before an outage has no answer: the grid's error is thrown.
  */
 final class CachedRuleStore implements RuleStore {
   private final RuleStore store;
@@ -50,6 +58,14 @@ final class CachedRuleStore implements RuleStore {
   private final Consumer<String> onChange;
   private final BooleanSupplier gridUnavailable;
   private final LongSupplier nanoClock;
+  private final Set<String> refreshing = ConcurrentHashMap.newKeySet();
+  private final ExecutorService refresher =
+      Executors.newSingleThreadExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "sluice-rules-refresh");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   /**
    * @param onChange told the name of every rule that changed (or "" when all may have)
@@ -71,12 +87,40 @@ final class CachedRuleStore implements RuleStore {
   @Override
   public Optional<Rule> find(String name) {
     Cached cached = cache.get(name);
-    long now = nanoClock.getAsLong();
-    if (cached != null
-        && (now - cached.fetchedAtNanos() < MAX_STALENESS_NANOS
-            || gridUnavailable.getAsBoolean())) {
-      return cached.rule();
+    if (cached == null) {
+      return fetch(name, null);
     }
+    if (nanoClock.getAsLong() - cached.fetchedAtNanos() >= MAX_STALENESS_NANOS
+        && !gridUnavailable.getAsBoolean()) {
+      refreshLater(name, cached);
+    }
+    return cached.rule();
+  }
+
+  /** Reads {@code name} again on the refresh thread, unless a read of it is already under way. */
+  private void refreshLater(String name, Cached cached) {
+    if (!refreshing.add(name)) {
+      return;
+    }
+    try {
+      refresher.execute(
+          () -> {
+            try {
+              fetch(name, cached);
+            } catch (RuntimeException e) {
+              // The grid failed: the cached answer stays, and the next old lookup tries again.
+            } finally {
+              refreshing.remove(name);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      refreshing.remove(name); // closed
+    }
+  }
+
+  /** Reads {@code name} from the map and caches it; {@code cached} is the answer it replaces. */
+  private Optional<Rule> fetch(String name, @Nullable Cached cached) {
+    long now = nanoClock.getAsLong();
     long before = generation.get();
     Optional<Rule> found;
     try {
@@ -148,6 +192,11 @@ final class CachedRuleStore implements RuleStore {
     generation.incrementAndGet();
     cache.remove(name);
     onChange.accept(name);
+  }
+
+  /** Stops the refresh thread. */
+  void close() {
+    refresher.shutdownNow();
   }
 
   /** Changes may have been missed (a reconnect): forget everything. */

@@ -512,6 +512,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     if (unlisten != null) {
       unlisten.run();
     }
+    rules.close();
     if (shutdown != null) {
       shutdown.run();
     }
