@@ -133,11 +133,13 @@ final class CachedRuleStore implements RuleStore {
       }
       throw e;
     }
+    if (cached != null && !cached.rule().equals(found)) {
+      // A change whose event has not arrived (or never will); reported before the new rule is
+      // cached, so no lookup sees the new rule while denials under the old one still stand.
+      onChange.accept(name);
+    }
     if (generation.get() == before) {
       cache.put(name, new Cached(found, now));
-    }
-    if (cached != null && !cached.rule().equals(found)) {
-      onChange.accept(name); // a change whose event has not arrived (or never will)
     }
     return found;
   }
