@@ -71,7 +71,8 @@ final class CachedRuleStore implements RuleStore {
    * @param onChange told the name of every rule that changed (or "" when all may have)
    * @param gridUnavailable whether the grid is known to be unreachable right now (the client's
    *     breaker is open): lookups then serve what is cached without asking
-   * @param nanoClock the monotonic clock of the staleness bound (the client's)
+   * @param nanoClock the monotonic clock of the staleness bound ({@code System::nanoTime}; tests
+   *     move a manual one)
    */
   CachedRuleStore(
       RuleStore store,

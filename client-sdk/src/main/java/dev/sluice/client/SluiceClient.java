@@ -106,7 +106,10 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     this.metrics = new LocalDecisionMetrics(builder.meterRegistry);
     this.coalescer = builder.coalescing ? new Coalescer(new RemoteDecider()) : null;
     this.rules =
-        new CachedRuleStore(delegate.rules(), this::onRuleChange, breaker::isOpen, nanoClock);
+        new CachedRuleStore(
+            // Wall time, not the injected clock: the staleness bound covers events lost in real
+            // time, and tests that freeze the client's clock must still see rule changes.
+            delegate.rules(), this::onRuleChange, breaker::isOpen, System::nanoTime);
     this.unlisten = GridSupport.listenToRules(delegate, rules);
     GridSupport.warmUp(delegate, builder.connectTimeout);
   }
