@@ -257,18 +257,27 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   // ---------------------------------------------------------------- the grid
 
+  /**
+   * A synchronous round trip within the call timeout. Over a grid limiter the caller's thread waits
+   * on Hazelcast's own future ({@link GridRateLimiter#tryAcquireAll(List, Duration)}), one thread
+   * hand-off per call like a plain synchronous Hazelcast call; other limiters are waited on through
+   * their asynchronous API.
+   */
   private List<Decision> decideRemote(List<Check> checks) {
     long sentAt = nanoClock.getAsLong();
-    CompletableFuture<List<Decision>> flight = send(checks);
+    List<Decision> decisions;
     try {
-      List<Decision> decisions = flight.get(callTimeoutNanos, TimeUnit.NANOSECONDS);
-      return onAnswer(checks, sentAt, decisions);
+      decisions =
+          delegate instanceof GridRateLimiter grid
+              ? grid.tryAcquireAll(checks, Duration.ofNanos(callTimeoutNanos))
+              : send(checks).get(callTimeoutNanos, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return onFailure(checks);
-    } catch (ExecutionException | TimeoutException e) {
+    } catch (RuntimeException | ExecutionException | TimeoutException e) {
       return onError(checks, e);
     }
+    return onAnswer(checks, sentAt, decisions);
   }
 
   private CompletionStage<List<Decision>> decideRemoteAsync(List<Check> checks) {

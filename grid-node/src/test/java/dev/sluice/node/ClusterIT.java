@@ -52,14 +52,12 @@ class ClusterIT {
     String cluster = TestNodes.uniqueClusterName();
     List<Integer> memberPorts =
         List.of(TestNodes.freePort(), TestNodes.freePort(), TestNodes.freePort());
-    List<Map<String, String>> environments = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       Map<String, String> env =
           TestNodes.environment(cluster, memberPorts.get(i), memberPorts, rules);
       int restPort = TestNodes.freePort();
       env.put("SLUICE_REST_PORT", Integer.toString(restPort));
       restPorts.add(restPort);
-      environments.add(env);
       nodes.add(
           new NodeProcess(NodeProcess.jar(), env, work.resolve("node-" + i + ".log"), work)
               .start());
@@ -91,12 +89,9 @@ class ClusterIT {
     }
     assertThat(before.values()).allSatisfy(count -> assertThat(count).isEqualTo(LIMIT / 2));
 
-    // 3. The killed node restarts on the same ports and rejoins; it sees the counts too.
-    nodes.set(
-        1,
-        new NodeProcess(
-                NodeProcess.jar(), environments.get(1), work.resolve("node-1-restarted.log"), work)
-            .start());
+    // 3. The killed node restarts on the same ports (fresh ones if another process took them
+    // meanwhile, see TestNodes.awaitCluster) and rejoins; it sees the counts too.
+    nodes.set(1, nodes.get(1).restarted(work.resolve("node-1-restarted.log")));
     awaitCluster(List.of(0, 1, 2), 3);
     for (String key : concat(steadyKeys, killKeys)) {
       TestNodes.Answer answer = check(restPorts.get(1), key);

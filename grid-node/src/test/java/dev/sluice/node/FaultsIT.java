@@ -52,9 +52,9 @@ class FaultsIT {
   private static final int THREADS = 6;
   private static final Duration STARTUP = Duration.ofSeconds(120);
 
-  private final List<NodeProcess> nodes = new ArrayList<>();
-  private final List<Map<String, String>> environments = new ArrayList<>();
-  private final List<Integer> restPorts = new ArrayList<>();
+  // Load threads read these while a restart may replace a node (and its ports) on the main thread.
+  private final List<NodeProcess> nodes = new CopyOnWriteArrayList<>();
+  private final List<Integer> restPorts = new CopyOnWriteArrayList<>();
   private final String token = "tok-" + UUID.randomUUID();
   private Path work;
 
@@ -82,7 +82,6 @@ class FaultsIT {
       env.put("SLUICE_REST_PORT", Integer.toString(restPort));
       env.put("SLUICE_ADMIN_TOKEN", token);
       restPorts.add(restPort);
-      environments.add(env);
       nodes.add(
           new NodeProcess(NodeProcess.jar(), env, work.resolve("node-" + i + ".log"), work)
               .start());
@@ -214,14 +213,7 @@ class FaultsIT {
         List<Integer> others = new ArrayList<>(List.of(0, 1, 2));
         others.remove(Integer.valueOf(i));
         awaitCluster(others, 2);
-        nodes.set(
-            i,
-            new NodeProcess(
-                    NodeProcess.jar(),
-                    environments.get(i),
-                    work.resolve("node-" + i + "-restarted.log"),
-                    work)
-                .start());
+        nodes.set(i, nodes.get(i).restarted(work.resolve("node-" + i + "-restarted.log")));
         awaitCluster(List.of(0, 1, 2), 3);
         load.up.add(i);
         load.awaitMore(KEYS * LIMIT / 4);

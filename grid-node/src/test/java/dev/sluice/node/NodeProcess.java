@@ -6,16 +6,31 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * A grid node as a real process: {@code java -jar sluice-node.jar} with its settings in the
  * environment, its output in a log file. {@link #kill()} is {@code kill -9}; {@link #close()} is
  * SIGTERM, then {@code kill -9} if it has not stopped within ten seconds.
+ *
+ * <h2>Ports</h2>
+ *
+ * A test picks free ports ({@link TestNodes#freePort()}) and the node binds them a moment later, so
+ * another process on this shared machine can take one in between. The node then exits with a {@code
+ * BindException} (Hazelcast: "Port [n] is already in use", Javalin: "Port already in use"). {@link
+ * #lostPortRace()} recognises that, and {@link #onFreshPorts(int)} starts the same node again on
+ * new ports; {@link TestNodes#awaitCluster} does both while it waits, so every test gets the retry.
+ * Read the ports a node has now from {@link #restPort()} and {@link #memberPort()}.
  */
 final class NodeProcess implements AutoCloseable {
+  private static final Pattern PORT_TAKEN = Pattern.compile("BindException|[Aa]lready in use");
+
   private final Path jar;
   private final Map<String, String> environment;
   private final Path log;
@@ -24,7 +39,7 @@ final class NodeProcess implements AutoCloseable {
 
   NodeProcess(Path jar, Map<String, String> environment, Path log, Path workingDirectory) {
     this.jar = jar;
-    this.environment = environment;
+    this.environment = Map.copyOf(environment);
     this.log = log;
     this.workingDirectory = workingDirectory;
   }
@@ -61,6 +76,58 @@ final class NodeProcess implements AutoCloseable {
 
   boolean isAlive() {
     return process != null && process.isAlive();
+  }
+
+  /** The REST port this node was given ({@code SLUICE_REST_PORT}). */
+  int restPort() {
+    return Integer.parseInt(environment.getOrDefault("SLUICE_REST_PORT", "8080"));
+  }
+
+  /** The Hazelcast member port this node was given ({@code SLUICE_MEMBER_PORT}). */
+  int memberPort() {
+    return Integer.parseInt(environment.getOrDefault("SLUICE_MEMBER_PORT", "5701"));
+  }
+
+  /** The same node started again on the ports it has now, logging to {@code newLog}. */
+  NodeProcess restarted(Path newLog) {
+    return new NodeProcess(jar, environment, newLog, workingDirectory).start();
+  }
+
+  /**
+   * True when the process has exited because a port it was given was taken. Only an exited node
+   * counts: a live one may log a bind error that it survives.
+   */
+  boolean lostPortRace() {
+    return process != null && !process.isAlive() && PORT_TAKEN.matcher(log()).find();
+  }
+
+  /**
+   * The same node started again on fresh REST and member ports, logging to a new file beside the
+   * old one ({@code node-0.log.retry-1}). Its own entry in {@code SLUICE_MEMBERS} follows the new
+   * member port; other nodes still list the old one, which does not matter: this one finds them and
+   * joins.
+   */
+  NodeProcess onFreshPorts(int attempt) {
+    Map<String, String> fresh = new HashMap<>(environment);
+    int oldMemberPort = memberPort();
+    int newMemberPort = TestNodes.freePort();
+    fresh.put("SLUICE_REST_PORT", Integer.toString(TestNodes.freePort()));
+    fresh.put("SLUICE_MEMBER_PORT", Integer.toString(newMemberPort));
+    String members = fresh.get("SLUICE_MEMBERS");
+    if (members != null) {
+      String oldSelf = "127.0.0.1:" + oldMemberPort;
+      fresh.put(
+          "SLUICE_MEMBERS",
+          Arrays.stream(members.split(","))
+              .map(member -> member.equals(oldSelf) ? "127.0.0.1:" + newMemberPort : member)
+              .collect(Collectors.joining(",")));
+    }
+    Path newLog = log.resolveSibling(log.getFileName() + ".retry-" + attempt);
+    return new NodeProcess(jar, fresh, newLog, workingDirectory).start();
+  }
+
+  Path logFile() {
+    return log;
   }
 
   /** {@code kill -9}: no shutdown hook runs, the member vanishes without handing anything over. */

@@ -57,9 +57,8 @@ class ReadmeIT {
     List<Exchange> exchanges = exchanges(tryIt);
     assertThat(exchanges).hasSizeGreaterThanOrEqualTo(5);
 
-    int restPort = TestNodes.freePort();
     Map<String, String> env = new HashMap<>();
-    env.put("SLUICE_REST_PORT", Integer.toString(restPort));
+    env.put("SLUICE_REST_PORT", Integer.toString(TestNodes.freePort()));
     env.put("SLUICE_MEMBER_PORT", Integer.toString(TestNodes.freePort()));
     env.put("SLUICE_CLUSTER_NAME", TestNodes.uniqueClusterName());
     Path log =
@@ -68,7 +67,8 @@ class ReadmeIT {
         new NodeProcess(
                 repository.resolve("grid-node/target/sluice-node.jar"), env, log, repository)
             .start();
-    awaitReady(restPort);
+    node = TestNodes.awaitReady(node, Duration.ofSeconds(120));
+    int restPort = node.restPort();
 
     for (Exchange exchange : exchanges) {
       String actual = run(exchange.command(), restPort);
@@ -284,23 +284,5 @@ class ReadmeIT {
     assertThat(start).as("README has a '" + heading + "' section").isNotNegative();
     int end = markdown.indexOf("\n## ", start + heading.length());
     return markdown.substring(start, end < 0 ? markdown.length() : end);
-  }
-
-  private void awaitReady(int port) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!node.isAlive()) {
-        throw new AssertionError("the node exited:\n" + node.log());
-      }
-      try {
-        if (TestNodes.get(port, "/health/ready").status() == 200) {
-          return;
-        }
-      } catch (RuntimeException notListeningYet) {
-        // still starting
-      }
-      Thread.sleep(250); // polling a starting process
-    }
-    throw new AssertionError("the node was not ready within 120 s:\n" + node.log());
   }
 }

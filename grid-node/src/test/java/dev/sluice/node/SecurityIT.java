@@ -10,6 +10,7 @@ import java.net.NetworkInterface;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -64,20 +65,17 @@ class SecurityIT {
     Path work =
         Files.createDirectories(
             Path.of("target", "security-" + System.nanoTime()).toAbsolutePath());
-    int memberPort = TestNodes.freePort();
-    int restPort = TestNodes.freePort();
+    int firstMemberPort = TestNodes.freePort();
     Map<String, String> env =
         TestNodes.environment(
-            TestNodes.uniqueClusterName(), memberPort, List.of(memberPort), rules(work));
-    env.put("SLUICE_REST_PORT", Integer.toString(restPort));
-    try (NodeProcess node =
-        new NodeProcess(NodeProcess.jar(), env, work.resolve("loopback.log"), work).start()) {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-      while (!readyOn(restPort)) {
-        assertThat(node.isAlive()).as("node alive:\n%s", node.log()).isTrue();
-        assertThat(System.nanoTime()).as("ready in time:\n%s", node.log()).isLessThan(deadline);
-        Thread.sleep(250); // polling a starting process
-      }
+            TestNodes.uniqueClusterName(), firstMemberPort, List.of(firstMemberPort), rules(work));
+    env.put("SLUICE_REST_PORT", Integer.toString(TestNodes.freePort()));
+    NodeProcess node =
+        new NodeProcess(NodeProcess.jar(), env, work.resolve("loopback.log"), work).start();
+    try {
+      node = TestNodes.awaitReady(node, Duration.ofSeconds(120));
+      int memberPort = node.memberPort();
+      int restPort = node.restPort();
       InetAddress loopback = InetAddress.getLoopbackAddress();
       System.out.printf(
           "bind check: loopback member %b rest %b; %s member %b rest %b%n",
@@ -91,14 +89,8 @@ class SecurityIT {
       assertThat(canConnect(other.get(), memberPort)).as("member port on " + other.get()).isFalse();
       assertThat(canConnect(other.get(), restPort)).as("REST port on " + other.get()).isFalse();
       assertThat(node.log()).contains("[127.0.0.1]:" + memberPort);
-    }
-  }
-
-  private static boolean readyOn(int port) {
-    try {
-      return TestNodes.get(port, "/health/ready").status() == 200;
-    } catch (RuntimeException e) {
-      return false;
+    } finally {
+      node.close();
     }
   }
 

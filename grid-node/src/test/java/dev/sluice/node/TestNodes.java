@@ -13,25 +13,40 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Settings and an HTTP client for nodes started in tests: loopback, unique cluster, free ports. */
 final class TestNodes {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
+  /** Starts of one node, counting the first, before a lost port race fails the test. */
+  static final int MAX_STARTS = 3;
 
   private TestNodes() {}
 
-  /** A free TCP port on 127.0.0.1 (free when asked; the member binds it right after). */
+  /**
+   * A free TCP port on 127.0.0.1: free when asked, and never handed out twice by this JVM, so two
+   * nodes of one test cannot be given the same port. Another process may still take it before the
+   * node binds it; {@link #awaitCluster} starts such a node again on fresh ports.
+   */
   static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    while (true) {
+      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        if (HANDED_OUT.add(socket.getLocalPort())) {
+          return socket.getLocalPort();
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
 
@@ -67,6 +82,11 @@ final class TestNodes {
   /**
    * Waits until every node at {@code indexes} answers ready as a member of a cluster of {@code
    * size}, failing with the node's log if it exits or is not ready within {@code timeout}.
+   *
+   * <p>A node that exited because one of its ports was taken ({@link NodeProcess#lostPortRace()})
+   * is started again on fresh ports, up to {@value #MAX_STARTS} starts in all, each with a fresh
+   * {@code timeout}; {@code nodes} and {@code restPorts} are updated in place, so read ports from
+   * them (or from {@link NodeProcess#restPort()}) after this returns.
    */
   static void awaitCluster(
       List<NodeProcess> nodes,
@@ -75,16 +95,37 @@ final class TestNodes {
       int size,
       Duration timeout)
       throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
     String expected = "member of a " + size + "-member cluster";
     for (int index : indexes) {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      int starts = 1;
       while (true) {
         NodeProcess node = nodes.get(index);
+        if (node.lostPortRace() && starts < MAX_STARTS) {
+          starts++;
+          NodeProcess again = node.onFreshPorts(starts - 1);
+          System.out.printf(
+              "node %d lost a port race (REST %d, member %d; see %s); start %d of %d on REST %d,"
+                  + " member %d%n",
+              index,
+              node.restPort(),
+              node.memberPort(),
+              node.logFile(),
+              starts,
+              MAX_STARTS,
+              again.restPort(),
+              again.memberPort());
+          nodes.set(index, again);
+          restPorts.set(index, again.restPort());
+          deadline = System.nanoTime() + timeout.toNanos();
+          continue;
+        }
         if (!node.isAlive()) {
-          throw new AssertionError("node " + index + " exited:\n" + node.log());
+          throw new AssertionError(
+              "node " + index + " exited (start " + starts + "):\n" + node.log());
         }
         try {
-          Answer ready = get(restPorts.get(index), "/health/ready");
+          Answer ready = get(node.restPort(), "/health/ready");
           if (ready.status() == 200 && ready.body().contains(expected)) {
             break;
           }
@@ -98,6 +139,23 @@ final class TestNodes {
         Thread.sleep(250); // polling a starting process, not moving limiter time
       }
     }
+  }
+
+  /**
+   * Waits until a lone node (a cluster of one) answers ready, starting it again on fresh ports if
+   * it lost a port race (see {@link #awaitCluster}). Returns the node that is running: close that
+   * one, and read its ports from it.
+   */
+  static NodeProcess awaitReady(NodeProcess node, Duration timeout) throws InterruptedException {
+    List<NodeProcess> nodes = new ArrayList<>(List.of(node));
+    List<Integer> restPorts = new ArrayList<>(List.of(node.restPort()));
+    try {
+      awaitCluster(nodes, restPorts, List.of(0), 1, timeout);
+    } catch (AssertionError | InterruptedException e) {
+      nodes.get(0).close(); // the caller holds only the first; do not leave a retry running
+      throw e;
+    }
+    return nodes.get(0);
   }
 
   static Answer get(int port, String path) {

@@ -12,6 +12,13 @@ public final class ApiError extends RuntimeException {
   /** 400: the body is not JSON at all (syntax error, trailing garbage, empty body). */
   public static final String MALFORMED_JSON = "malformed_json";
 
+  /**
+   * 400: the request is not valid HTTP, so Jetty refused it before routing: a garbled request line,
+   * bad or ambiguous percent-encoding in the path ({@code %zz}, {@code %2F}), a malformed header,
+   * conflicting framing ({@code Content-Length} twice, a bad chunk size).
+   */
+  public static final String MALFORMED_REQUEST = "malformed_request";
+
   /** 400: the body has a field the endpoint does not know. */
   public static final String UNKNOWN_FIELD = "unknown_field";
 
@@ -36,14 +43,26 @@ public final class ApiError extends RuntimeException {
   /** 413: the body is larger than the API accepts. */
   public static final String BODY_TOO_LARGE = "body_too_large";
 
+  /** 414: the request line (path and query) is longer than the server reads. */
+  public static final String URI_TOO_LONG = "uri_too_long";
+
   /** 415: the body is not declared as {@code application/json}. */
   public static final String UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type";
+
+  /** 431: the request headers together are larger than the server reads. */
+  public static final String HEADERS_TOO_LARGE = "headers_too_large";
 
   /** 500: a fault on our side; the message says nothing more, the log says the rest. */
   public static final String INTERNAL_ERROR = "internal_error";
 
   /** 503: the limiter cannot decide right now (e.g. the grid is not reachable). */
   public static final String UNAVAILABLE = "unavailable";
+
+  /**
+   * 505: the request line names an HTTP version other than 1.0 or 1.1, or none (Jetty reads that as
+   * HTTP/0.9). The one 5xx a client can cause, as RFC 9110 §15.6.6 defines it.
+   */
+  public static final String HTTP_VERSION_NOT_SUPPORTED = "http_version_not_supported";
 
   private final int status;
   private final String code;

@@ -46,13 +46,13 @@ final class Bodies {
       return body;
     } catch (IOException e) {
       // The client's fault, not ours: a body shorter than its Content-Length, broken chunked
-      // framing, a connection closed mid-body. Found by RestFuzzTest, which got 500s here.
+      // framing, a connection closed mid-body. Found by RestFuzzTest, which got 500s here. The
+      // exception's class name stays out of the message (DESIGN §4: no Java in answers).
       throw new ApiError(
           400,
           ApiError.MALFORMED_JSON,
-          "the request body could not be read ("
-              + e.getClass().getSimpleName()
-              + "): it ended before its declared length or its chunked framing is broken");
+          "the request body could not be read: it ended before its declared length or its"
+              + " chunked framing is broken");
     }
   }
 

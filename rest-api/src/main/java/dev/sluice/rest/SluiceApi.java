@@ -76,6 +76,8 @@ public final class SluiceApi {
               config.startup.showOldJavalinVersionWarning = false;
               config.http.prefer405over404 = true;
               config.http.maxRequestSize = settings.maxBodyBytes();
+              // Requests Jetty refuses before routing get our JSON error, not its HTML page.
+              config.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors()));
               config
                   .routes
                   .post("/v1/check", checks::check)

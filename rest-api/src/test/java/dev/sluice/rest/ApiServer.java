@@ -102,21 +102,36 @@ final class ApiServer implements AutoCloseable {
     api.stop();
   }
 
+  /** What a test reads off any answer, however it was sent (here, or by {@link RawHttp}). */
+  interface Answer {
+    int status();
+
+    String body();
+
+    @Nullable String header(String name);
+
+    JsonNode json();
+  }
+
   /** An answer: status, headers, and the body as text and (when JSON) as a tree. */
-  record Response(HttpResponse<String> raw) {
-    int status() {
+  record Response(HttpResponse<String> raw) implements Answer {
+    @Override
+    public int status() {
       return raw.statusCode();
     }
 
-    String body() {
+    @Override
+    public String body() {
       return raw.body();
     }
 
-    @Nullable String header(String name) {
+    @Override
+    public @Nullable String header(String name) {
       return raw.headers().firstValue(name).orElse(null);
     }
 
-    JsonNode json() {
+    @Override
+    public JsonNode json() {
       try {
         return MAPPER.readTree(raw.body());
       } catch (IOException e) {

@@ -14,6 +14,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
@@ -107,6 +110,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   private final Partition[] partitionsById;
   private final GridRuleStore rules;
   private final @Nullable MemberContext localMember;
+  private final @Nullable ClientKeyInvoker clientInvoker;
   private final Options options;
   private final ExecutorService callbacks;
   private final ConcurrentHashMap<UUID, OwnerBatcher[]> batchers = new ConcurrentHashMap<>();
@@ -128,6 +132,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     }
     this.rules = new GridRuleStore(hazelcast);
     this.localMember = isClient(hazelcast) ? null : MemberContext.of(hazelcast);
+    this.clientInvoker = ClientKeyInvoker.of(hazelcast, SluiceHazelcast.STATE_MAP);
     this.callbacks = Executors.newFixedThreadPool(options.callbackThreads(), daemonThreads());
   }
 
@@ -225,6 +230,58 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     KeyOutcome outcome =
         states.executeOnKey(pending.stateKey(), new AcquireProcessor(new KeyRequests[] {requests}));
     return outcome.decision(0);
+  }
+
+  /**
+   * Decides {@code checks} in order, like {@link #tryAcquireAll}, but waits at most {@code timeout}
+   * for the grid: the synchronous path of a client that must give up after its call timeout.
+   *
+   * <p>Checks that share one key (a single call, or a client's coalesced batch on a hot key) leave
+   * as one {@code submitToKey}, and the caller's thread waits on the invocation's own future (over
+   * a client through {@link ClientKeyInvoker}): the answer reaches the caller in one hand-off, from
+   * the thread that read it off the network. Waiting on {@link #tryAcquireAllAsync} instead costs a
+   * batcher and this limiter's callback executor, two more hand-offs per call, which on 2 cores
+   * cost a client about a quarter of its throughput (docs/benchmarks.md). Checks on several keys
+   * take the batched path.
+   *
+   * @throws TimeoutException if the grid did not answer in time; the checks may still be counted
+   */
+  public List<Decision> tryAcquireAll(List<Check> checks, Duration timeout)
+      throws TimeoutException {
+    Objects.requireNonNull(checks, "checks");
+    long timeoutNanos = Objects.requireNonNull(timeout, "timeout").toNanos();
+    List<Pending> pendings = new ArrayList<>(checks.size());
+    for (Check check : checks) {
+      pendings.add(pending(Objects.requireNonNull(check, "check"), false));
+    }
+    if (pendings.isEmpty()) {
+      return List.of();
+    }
+    Pending first = pendings.get(0);
+    if (!pendings.stream().allMatch(first::sameRequestsAs)) {
+      return awaitWithin(submitAll(checks), timeoutNanos);
+    }
+    if (localMember == null && checks.size() > 1) {
+      checkRulesRemotely(checks);
+    }
+    long[] permits = new long[pendings.size()];
+    for (int i = 0; i < permits.length; i++) {
+      permits[i] = pendings.get(i).permits();
+    }
+    KeyRequests requests =
+        new KeyRequests(first.stateKey(), -1, first.rule(), first.policy(), permits);
+    AcquireProcessor processor = new AcquireProcessor(new KeyRequests[] {requests});
+    KeyOutcome outcome =
+        clientInvoker != null
+            ? invokeWithin(first.stateKey(), processor, timeoutNanos)
+            : awaitWithin(
+                states.submitToKey(first.stateKey(), processor).toCompletableFuture(),
+                timeoutNanos);
+    List<Decision> decisions = new ArrayList<>(permits.length);
+    for (int i = 0; i < permits.length; i++) {
+      decisions.add(outcome.decision(i));
+    }
+    return decisions;
   }
 
   private CompletableFuture<List<Decision>> submitAll(List<Check> checks) {
@@ -533,19 +590,48 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   /** Waits for an answer, rethrowing a failure as the caller would expect it thrown. */
   private static <T> T await(CompletableFuture<T> future) {
     try {
-      return future.get();
+      return awaitWithin(future, Long.MAX_VALUE);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("no answer from the grid", e);
+    }
+  }
+
+  private KeyOutcome invokeWithin(String stateKey, AcquireProcessor processor, long timeoutNanos)
+      throws TimeoutException {
+    try {
+      return clientInvoker.submitToKey(stateKey, processor, timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for the grid", e);
     } catch (ExecutionException e) {
-      Throwable cause = unwrap(e);
-      if (cause instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      if (cause instanceof Error error) {
-        throw error;
-      }
-      throw new IllegalStateException(cause);
+      throw rethrown(e);
     }
+  }
+
+  /** {@link #await} for at most {@code timeoutNanos} ({@code Long.MAX_VALUE}: no bound). */
+  private static <T> T awaitWithin(CompletableFuture<T> future, long timeoutNanos)
+      throws TimeoutException {
+    try {
+      return timeoutNanos == Long.MAX_VALUE
+          ? future.get()
+          : future.get(timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the grid", e);
+    } catch (ExecutionException e) {
+      throw rethrown(e);
+    }
+  }
+
+  /** The cause of a failed wait, as the caller would expect it thrown. */
+  private static RuntimeException rethrown(ExecutionException e) {
+    Throwable cause = unwrap(e);
+    if (cause instanceof RuntimeException runtime) {
+      return runtime;
+    }
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new IllegalStateException(cause);
   }
 }

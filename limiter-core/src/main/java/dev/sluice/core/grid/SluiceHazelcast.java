@@ -137,6 +137,7 @@ public final class SluiceHazelcast {
   /** Configures a client; returns {@code config}. */
   public static ClientConfig configure(ClientConfig config) {
     configureSerialization(config.getSerializationConfig());
+    config.setBackupAckToClientEnabled(false);
     AsyncCallbackExecutor.installIfThreadPerTask();
     return config;
   }

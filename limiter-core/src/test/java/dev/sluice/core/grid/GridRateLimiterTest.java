@@ -3,6 +3,7 @@ package dev.sluice.core.grid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
@@ -12,6 +13,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -188,6 +190,61 @@ class GridRateLimiterTest {
               name -> assertThat(name).startsWith("sluice-callback-"),
               name -> assertThat(name).isEqualTo(caller));
       assertThat(thread).doesNotContain("hz.");
+    }
+  }
+
+  @Test
+  void tryAcquireAllWithin_overAClient_sameKeyInOneStepOtherKeysBatched() throws Exception {
+    direct.rules().put(new Rule("within", Policy.of(2, Duration.ofMinutes(1))));
+    GridRateLimiter client =
+        cluster.limiter(cluster.newClient(), GridRateLimiter.Options.defaults());
+    Duration timeout = Duration.ofSeconds(30);
+
+    List<Decision> sameKey =
+        client.tryAcquireAll(
+            List.of(Check.of("within", "k"), Check.of("within", "k"), Check.of("within", "k")),
+            timeout);
+    assertThat(sameKey).extracting(Decision::allowed).containsExactly(true, true, false);
+    assertThat(sameKey).extracting(Decision::remaining).containsExactly(1L, 0L, 0L);
+
+    List<Decision> mixed =
+        client.tryAcquireAll(
+            List.of(Check.of("within", "a"), Check.of("within", "b"), Check.of("within", "a")),
+            timeout);
+    assertThat(mixed).extracting(Decision::remaining).containsExactly(1L, 1L, 0L);
+
+    assertThatThrownBy(
+            () ->
+                client.tryAcquireAll(
+                    List.of(Check.of("within", "c"), Check.of("no-such-rule", "c")), timeout))
+        .isInstanceOf(UnknownRuleException.class);
+    assertThatThrownBy(() -> client.tryAcquireAll(List.of(Check.of("within", "c", 3)), timeout))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("cost");
+    assertThat(direct.peek("within", "c").remaining()).as("nothing counted").isEqualTo(2);
+  }
+
+  /**
+   * A partition thread held by another operation stands for a slow grid: the call gives up after
+   * its timeout instead of waiting for the grid's own (two-minute) invocation timeout.
+   */
+  @Test
+  void tryAcquireAllWithin_partitionBusy_throwsTimeoutAfterTheTimeout() throws Exception {
+    direct.rules().put(new Rule("busy", Policy.of(5, Duration.ofMinutes(1))));
+    String stateKey = dev.sluice.core.StateKey.of("busy", "held");
+    HazelcastInstance owner = PartitionHold.ownerOf(cluster.members, stateKey);
+    GridRateLimiter limiter = cluster.limiter(owner, GridRateLimiter.Options.defaults());
+    PartitionHold hold = PartitionHold.on(owner, stateKey);
+    try {
+      long start = System.nanoTime();
+      assertThatThrownBy(
+              () ->
+                  limiter.tryAcquireAll(List.of(Check.of("busy", "held")), Duration.ofMillis(200)))
+          .isInstanceOf(TimeoutException.class);
+      long waitedMillis = (System.nanoTime() - start) / 1_000_000;
+      assertThat(waitedMillis).isBetween(200L, 10_000L);
+    } finally {
+      hold.close();
     }
   }
 }

@@ -1,0 +1,197 @@
+package dev.sluice.bench.client;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.client.SluiceClient;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.grid.SluiceHazelcast;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Where a client decision's time goes: the same closed-loop load (16 threads, 10,000 uniform keys,
+ * rule {@code bench}) through each layer of the client path against one running grid node, with
+ * decisions per second and the CPU each decision cost in this JVM and in the node's.
+ *
+ * <p>Modes: {@code direct} = {@link GridRateLimiter#tryAcquire} (one {@code executeOnKey}, no
+ * timeout); {@code timed} = {@link GridRateLimiter#tryAcquireAll(List, Duration)} (the SDK's
+ * synchronous path, with a timeout); {@code batched} = {@code GridRateLimiter} with synchronous
+ * calls sent through its per-member batchers (one {@code submitToKeys} for the calls that meet);
+ * {@code sdk} = {@link SluiceClient} with its defaults; {@code sdk-nocoalescing} without per-key
+ * coalescing. Rounds are interleaved across modes; the first round is a warm-up.
+ *
+ * <pre>
+ * ./mvnw -q -DskipTests package
+ * SLUICE_CLUSTER_NAME=probe SLUICE_MEMBER_PORT=15701 SLUICE_REST_PORT=18080 \
+ *   SLUICE_RULES_FILE=rules.yaml java -Xms1g -Xmx1g -jar grid-node/target/sluice-node.jar &amp;
+ * java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \
+ *   dev.sluice.bench.client.ClientPathProbe 127.0.0.1:15701 probe $! direct,timed,batched,sdk
+ * </pre>
+ *
+ * where {@code rules.yaml} holds the rule {@code bench} (sliding_window, limit 1000000, window 1s)
+ * and {@code $!} is the node's pid, whose CPU time is read from {@code /proc} (Linux).
+ */
+public final class ClientPathProbe {
+  private static final int THREADS = 16;
+  private static final int KEYS = 10_000;
+  private static final Duration ROUND = Duration.ofSeconds(5);
+  private static final int ROUNDS = 4;
+
+  private ClientPathProbe() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 4) {
+      System.err.println("usage: ClientPathProbe <member host:port> <cluster> <node pid> <modes>");
+      System.exit(2);
+    }
+    ClientConfig config = new ClientConfig().setClusterName(args[1]);
+    config.getNetworkConfig().addAddress(args[0]);
+    HazelcastInstance hazelcast =
+        HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(config));
+    long nodePid = Long.parseLong(args[2]);
+    Map<String, Mode> modes = new LinkedHashMap<>();
+    for (String mode : args[3].split(",")) {
+      modes.put(mode, mode(mode, hazelcast));
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "| mode | round | decisions/s | client CPU µs/decision | node CPU µs/decision |%n");
+    System.out.println("|---|---:|---:|---:|---:|");
+    for (int round = 0; round < ROUNDS; round++) {
+      for (Map.Entry<String, Mode> mode : modes.entrySet()) {
+        Round result = run(mode.getValue(), nodePid);
+        if (round > 0) {
+          System.out.printf(
+              Locale.ROOT,
+              "| %s | %d | %,.0f | %.1f | %.1f |%n",
+              mode.getKey(),
+              round,
+              result.perSecond(),
+              result.clientCpuMicros(),
+              result.nodeCpuMicros());
+        }
+      }
+    }
+    System.exit(0);
+  }
+
+  private static Mode mode(String name, HazelcastInstance hazelcast) {
+    Duration timeout = Duration.ofSeconds(10);
+    return switch (name) {
+      case "direct" -> {
+        GridRateLimiter grid = new GridRateLimiter(hazelcast);
+        yield key -> grid.tryAcquire("bench", key, 1);
+      }
+      case "timed" -> {
+        GridRateLimiter grid = new GridRateLimiter(hazelcast);
+        yield key -> grid.tryAcquireAll(List.of(Check.of("bench", key, 1)), timeout).get(0);
+      }
+      case "batched" -> {
+        GridRateLimiter grid =
+            new GridRateLimiter(hazelcast, GridRateLimiter.Options.defaults().withBatchSync(true));
+        yield key -> grid.tryAcquire("bench", key, 1);
+      }
+      case "sdk", "sdk-nocoalescing" -> {
+        RateLimiter client =
+            SluiceClient.builder()
+                .callTimeout(timeout)
+                .coalescing(name.equals("sdk"))
+                .wrap(new GridRateLimiter(hazelcast));
+        yield key -> client.tryAcquire("bench", key, 1);
+      }
+      default -> throw new IllegalArgumentException("unknown mode " + name);
+    };
+  }
+
+  private record Round(double perSecond, double clientCpuMicros, double nodeCpuMicros) {}
+
+  private static Round run(Mode mode, long nodePid) throws Exception {
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicBoolean measuring = new AtomicBoolean();
+    LongAdder decisions = new LongAdder();
+    LongAdder notByTheGrid = new LongAdder();
+    LongAdder failures = new LongAdder();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < THREADS; t++) {
+      SplittableRandom random = new SplittableRandom(5315813 + t);
+      Thread thread =
+          new Thread(
+              () -> {
+                while (!stop.get()) {
+                  Decision d;
+                  try {
+                    d = mode.decide("key-" + random.nextInt(KEYS));
+                  } catch (Exception e) {
+                    failures.increment();
+                    continue;
+                  }
+                  if (measuring.get()) {
+                    decisions.increment();
+                    if (d.decidedBy() != Decision.DecidedBy.LIMITER) {
+                      notByTheGrid.increment();
+                    }
+                  }
+                }
+              });
+      thread.setDaemon(true);
+      thread.start();
+      threads.add(thread);
+    }
+    Thread.sleep(1_000); // let the threads settle before measuring
+    long clientCpu0 = processCpuNanos();
+    long nodeCpu0 = nodeCpuNanos(nodePid);
+    long start = System.nanoTime();
+    measuring.set(true);
+    Thread.sleep(ROUND.toMillis());
+    measuring.set(false);
+    long elapsed = System.nanoTime() - start;
+    long clientCpu = processCpuNanos() - clientCpu0;
+    long nodeCpu = nodeCpuNanos(nodePid) - nodeCpu0;
+    stop.set(true);
+    for (Thread thread : threads) {
+      thread.join(30_000);
+    }
+    long n = Math.max(1, decisions.sum());
+    if (notByTheGrid.sum() > 0 || failures.sum() > 0) {
+      throw new IllegalStateException(
+          notByTheGrid.sum()
+              + " decisions were not the grid's and "
+              + failures.sum()
+              + " calls failed: the grid was unreachable or slow");
+    }
+    return new Round(n * 1e9 / elapsed, clientCpu / 1e3 / n, nodeCpu / 1e3 / n);
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** utime + stime of {@code pid} from /proc, in nanoseconds (clock ticks of 10 ms). */
+  private static long nodeCpuNanos(long pid) throws Exception {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    return ticks * 10_000_000L;
+  }
+
+  /** One decision on {@code key} through one mode's path. */
+  @FunctionalInterface
+  private interface Mode {
+    Decision decide(String key) throws Exception;
+  }
+}
