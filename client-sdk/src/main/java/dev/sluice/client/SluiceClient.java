@@ -11,6 +11,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.grid.GridRateLimiter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -74,6 +75,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class SluiceClient implements RateLimiter, AutoCloseable {
 
+  /** How long a decision waits for the grid by default before the failure policy answers. */
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMillis(50);
+
   private final RateLimiter delegate;
   private final @Nullable Runnable shutdown;
   private final long callTimeoutNanos;
@@ -101,7 +105,11 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     this.breaker = new CircuitBreaker(builder.probeInterval.toNanos(), builder.nanoClock);
     this.metrics = new LocalDecisionMetrics(builder.meterRegistry);
     this.coalescer = builder.coalescing ? new Coalescer(new RemoteDecider()) : null;
-    this.rules = new CachedRuleStore(delegate.rules(), this::onRuleChange);
+    this.rules =
+        new CachedRuleStore(
+            // Wall time, not the injected clock: the staleness bound covers events lost in real
+            // time, and tests that freeze the client's clock must still see rule changes.
+            delegate.rules(), this::onRuleChange, breaker::isOpen, System::nanoTime);
     this.unlisten = GridSupport.listenToRules(delegate, rules);
     GridSupport.warmUp(delegate, builder.connectTimeout);
   }
@@ -358,12 +366,15 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   }
 
   /**
-   * The answer when the grid cannot give one. The limit of a named rule is not known here without
-   * the grid, so such answers carry {@code limit = remaining = 0}; middleware leaves the RateLimit
-   * headers out for them.
+   * The answer when the grid cannot give one. Its {@code limit} is what the grid would report (the
+   * algorithm's capacity: {@code burst + 1} for gcra) when the policy is known: an inline policy's,
+   * or a named rule's from the rules near cache (a rule this client has looked up before). A rule
+   * never looked up has no known limit here: {@code limit = remaining = 0}, and middleware leaves
+   * the RateLimit headers out. Fail-open reports the whole limit as remaining (the grid's count is
+   * unknown, and this client admits while it is away); fail-closed reports none left.
    */
   private Decision failureDecision(Check check) {
-    long limit = check.policy() != null ? check.policy().limit() : 0;
+    long limit = knownLimit(check);
     if (failurePolicyOf(check) == FailurePolicy.FAIL_OPEN) {
       metrics.failOpen.increment();
       return new Decision(true, limit, limit, 0, 0, 0, false, Decision.DecidedBy.FAIL_OPEN);
@@ -371,6 +382,21 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     metrics.failClosed.increment();
     long retry = breaker.nanosUntilProbe();
     return new Decision(false, limit, 0, retry, retry, 0, false, Decision.DecidedBy.FAIL_CLOSED);
+  }
+
+  private long knownLimit(Check check) {
+    Policy policy =
+        check.policy() != null
+            ? check.policy()
+            : rules.cached(check.rule()).map(Rule::policy).orElse(null);
+    if (policy == null) {
+      return 0;
+    }
+    try {
+      return LimiterAlgorithm.of(policy).capacity();
+    } catch (RuntimeException e) {
+      return policy.limit(); // an algorithm this build does not know: the policy's own number
+    }
   }
 
   /** The failure policy of {@code check}'s rule; inline policies take the client's default. */
@@ -498,6 +524,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     if (unlisten != null) {
       unlisten.run();
     }
+    rules.close();
     if (shutdown != null) {
       shutdown.run();
     }
@@ -511,7 +538,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   public static final class Builder {
     final List<String> addresses = new ArrayList<>();
     String clusterName = "sluice";
-    Duration callTimeout = Duration.ofMillis(50);
+    Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     Duration probeInterval = Duration.ofSeconds(1);
     FailurePolicy failurePolicy = FailurePolicy.FAIL_OPEN;
     final Map<String, FailurePolicy> ruleFailurePolicies = new HashMap<>();

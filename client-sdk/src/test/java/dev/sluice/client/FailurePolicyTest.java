@@ -96,6 +96,54 @@ class FailurePolicyTest {
     assertThat((System.nanoTime() - start) / 1_000_000).isBetween(45L, 2_000L);
   }
 
+  @Test
+  void failureDecision_ruleLookedUpBefore_reportsTheRulesLimit() {
+    // A REST node resolves the rule before each check, so the near cache knows it.
+    assertThat(client.rules().find("api")).isPresent();
+    assertThat(client.rules().find("login")).isPresent();
+    grid.down = true;
+
+    Decision open = client.tryAcquire("api", "k");
+    assertThat(open.decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    assertThat(open.limit()).isEqualTo(100);
+    assertThat(open.remaining()).isEqualTo(100);
+    Decision closed = client.tryAcquire("login", "k");
+    assertThat(closed.decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
+    assertThat(closed.limit()).isEqualTo(5);
+    assertThat(closed.remaining()).isZero();
+    assertThat(closed.retryAfterNanos()).isPositive();
+  }
+
+  @Test
+  void failureDecision_inlineGcra_reportsTheLimitTheGridWould() {
+    Policy gcra =
+        Policy.builder()
+            .algorithm(dev.sluice.core.Algorithm.GCRA)
+            .limit(30)
+            .window(Duration.ofMinutes(1))
+            .burst(15)
+            .build();
+    Decision fromGrid = client.tryAcquire(gcra, "k", 0);
+    grid.down = true;
+    Decision open = client.tryAcquire(gcra, "k", 1);
+    assertThat(open.decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    assertThat(open.limit()).as("burst + 1, as the grid says").isEqualTo(fromGrid.limit());
+  }
+
+  @Test
+  void rulesFind_gridDown_servesTheLastKnownRule_unknownRuleFails() {
+    assertThat(client.rules().find("login")).isPresent();
+    grid.down = true;
+    // (An old entry is answered at once and refreshed in the background: CachedRuleStoreTest.)
+    assertThat(client.rules().find("login")).map(r -> r.policy().limit()).contains(5L);
+    // The breaker opens on the first failed decision; lookups then do not ask the grid at all.
+    assertThat(client.tryAcquire("login", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
+    assertThat(client.rules().find("login")).isPresent();
+    // A rule never seen has no local answer.
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.rules().find("api"))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
   private double counter(String reason) {
     return registry.get("sluice.client.local.decisions").tag("reason", reason).counter().count();
   }

@@ -4,8 +4,11 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
+import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
@@ -94,8 +97,40 @@ final class LaggingLimiter implements RateLimiter {
     limiter.reset(rule, key);
   }
 
+  /** The limiter's rules, unreachable like its decisions while {@code down}. */
   @Override
   public RuleStore rules() {
-    return limiter.rules();
+    RuleStore rules = limiter.rules();
+    return new RuleStore() {
+      @Override
+      public Optional<Rule> find(String name) {
+        reachable();
+        return rules.find(name);
+      }
+
+      @Override
+      public Collection<Rule> all() {
+        reachable();
+        return rules.all();
+      }
+
+      @Override
+      public void put(Rule rule) {
+        reachable();
+        rules.put(rule);
+      }
+
+      @Override
+      public boolean remove(String name) {
+        reachable();
+        return rules.remove(name);
+      }
+    };
+  }
+
+  private void reachable() {
+    if (down) {
+      throw new IllegalStateException("the grid is unreachable (LaggingLimiter is down)");
+    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.node;
 
 import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientConnectionStrategyConfig;
 import com.hazelcast.client.config.ClientNetworkConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
@@ -92,18 +93,39 @@ final class MemberConfig {
     return config;
   }
 
-  /** The client configuration of a node in client mode: connect to the grid, hold nothing. */
+  /**
+   * The client configuration of a node in client mode: connect to the grid, hold nothing, and never
+   * make a REST caller wait on a grid that is gone:
+   *
+   * <ul>
+   *   <li>async start: the node waits for the first connection itself ({@link
+   *       #CLIENT_CONNECT_TIMEOUT_MILLIS}, then the start fails);
+   *   <li>async reconnect, retried for ever with a backoff capped at one second: while the grid is
+   *       away, calls fail at once ({@code HazelcastClientOfflineException}) and the failure policy
+   *       answers; a grid that comes back is found within about a second, with no restart. (A
+   *       finite connect timeout would also apply to reconnects: after it the client shuts down for
+   *       good.)
+   *   <li>an invocation timeout of a few seconds, as the client SDK sets, so a call that hangs on a
+   *       half-open connection is not held for Hazelcast's default two minutes.
+   * </ul>
+   */
   static ClientConfig buildClient(NodeSettings settings) {
     ClientConfig config = new ClientConfig();
     config.setClusterName(settings.clusterName());
     config.setProperty("hazelcast.logging.type", "slf4j");
     config.setProperty("hazelcast.phone.home.enabled", "false");
     config.setProperty("hazelcast.shutdownhook.enabled", "false");
-    // Give up (and fail the start) if the grid cannot be reached, rather than wait forever.
     config
         .getConnectionStrategyConfig()
+        .setAsyncStart(true)
+        .setReconnectMode(ClientConnectionStrategyConfig.ReconnectMode.ASYNC)
         .getConnectionRetryConfig()
-        .setClusterConnectTimeoutMillis(CLIENT_CONNECT_TIMEOUT_MILLIS);
+        .setInitialBackoffMillis(100)
+        .setMaxBackoffMillis(1_000)
+        .setClusterConnectTimeoutMillis(-1);
+    long invocationSeconds = Math.max(2, settings.callTimeout().toSeconds() * 2 + 1);
+    config.setProperty(
+        "hazelcast.client.invocation.timeout.seconds", Long.toString(invocationSeconds));
     ClientNetworkConfig network = config.getNetworkConfig();
     switch (settings.discovery()) {
       case TCP_IP -> network.setAddresses(new java.util.ArrayList<>(settings.members()));

@@ -5,8 +5,11 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.sluice.client.FailurePolicy;
+import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Rule;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,6 +40,9 @@ import org.jspecify.annotations.Nullable;
  * members: [127.0.0.1:5701, 127.0.0.1:5702]
  * rulesFile: rules.yaml          # relative paths are relative to this file
  * adminToken: change-me
+ * failurePolicy: fail-open       # client mode: when the grid cannot answer within callTimeout
+ * callTimeout: 50ms
+ * failurePolicies: {login: fail-closed}
  * </pre>
  *
  * Precedence: environment variable (when set and not empty) over the file over the default. Bad
@@ -60,6 +67,11 @@ import org.jspecify.annotations.Nullable;
  * @param adminToken the bearer token for admin routes; null: admin routes are open
  * @param backupCount synchronous backups of every counter (0 to 6)
  * @param insecure allow an empty admin token on a non-loopback bind address
+ * @param failurePolicy client mode: how a rule without its own policy answers while the grid is
+ *     unreachable
+ * @param failurePolicies client mode: the rules with a failure policy of their own
+ * @param callTimeout client mode: how long a decision waits for the grid before the failure policy
+ *     answers
  */
 public record NodeSettings(
     Mode mode,
@@ -77,7 +89,14 @@ public record NodeSettings(
     Duration rulesReloadInterval,
     @Nullable String adminToken,
     int backupCount,
-    boolean insecure) {
+    boolean insecure,
+    FailurePolicy failurePolicy,
+    Map<String, FailurePolicy> failurePolicies,
+    Duration callTimeout) {
+
+  public NodeSettings {
+    failurePolicies = Map.copyOf(failurePolicies);
+  }
 
   /** What the node is in the grid. */
   public enum Mode {
@@ -177,7 +196,23 @@ public record NodeSettings(
     INSECURE(
         "insecure",
         "false",
-        "Allow an empty admin token on a non-loopback bind (also `--insecure`).");
+        "Allow an empty admin token on a non-loopback bind (also `--insecure`)."),
+    FAILURE_POLICY(
+        "failurePolicy",
+        "fail-open",
+        "Client mode: how a check is answered when the grid does not answer within `callTimeout`:"
+            + " `fail-open` (200, allowed) or `fail-closed` (429); the answer says `decidedBy`."
+            + " Ignored, with a warning, in member mode."),
+    FAILURE_POLICIES(
+        "failurePolicies",
+        "",
+        "Client mode: rules with their own failure policy, e.g. `login=fail-closed,sms=fail-closed`"
+            + " (a YAML mapping `{login: fail-closed}` in the file)."),
+    CALL_TIMEOUT(
+        "callTimeout",
+        Durations.format(SluiceClient.DEFAULT_CALL_TIMEOUT),
+        "Client mode: how long a check waits for the grid before the failure policy answers"
+            + " (1ms to 1m).");
 
     private final String key;
     private final String defaultValue;
@@ -272,7 +307,10 @@ public record NodeSettings(
         rulesReloadInterval,
         adminToken,
         backupCount,
-        true);
+        true,
+        failurePolicy,
+        failurePolicies,
+        callTimeout);
   }
 
   /** Whether admin routes need a token. */
@@ -315,22 +353,52 @@ public record NodeSettings(
         + backupCount
         + ", insecure="
         + insecure
+        + ", failurePolicy="
+        + wireName(failurePolicy)
+        + ", failurePolicies="
+        + failurePolicies.entrySet().stream()
+            .sorted(Map.Entry.comparingByKey())
+            .map(e -> e.getKey() + "=" + wireName(e.getValue()))
+            .collect(Collectors.joining(",", "{", "}"))
+        + ", callTimeout="
+        + Durations.format(callTimeout)
         + "]";
+  }
+
+  /** {@code fail-open} or {@code fail-closed}, as the settings spell them. */
+  public static String wireName(FailurePolicy policy) {
+    return policy.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /**
+   * Whether the client-mode settings differ from their defaults: a member ignores them, and says
+   * so.
+   */
+  public boolean hasClientFailureSettings() {
+    return failurePolicy != FailurePolicy.FAIL_OPEN
+        || !failurePolicies.isEmpty()
+        || !callTimeout.equals(SluiceClient.DEFAULT_CALL_TIMEOUT);
   }
 
   /**
    * A value as given, before conversion.
    *
-   * @param text the scalar, or null for a list
-   * @param list the list items (YAML list), or null for a scalar
+   * @param text the scalar, or null for a list or mapping
+   * @param list the list items (YAML list), or null
+   * @param mapping the entries of a YAML mapping (only {@code failurePolicies} takes one), or null
    * @param origin where it came from, for error messages
    * @param baseDirectory the config file's directory, for relative paths; null from the environment
    */
   private record Raw(
       @Nullable String text,
       @Nullable List<String> list,
+      @Nullable Map<String, String> mapping,
       String origin,
-      @Nullable Path baseDirectory) {}
+      @Nullable Path baseDirectory) {
+    Raw(@Nullable String text, @Nullable List<String> list, String origin, @Nullable Path base) {
+      this(text, list, null, origin, base);
+    }
+  }
 
   private static void readFile(Path file, Map<Setting, Raw> raw) {
     String yaml;
@@ -385,6 +453,27 @@ public record NodeSettings(
         } else if (value.isScalarValue()) {
           String text = value == JsonToken.VALUE_NULL ? "" : parser.getText();
           raw.put(setting, new Raw(text, null, origin, base));
+        } else if (value == JsonToken.START_OBJECT && setting == Setting.FAILURE_POLICIES) {
+          Map<String, String> entries = new LinkedHashMap<>();
+          while ((value = parser.nextToken()) == JsonToken.FIELD_NAME) {
+            String rule = parser.currentName();
+            JsonLocation ruleLocation = parser.currentTokenLocation();
+            JsonToken policy = parser.nextToken();
+            if (!policy.isScalarValue()) {
+              throw new NodeConfigException(
+                  where(file, parser.currentTokenLocation())
+                      + ": "
+                      + key
+                      + ": "
+                      + rule
+                      + ": must be fail-open or fail-closed, not a list or mapping");
+            }
+            if (entries.put(rule, policy == JsonToken.VALUE_NULL ? "" : parser.getText()) != null) {
+              throw new NodeConfigException(
+                  where(file, ruleLocation) + ": " + key + ": " + rule + ": appears twice");
+            }
+          }
+          raw.put(setting, new Raw(null, null, entries, origin, base));
         } else {
           throw new NodeConfigException(
               origin + ": " + key + ": must be a plain value, not a mapping");
@@ -485,6 +574,13 @@ public record NodeSettings(
             Setting.MEMBERS,
             "client mode connects to a remote grid: list its members (host:port, comma-separated)");
       }
+      Duration callTimeout = duration(Setting.CALL_TIMEOUT);
+      if (callTimeout.compareTo(Duration.ofMillis(1)) < 0
+          || callTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw bad(
+            Setting.CALL_TIMEOUT,
+            "must be between 1ms and 1m, was " + Durations.format(callTimeout));
+      }
       return new NodeSettings(
           mode,
           clusterName,
@@ -501,7 +597,68 @@ public record NodeSettings(
           reload,
           optional(Setting.ADMIN_TOKEN),
           (int) backups,
-          bool(Setting.INSECURE));
+          bool(Setting.INSECURE),
+          failurePolicy(Setting.FAILURE_POLICY, text(Setting.FAILURE_POLICY), ""),
+          failurePolicies(),
+          callTimeout);
+    }
+
+    private FailurePolicy failurePolicy(Setting setting, String text, String at) {
+      for (FailurePolicy policy : FailurePolicy.values()) {
+        if (wireName(policy).equalsIgnoreCase(text.trim())) {
+          return policy;
+        }
+      }
+      throw bad(setting, at + "must be fail-open or fail-closed, was '" + text.trim() + "'");
+    }
+
+    /**
+     * {@code rule=policy} pairs: a YAML mapping in the file, or {@code login=fail-closed,sms=...}
+     * in the environment (or as one YAML string).
+     */
+    private Map<String, FailurePolicy> failurePolicies() {
+      Setting setting = Setting.FAILURE_POLICIES;
+      Raw value = raw.get(setting);
+      if (value == null) {
+        return Map.of();
+      }
+      Map<String, String> entries;
+      if (value.mapping() != null) {
+        entries = value.mapping();
+      } else if (value.list() != null) {
+        throw bad(setting, "must be a mapping of rule: policy, e.g. {login: fail-closed}");
+      } else {
+        entries = new LinkedHashMap<>();
+        for (String item : value.text().split(",")) {
+          String pair = item.trim();
+          if (pair.isEmpty()) {
+            continue;
+          }
+          int eq = pair.indexOf('=');
+          if (eq < 0) {
+            throw bad(
+                setting,
+                "'" + pair + "' is not rule=policy (e.g. login=fail-closed,sms=fail-closed)");
+          }
+          String rule = pair.substring(0, eq).trim();
+          if (entries.put(rule, pair.substring(eq + 1).trim()) != null) {
+            throw bad(setting, rule + ": appears twice");
+          }
+        }
+      }
+      Map<String, FailurePolicy> policies = new LinkedHashMap<>();
+      for (Map.Entry<String, String> entry : entries.entrySet()) {
+        String rule = entry.getKey();
+        try {
+          Rule.checkName(rule);
+        } catch (InvalidPolicyException e) {
+          throw bad(
+              setting,
+              "'" + rule + "' is not a rule name (1 to 64 of A-Z, a-z, 0-9, '_', '.', '-')");
+        }
+        policies.put(rule, failurePolicy(setting, entry.getValue(), rule + ": "));
+      }
+      return policies;
     }
 
     private String text(Setting setting) {

@@ -1,9 +1,16 @@
 package dev.sluice.node;
 
 import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.LifecycleEvent.LifecycleState;
+import com.hazelcast.core.LifecycleListener;
 import com.hazelcast.partition.PartitionService;
+import dev.sluice.client.SluiceClient;
+import dev.sluice.core.Durations;
+import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.GridRateLimiter;
@@ -28,6 +35,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -51,6 +60,18 @@ import org.slf4j.LoggerFactory;
  * /health/ready} answers 200 once the member has joined and its partitions have been safe once (all
  * backups in place); a later migration does not pull every node out of a load balancer at once.
  *
+ * <h2>Client mode</h2>
+ *
+ * A node with {@code mode: client} holds no counters: it is a Hazelcast client of a remote grid,
+ * and a {@link SluiceClient} (the Java SDK's, wrapped around the node's {@link GridRateLimiter})
+ * stands between the REST API and the grid. Each check waits at most {@code callTimeout} for the
+ * grid; when the grid is unreachable the rule's failure policy ({@code failurePolicy}, {@code
+ * failurePolicies}) answers and the answer says so ({@code "decidedBy": "fail_open"} or {@code
+ * "fail_closed"}); a circuit breaker keeps a dead grid from costing the timeout on every call, and
+ * the Hazelcast client reconnects by itself when the grid is back. Members need none of this: a
+ * member decides on its own partitions, or, cut off from its peers, as a cluster of its own; so
+ * member mode ignores those settings (with a warning).
+ *
  * <p>Stop (SIGTERM, Ctrl-C, {@link #close()}): the REST API stops taking requests and finishes the
  * ones in flight, then the member shuts down gracefully: it hands its partitions, with their
  * counters, to the remaining members before leaving, so no count is lost.
@@ -68,6 +89,7 @@ public final class SluiceNode implements AutoCloseable {
   private final NodeSettings settings;
   private final HazelcastInstance member;
   private final GridRateLimiter limiter;
+  private final @Nullable SluiceClient front;
   private final SluiceApi api;
   private final @Nullable RulesFileWatcher watcher;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -76,11 +98,13 @@ public final class SluiceNode implements AutoCloseable {
       NodeSettings settings,
       HazelcastInstance member,
       GridRateLimiter limiter,
+      @Nullable SluiceClient front,
       SluiceApi api,
       @Nullable RulesFileWatcher watcher) {
     this.settings = settings;
     this.member = member;
     this.limiter = limiter;
+    this.front = front;
     this.api = api;
     this.watcher = watcher;
   }
@@ -149,12 +173,20 @@ public final class SluiceNode implements AutoCloseable {
     }
     Optional<Path> rulesFile = rulesFile(settings);
     LOG.info("starting Sluice node: {}", settings);
+    boolean client = settings.mode() == NodeSettings.Mode.CLIENT;
+    if (!client && settings.hasClientFailureSettings()) {
+      LOG.warn(
+          "failurePolicy, failurePolicies and callTimeout apply to client mode only; this member"
+              + " decides on its own partitions and ignores them");
+    }
 
+    AtomicBoolean connected = new AtomicBoolean();
     HazelcastInstance member =
-        settings.mode() == NodeSettings.Mode.CLIENT
-            ? HazelcastClient.newHazelcastClient(MemberConfig.buildClient(settings))
+        client
+            ? startClient(settings, connected)
             : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
     GridRateLimiter limiter = null;
+    SluiceClient front = null;
     RulesFileWatcher watcher = null;
     SluiceApi api = null;
     try {
@@ -183,17 +215,18 @@ public final class SluiceNode implements AutoCloseable {
       new JvmThreadMetrics().bindTo(registry);
       new ProcessorMetrics().bindTo(registry);
       new UptimeMetrics().bindTo(registry);
+      RateLimiter decisions = limiter;
+      if (client) {
+        front = clientFront(settings, limiter, registry);
+        decisions = front;
+      }
       api =
           new SluiceApi(
-                  limiter,
+                  decisions,
                   registry,
                   ApiSettings.withAdminToken(settings.adminToken()),
-                  settings.mode() == NodeSettings.Mode.CLIENT
-                      ? new ClientReadiness(member)
-                      : new MemberReadiness(member),
-                  settings.mode() == NodeSettings.Mode.CLIENT
-                      ? () -> 0L
-                      : () -> ownedStates(member))
+                  client ? new ClientReadiness(member, connected) : new MemberReadiness(member),
+                  client ? () -> 0L : () -> ownedStates(member))
               .start(settings.bindAddress(), settings.restPort());
       if (watcher != null) {
         watcher.start();
@@ -205,23 +238,95 @@ public final class SluiceNode implements AutoCloseable {
       if (watcher != null) {
         watcher.close();
       }
+      if (front != null) {
+        front.close();
+      }
       if (limiter != null) {
         limiter.close();
       }
       member.shutdown();
       throw e;
     }
-    SluiceNode node = new SluiceNode(settings, member, limiter, api, watcher);
+    SluiceNode node = new SluiceNode(settings, member, limiter, front, api, watcher);
     LOG.info(
         "Sluice node ready: REST http://{}:{}/ (try /v1/rules), {} in cluster '{}' of {}",
         settings.bindAddress(),
         api.port(),
-        settings.mode() == NodeSettings.Mode.CLIENT
-            ? "client"
+        client
+            ? "client (failure policy "
+                + NodeSettings.wireName(settings.failurePolicy())
+                + ", call timeout "
+                + Durations.format(settings.callTimeout())
+                + ")"
             : "member " + member.getCluster().getLocalMember().getAddress(),
         settings.clusterName(),
         member.getCluster().getMembers().size());
     return node;
+  }
+
+  /**
+   * Starts the Hazelcast client of a client-mode node and waits for its first connection; {@code
+   * connected} follows the connection from then on (for readiness).
+   *
+   * @throws NodeConfigException if the grid cannot be reached within {@link
+   *     MemberConfig#CLIENT_CONNECT_TIMEOUT_MILLIS}
+   */
+  private static HazelcastInstance startClient(NodeSettings settings, AtomicBoolean connected) {
+    CountDownLatch first = new CountDownLatch(1);
+    ClientConfig config = MemberConfig.buildClient(settings);
+    config.addListenerConfig(
+        new ListenerConfig(
+            (LifecycleListener)
+                event -> {
+                  if (event.getState() == LifecycleState.CLIENT_CONNECTED) {
+                    connected.set(true);
+                    first.countDown();
+                  } else if (event.getState() == LifecycleState.CLIENT_DISCONNECTED) {
+                    connected.set(false);
+                  }
+                }));
+    HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
+    boolean reached;
+    try {
+      reached = first.await(MemberConfig.CLIENT_CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      reached = false;
+    }
+    if (!reached) {
+      client.shutdown();
+      throw new NodeConfigException(
+          "mode: client, but the grid (cluster '"
+              + settings.clusterName()
+              + "', "
+              + (settings.discovery() == NodeSettings.Discovery.TCP_IP
+                  ? "members " + settings.members()
+                  : settings.discovery().wireName() + " discovery")
+              + ") could not be reached within "
+              + MemberConfig.CLIENT_CONNECT_TIMEOUT_MILLIS / 1000
+              + " s");
+    }
+    return client;
+  }
+
+  /**
+   * The SDK's client-side behaviour around the node's grid limiter: call timeout, failure policies,
+   * breaker, denied-until cache, coalescing, and {@code sluice_client_local_decisions_total} on the
+   * node's {@code /metrics}. It does not own the limiter or the Hazelcast client (the node closes
+   * them). The rules are listed once so that each has a local answer if the grid goes away before
+   * the rule's first check.
+   */
+  private static SluiceClient clientFront(
+      NodeSettings settings, GridRateLimiter limiter, PrometheusMeterRegistry registry) {
+    SluiceClient.Builder builder =
+        SluiceClient.builder()
+            .callTimeout(settings.callTimeout())
+            .failurePolicy(settings.failurePolicy())
+            .meterRegistry(registry);
+    settings.failurePolicies().forEach(builder::failurePolicy);
+    SluiceClient front = builder.wrap(limiter);
+    LOG.info("client mode: {} rules known locally", front.rules().all().size());
+    return front;
   }
 
   /** The REST API's port (useful when the settings asked for port 0). */
@@ -254,6 +359,9 @@ public final class SluiceNode implements AutoCloseable {
     try {
       api.stop();
     } finally {
+      if (front != null) {
+        front.close();
+      }
       limiter.close();
       member.shutdown();
       LOG.info("Sluice node stopped");
@@ -318,12 +426,18 @@ public final class SluiceNode implements AutoCloseable {
     }
   }
 
-  /** A client-mode node is ready while it is connected to a grid with at least one member. */
+  /**
+   * A client-mode node is ready while it is connected to a grid with at least one member. While it
+   * is not, it still answers checks (by the failure policy), but a load balancer should prefer a
+   * node that reaches the grid.
+   */
   private static final class ClientReadiness implements ReadinessProbe {
     private final HazelcastInstance client;
+    private final AtomicBoolean connected;
 
-    ClientReadiness(HazelcastInstance client) {
+    ClientReadiness(HazelcastInstance client, AtomicBoolean connected) {
       this.client = client;
+      this.connected = connected;
     }
 
     @Override
@@ -332,8 +446,9 @@ public final class SluiceNode implements AutoCloseable {
         return new Readiness(false, "the client is not running");
       }
       int size = client.getCluster().getMembers().size();
-      if (size == 0) {
-        return new Readiness(false, "not connected to the grid");
+      if (!connected.get() || size == 0) {
+        return new Readiness(
+            false, "not connected to the grid; checks are answered by the failure policy");
       }
       return new Readiness(true, "client of a " + size + "-member cluster");
     }

@@ -1,7 +1,9 @@
 package dev.sluice.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.FailurePolicy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.rules.InMemoryRuleStore;
 import dev.sluice.core.rules.RulesFile;
@@ -215,6 +217,63 @@ class ConfigFuzzTest {
         "node-settings fuzz: %d values over %d settings, %d rejected naming the setting%n",
         tried, NodeSettings.Setting.values().length, rejected);
     assertThat(rejected).isPositive();
+  }
+
+  /**
+   * Random {@code rule=policy} lists for {@code SLUICE_FAILURE_POLICIES}: an oracle built from the
+   * parts says whether each must parse, and to what; a rejection must name the setting.
+   */
+  @Test
+  void failurePolicies_randomLists_parseExactlyWhenEveryPartIsValid() {
+    Random random = new Random(seed());
+    List<String> names =
+        List.of("login", "api.v2", "sms_out", "a-b", "bad name", "", "x".repeat(65));
+    List<String> policies =
+        List.of("fail-open", "FAIL-CLOSED", "fail-closed", "open", "fail_open", "", "closed!");
+    int accepted = 0;
+    for (int i = 0; i < 300; i++) {
+      StringBuilder text = new StringBuilder();
+      Map<String, FailurePolicy> expected = new HashMap<>();
+      boolean valid = true;
+      int pairs = random.nextInt(4);
+      for (int p = 0; p < pairs; p++) {
+        String name = pick(random, names);
+        String policy = pick(random, policies);
+        boolean noEquals = random.nextInt(10) == 0;
+        String pair = name + (noEquals ? "" : "=") + policy;
+        text.append(pair).append(',');
+        if (pair.isEmpty()) {
+          continue; // an empty item between commas is skipped, like in SLUICE_MEMBERS
+        }
+        boolean nameOk = name.matches("[A-Za-z0-9_.-]{1,64}");
+        FailurePolicy parsed =
+            switch (policy.toLowerCase(java.util.Locale.ROOT)) {
+              case "fail-open" -> FailurePolicy.FAIL_OPEN;
+              case "fail-closed" -> FailurePolicy.FAIL_CLOSED;
+              default -> null;
+            };
+        if (noEquals || !nameOk || parsed == null || expected.containsKey(name)) {
+          valid = false;
+        } else {
+          expected.put(name, parsed);
+        }
+      }
+      Map<String, String> env = Map.of("SLUICE_FAILURE_POLICIES", text.toString());
+      if (valid) {
+        assertThat(NodeSettings.load(null, env).failurePolicies())
+            .as(text.toString())
+            .isEqualTo(expected);
+        accepted++;
+      } else {
+        assertThatThrownBy(() -> NodeSettings.load(null, env))
+            .as(text.toString())
+            .isInstanceOf(NodeConfigException.class)
+            .hasMessageStartingWith(
+                "environment variable SLUICE_FAILURE_POLICIES: failurePolicies: ");
+      }
+    }
+    System.out.printf("failurePolicies fuzz: 300 lists, %d accepted%n", accepted);
+    assertThat(accepted).isPositive().isLessThan(300);
   }
 
   private static List<Rule> sorted(java.util.Collection<Rule> rules) {

@@ -3,6 +3,8 @@ package dev.sluice.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.FailurePolicy;
+import dev.sluice.client.SluiceClient;
 import dev.sluice.node.NodeSettings.Discovery;
 import dev.sluice.node.NodeSettings.Setting;
 import java.io.IOException;
@@ -38,6 +40,10 @@ class NodeSettingsTest {
     assertThat(settings.hasAdminToken()).isFalse();
     assertThat(settings.backupCount()).isEqualTo(1);
     assertThat(settings.insecure()).isFalse();
+    assertThat(settings.failurePolicy()).isEqualTo(FailurePolicy.FAIL_OPEN);
+    assertThat(settings.failurePolicies()).isEmpty();
+    assertThat(settings.callTimeout()).isEqualTo(SluiceClient.DEFAULT_CALL_TIMEOUT);
+    assertThat(settings.hasClientFailureSettings()).isFalse();
   }
 
   @Test
@@ -60,7 +66,10 @@ class NodeSettingsTest {
             "SLUICE_KUBERNETES_NAMESPACE",
             "SLUICE_KUBERNETES_SERVICE_NAME",
             "SLUICE_BACKUP_COUNT",
-            "SLUICE_INSECURE");
+            "SLUICE_INSECURE",
+            "SLUICE_FAILURE_POLICY",
+            "SLUICE_FAILURE_POLICIES",
+            "SLUICE_CALL_TIMEOUT");
   }
 
   @Test
@@ -200,7 +209,22 @@ class NodeSettingsTest {
             "SLUICE_INSECURE",
             "TRUE",
             (Function<NodeSettings, Object>) NodeSettings::insecure,
-            true));
+            true),
+        Arguments.of(
+            "SLUICE_FAILURE_POLICY",
+            "Fail-Closed",
+            (Function<NodeSettings, Object>) NodeSettings::failurePolicy,
+            FailurePolicy.FAIL_CLOSED),
+        Arguments.of(
+            "SLUICE_FAILURE_POLICIES",
+            " login=fail-closed, api = fail-open ,",
+            (Function<NodeSettings, Object>) NodeSettings::failurePolicies,
+            Map.of("login", FailurePolicy.FAIL_CLOSED, "api", FailurePolicy.FAIL_OPEN)),
+        Arguments.of(
+            "SLUICE_CALL_TIMEOUT",
+            "PT0.25S",
+            (Function<NodeSettings, Object>) NodeSettings::callTimeout,
+            Duration.ofMillis(250)));
   }
 
   @ParameterizedTest(name = "{0}={1}")
@@ -248,7 +272,31 @@ class NodeSettingsTest {
             "rulesReloadInterval: soon\n", "rulesReloadInterval: 'soon' is not a duration"),
         Arguments.of("insecure: yes please\n", "insecure: must be true or false, was 'yes please'"),
         Arguments.of("clusterName: has space\n", "clusterName: must be 1 to 64 characters"),
-        Arguments.of("restPort:\n  nested: 1\n", "restPort: must be a plain value, not a mapping"));
+        Arguments.of("restPort:\n  nested: 1\n", "restPort: must be a plain value, not a mapping"),
+        Arguments.of(
+            "failurePolicy: fail-maybe\n",
+            "node.yaml:1:16: failurePolicy: must be fail-open or fail-closed, was 'fail-maybe'"),
+        Arguments.of(
+            "failurePolicies:\n  login: closed\n",
+            "failurePolicies: login: must be fail-open or fail-closed, was 'closed'"),
+        Arguments.of(
+            "failurePolicies:\n  bad name: fail-closed\n",
+            "failurePolicies: 'bad name' is not a rule name"),
+        Arguments.of(
+            "failurePolicies:\n  login: fail-open\n  login: fail-closed\n",
+            "node.yaml:3:3: failurePolicies: login: appears twice"),
+        Arguments.of(
+            "failurePolicies:\n  login: [fail-closed]\n",
+            "failurePolicies: login: must be fail-open or fail-closed, not a list or mapping"),
+        Arguments.of(
+            "failurePolicies: [login]\n", "failurePolicies: must be a mapping of rule: policy"),
+        Arguments.of(
+            "failurePolicies: login\n",
+            "failurePolicies: 'login' is not rule=policy (e.g. login=fail-closed,sms=fail-closed)"),
+        Arguments.of("callTimeout: 0ms\n", "callTimeout: must be between 1ms and 1m, was 0"),
+        Arguments.of("callTimeout: 2m\n", "callTimeout: must be between 1ms and 1m, was 2m"),
+        Arguments.of("callTimeout: quick\n", "callTimeout: 'quick' is not a duration"),
+        Arguments.of("clusterName:\n  failurePolicies: x\n", "clusterName: must be a plain value"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -268,6 +316,58 @@ class NodeSettingsTest {
             null, Map.of("SLUICE_MODE", "client", "SLUICE_MEMBERS", "g1:5701,g2:5701"));
     assertThat(settings.mode()).isEqualTo(NodeSettings.Mode.CLIENT);
     assertThat(settings.members()).containsExactly("g1:5701", "g2:5701");
+  }
+
+  @Test
+  void file_failurePoliciesMapping_andTheEnvironmentOverridesIt() throws IOException {
+    Path config =
+        write(
+            "node.yaml",
+            """
+            mode: client
+            members: [g1:5701]
+            failurePolicy: fail-closed
+            callTimeout: 250ms
+            failurePolicies:
+              login: fail-closed
+              search: fail-open
+            """);
+
+    NodeSettings settings = NodeSettings.load(config, Map.of());
+    assertThat(settings.failurePolicy()).isEqualTo(FailurePolicy.FAIL_CLOSED);
+    assertThat(settings.callTimeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(settings.failurePolicies())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("login", FailurePolicy.FAIL_CLOSED, "search", FailurePolicy.FAIL_OPEN));
+    assertThat(settings.hasClientFailureSettings()).isTrue();
+    assertThat(settings.toString())
+        .contains("failurePolicy=fail-closed")
+        .contains("failurePolicies={login=fail-closed,search=fail-open}")
+        .contains("callTimeout=250ms");
+
+    NodeSettings overridden =
+        NodeSettings.load(config, Map.of("SLUICE_FAILURE_POLICIES", "sms=fail-closed"));
+    assertThat(overridden.failurePolicies())
+        .as("the variable replaces the file's mapping whole")
+        .containsExactlyEntriesOf(Map.of("sms", FailurePolicy.FAIL_CLOSED));
+  }
+
+  @Test
+  void badFailureSettingsInTheEnvironment_failNamingTheVariable() {
+    assertThatThrownBy(
+            () -> NodeSettings.load(null, Map.of("SLUICE_FAILURE_POLICIES", "login=fail-shut")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessage(
+            "environment variable SLUICE_FAILURE_POLICIES: failurePolicies: login: must be"
+                + " fail-open or fail-closed, was 'fail-shut'");
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_CALL_TIMEOUT", "-5ms")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageStartingWith("environment variable SLUICE_CALL_TIMEOUT: callTimeout: ");
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_FAILURE_POLICY", "open")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessage(
+            "environment variable SLUICE_FAILURE_POLICY: failurePolicy: must be fail-open or"
+                + " fail-closed, was 'open'");
   }
 
   @Test

@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  * @param rule the rule's name, or null for an inline policy
  * @param shadow the rule is a shadow rule and would have denied this request
  * @param delayMs leaky_bucket only: how long the caller waits before proceeding
+ * @param decidedBy only when the answer was made without the grid's limiter: {@code fail_open} or
+ *     {@code fail_closed} (the grid was unreachable; the rule's failure policy answered) or {@code
+ *     denied_cache} (a recent denial of the key has not run out); absent when the limiter decided
  */
 public record DecisionBody(
     boolean allowed,
@@ -26,7 +29,8 @@ public record DecisionBody(
     long retryAfterMs,
     @Nullable String rule,
     boolean shadow,
-    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long delayMs) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long delayMs,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String decidedBy) {
 
   static DecisionBody of(Decision decision, @Nullable String rule, Algorithm algorithm) {
     return new DecisionBody(
@@ -37,6 +41,17 @@ public record DecisionBody(
         decision.retryAfterMillis(),
         rule,
         decision.shadowDenied(),
-        algorithm == Algorithm.LEAKY_BUCKET ? decision.delayMillis() : null);
+        algorithm == Algorithm.LEAKY_BUCKET ? decision.delayMillis() : null,
+        decidedBy(decision.decidedBy()));
+  }
+
+  /** The wire name of a local decision's maker, like the metric's {@code reason} label. */
+  static @Nullable String decidedBy(Decision.DecidedBy by) {
+    return switch (by) {
+      case LIMITER -> null;
+      case DENIED_CACHE -> "denied_cache";
+      case FAIL_OPEN -> "fail_open";
+      case FAIL_CLOSED -> "fail_closed";
+    };
   }
 }

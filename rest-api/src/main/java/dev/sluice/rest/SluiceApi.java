@@ -1,5 +1,6 @@
 package dev.sluice.rest;
 
+import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import dev.sluice.core.InvalidPolicyException;
@@ -138,7 +139,9 @@ public final class SluiceApi {
     routes.exception(
         Exception.class,
         (e, ctx) -> {
-          if (e instanceof HazelcastException || e instanceof HazelcastInstanceNotActiveException) {
+          if (e instanceof HazelcastException
+              || e instanceof HazelcastInstanceNotActiveException
+              || e instanceof HazelcastClientOfflineException) {
             LOG.warn("grid unavailable for {} {}: {}", ctx.method(), ctx.path(), e.toString());
             error(
                 ctx,

@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -201,7 +202,9 @@ final class HttpRateLimiter implements RateLimiter {
         json.get("resetAfterMs").asLong() * millis,
         json.path("delayMs").asLong(0) * millis,
         json.get("shadow").asBoolean(),
-        Decision.DecidedBy.LIMITER);
+        json.has("decidedBy")
+            ? Decision.DecidedBy.valueOf(json.get("decidedBy").asText().toUpperCase(Locale.ROOT))
+            : Decision.DecidedBy.LIMITER);
   }
 
   private JsonNode post(String path, JsonNode body) {

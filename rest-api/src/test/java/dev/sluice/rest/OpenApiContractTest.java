@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.Algorithm;
+import dev.sluice.core.Decision;
 import io.javalin.router.Endpoint;
 import io.javalin.router.ParsedEndpoint;
 import io.javalin.security.Roles;
@@ -132,6 +133,30 @@ class OpenApiContractTest {
       }
     }
     assertThat(documented).isEqualTo(constants);
+  }
+
+  @Test
+  void decidedBy_documentedEqualTheLocalDecisionMakers() {
+    Set<String> documented = new TreeSet<>();
+    openApi
+        .get("components")
+        .get("schemas")
+        .get("DecisionBody")
+        .get("properties")
+        .get("decidedBy")
+        .get("enum")
+        .forEach(name -> documented.add(name.asText()));
+    Set<String> local = new TreeSet<>();
+    for (Decision.DecidedBy by : Decision.DecidedBy.values()) {
+      String wire = DecisionBody.decidedBy(by);
+      if (wire != null) {
+        local.add(wire);
+      }
+    }
+    assertThat(documented).isEqualTo(local);
+    assertThat(openApi.at("/components/schemas/DecisionBody/required").toString())
+        .as("decidedBy is absent when the limiter decided")
+        .doesNotContain("decidedBy");
   }
 
   @Test

@@ -39,6 +39,7 @@ class SluiceApiTest {
       assertThat(body.get("rule").asText()).isEqualTo("login");
       assertThat(body.get("shadow").asBoolean()).isFalse();
       assertThat(body.has("delayMs")).isFalse();
+      assertThat(body.has("decidedBy")).as("only answers made without the limiter say").isFalse();
       assertThat(allowed.header("RateLimit-Policy")).isEqualTo("\"login\";q=5;w=60");
       assertThat(allowed.header("RateLimit"))
           .isEqualTo(

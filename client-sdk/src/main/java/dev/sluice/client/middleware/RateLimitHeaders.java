@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * {@code RateLimit-Policy} and {@code RateLimit} follow the IETF httpapi ratelimit-headers draft's
  * structured-field syntax. Delays round <em>up</em> to whole seconds so that a client that waits
  * {@code Retry-After} seconds succeeds. Decisions made without the limiter ({@code FAIL_OPEN},
- * {@code FAIL_CLOSED}) know no limit: they carry only {@code Retry-After} on a denial.
+ * {@code FAIL_CLOSED}) hold no count from the grid: they carry only {@code Retry-After} on a
+ * denial.
  */
 public final class RateLimitHeaders {
   public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";

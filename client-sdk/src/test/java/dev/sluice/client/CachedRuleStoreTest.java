@@ -1,0 +1,131 @@
+package dev.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
+import dev.sluice.core.RuleStore;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rules near cache when no event arrives: an old entry is answered at once and refreshed in the
+ * background, a change is reported, and a grid that hangs or fails never holds up a lookup.
+ */
+class CachedRuleStoreTest {
+  private final ConcurrentHashMap<String, Rule> map = new ConcurrentHashMap<>();
+  private final AtomicBoolean hang = new AtomicBoolean();
+  private final CountDownLatch released = new CountDownLatch(1);
+  private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+  private final List<String> changes = new CopyOnWriteArrayList<>();
+  private final AtomicBoolean breakerOpen = new AtomicBoolean();
+  private final CachedRuleStore rules =
+      new CachedRuleStore(new MapStore(), changes::add, breakerOpen::get, clock::get);
+
+  @AfterEach
+  void stop() {
+    released.countDown();
+    rules.close();
+  }
+
+  @Test
+  void find_oldEntryWithoutEvent_answersAtOnceAndRefreshesInTheBackground() throws Exception {
+    map.put("login", rule(5));
+    assertThat(limit()).isEqualTo(5);
+    map.put("login", rule(10)); // no event: the cache does not know
+
+    assertThat(limit()).as("fresh: served from memory").isEqualTo(5);
+    clock.addAndGet(CachedRuleStore.MAX_STALENESS_NANOS);
+    assertThat(limit()).as("old: still answered at once, refresh sent").isEqualTo(5);
+    awaitLimit(10);
+    assertThat(changes).containsExactly("login");
+  }
+
+  @Test
+  void find_gridHangs_oldEntryAnsweredWithoutWaiting() throws Exception {
+    map.put("login", rule(5));
+    assertThat(limit()).isEqualTo(5);
+    hang.set(true);
+    clock.addAndGet(CachedRuleStore.MAX_STALENESS_NANOS);
+    long start = System.nanoTime();
+    for (int i = 0; i < 100; i++) {
+      assertThat(limit()).isEqualTo(5);
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+    // The grid answers again: the refresh that was waiting completes, later ones go out.
+    map.put("login", rule(7));
+    hang.set(false);
+    released.countDown();
+    awaitLimit(7);
+  }
+
+  @Test
+  void find_breakerOpen_sendsNoRefresh() {
+    map.put("login", rule(5));
+    assertThat(limit()).isEqualTo(5);
+    map.put("login", rule(10));
+    breakerOpen.set(true);
+    clock.addAndGet(10 * CachedRuleStore.MAX_STALENESS_NANOS);
+    for (int i = 0; i < 10; i++) {
+      assertThat(limit()).isEqualTo(5);
+    }
+    assertThat(rules.isCached("login")).isFalse();
+  }
+
+  private long limit() {
+    return rules.find("login").orElseThrow().policy().limit();
+  }
+
+  private void awaitLimit(long expected) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (limit() != expected && System.nanoTime() < deadline) {
+      clock.addAndGet(CachedRuleStore.MAX_STALENESS_NANOS); // keep the entry old: ask again
+      Thread.sleep(5); // waiting for the background refresh, not for limiter time
+    }
+    assertThat(limit()).isEqualTo(expected);
+  }
+
+  private static Rule rule(long limit) {
+    return new Rule("login", Policy.of(limit, Duration.ofMinutes(1)));
+  }
+
+  /** A rules map that emits no events, and can hang like an unreachable grid. */
+  private final class MapStore implements RuleStore {
+    @Override
+    public Optional<Rule> find(String name) {
+      if (hang.get()) {
+        try {
+          released.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return Optional.ofNullable(map.get(name));
+    }
+
+    @Override
+    public Collection<Rule> all() {
+      return map.values();
+    }
+
+    @Override
+    public void put(Rule rule) {
+      map.put(rule.name(), rule);
+    }
+
+    @Override
+    public boolean remove(String name) {
+      return map.remove(name) != null;
+    }
+  }
+}
