@@ -556,13 +556,8 @@ public record NodeSettings(
         throw bad(
             Setting.MEMBERS, "is for tcp-ip discovery only; discovery is " + discovery.wireName());
       }
-      Duration reload = duration(Setting.RULES_RELOAD_INTERVAL);
-      if (reload.compareTo(Duration.ofMillis(100)) < 0
-          || reload.compareTo(Duration.ofHours(1)) > 0) {
-        throw bad(
-            Setting.RULES_RELOAD_INTERVAL,
-            "must be between 100ms and 1h, was " + Durations.format(reload));
-      }
+      Duration reload =
+          duration(Setting.RULES_RELOAD_INTERVAL, Duration.ofMillis(100), Duration.ofHours(1));
       long backups = number(Setting.BACKUP_COUNT);
       if (backups < 0 || backups > 6) {
         throw bad(
@@ -574,13 +569,8 @@ public record NodeSettings(
             Setting.MEMBERS,
             "client mode connects to a remote grid: list its members (host:port, comma-separated)");
       }
-      Duration callTimeout = duration(Setting.CALL_TIMEOUT);
-      if (callTimeout.compareTo(Duration.ofMillis(1)) < 0
-          || callTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
-        throw bad(
-            Setting.CALL_TIMEOUT,
-            "must be between 1ms and 1m, was " + Durations.format(callTimeout));
-      }
+      Duration callTimeout =
+          duration(Setting.CALL_TIMEOUT, Duration.ofMillis(1), Duration.ofMinutes(1));
       return new NodeSettings(
           mode,
           clusterName,
@@ -720,6 +710,22 @@ public record NodeSettings(
       } catch (InvalidPolicyException e) {
         throw bad(setting, e.getMessage().substring(setting.key.length() + 2));
       }
+    }
+
+    /** {@link #duration(Setting)}, refused outside {@code [min, max]}. */
+    private Duration duration(Setting setting, Duration min, Duration max) {
+      Duration value = duration(setting);
+      if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+        throw bad(
+            setting,
+            "must be between "
+                + Durations.format(min)
+                + " and "
+                + Durations.format(max)
+                + ", was "
+                + Durations.format(value));
+      }
+      return value;
     }
 
     private Mode mode() {
