@@ -94,13 +94,28 @@ class ChartHooksAndNotesTest {
 
   @Test
   void notes_insecureWithoutNetworkPolicy_warnAboutBoth() {
-    String notes = notes(SluiceChart.withDefaults().set("auth.insecure", true));
+    String notes =
+        notes(
+            SluiceChart.withDefaults()
+                .set("auth.insecure", true)
+                .set("networkPolicy.enabled", false));
 
     assertThat(notes)
         .contains("WARNING: auth.insecure is true")
         .contains("networkPolicy.enabled is false");
-    assertThat(notes(SluiceChart.withDefaults().set("networkPolicy.enabled", true)))
-        .doesNotContain("networkPolicy.enabled is false");
+    assertThat(notes(SluiceChart.withDefaults())).doesNotContain("networkPolicy.enabled is false");
+  }
+
+  @Test
+  void notes_networkPolicyWithoutSdkClients_saysWhereToListThem() {
+    assertThat(notes(SluiceChart.withDefaults())).contains("networkPolicy.memberClientsFrom");
+    assertThat(
+            notes(
+                SluiceChart.withDefaults()
+                    .values(
+                        "networkPolicy: {memberClientsFrom: [{podSelector: {matchLabels: {app:"
+                            + " shop}}}]}")))
+        .doesNotContain("networkPolicy.memberClientsFrom");
   }
 
   private static String notes(SluiceChart chart) {

@@ -31,11 +31,17 @@ class ChartRenderTest {
   }
 
   @Test
-  void template_defaultValues_rendersTheCoreKindsAndNoOptionalOnes() {
+  void template_defaultValues_rendersTheCoreKindsAndTheNetworkPolicy() {
     RenderedChart chart = SluiceChart.withDefaults().render();
 
     assertThat(chart.inventory())
-        .containsOnlyKeys("StatefulSet", "Service", "ConfigMap", "Secret", "PodDisruptionBudget");
+        .containsOnlyKeys(
+            "StatefulSet",
+            "Service",
+            "ConfigMap",
+            "Secret",
+            "PodDisruptionBudget",
+            "NetworkPolicy");
     assertThat(chart.inventory().get("Service")).containsExactlyInAnyOrder(FULLNAME, HEADLESS);
     assertThat(chart.one("StatefulSet").path("spec").path("replicas").asInt()).isEqualTo(3);
     assertThat(chart.documents())
@@ -316,7 +322,7 @@ class ChartRenderTest {
         SluiceChart.withDefaults()
             .set("metrics.serviceMonitor.enabled", true)
             .set("metrics.serviceMonitor.labels.release", "prometheus")
-            .set("networkPolicy.enabled", true)
+            .set("networkPolicy.restFromAnywhere", false)
             .values("networkPolicy: {allowedNamespaces: [frontend, monitoring]}")
             .render();
     Map<String, String> podLabels =
@@ -357,7 +363,7 @@ class ChartRenderTest {
   void template_networkPolicyWithNoRestSources_admitsNobodyOnTheRestPort() {
     RenderedChart chart =
         SluiceChart.withDefaults()
-            .set("networkPolicy.enabled", true)
+            .set("networkPolicy.restFromAnywhere", false)
             .set("networkPolicy.allowSameNamespace", false)
             .render();
 
@@ -365,6 +371,36 @@ class ChartRenderTest {
     JsonNode ingress = chart.one("NetworkPolicy").path("spec").path("ingress");
     assertThat(ingress).hasSize(1);
     assertThat(ingress.path(0).path("ports").path(0).path("port").asText()).isEqualTo("hazelcast");
+  }
+
+  @Test
+  void template_networkPolicyDefaults_fenceTheMemberPortOnly() {
+    RenderedChart chart = SluiceChart.withDefaults().render();
+    JsonNode policy = chart.one("NetworkPolicy").path("spec");
+
+    JsonNode memberRule = ingressRuleFor(policy, "hazelcast");
+    assertThat(memberRule.path("from")).hasSize(1);
+    assertThat(memberRule.path("from").path(0).has("podSelector")).isTrue();
+    // REST from anywhere: a rule with ports and no `from` admits every source.
+    JsonNode restRule = ingressRuleFor(policy, "http");
+    assertThat(restRule.has("from")).isFalse();
+  }
+
+  @Test
+  void template_memberClientsFrom_admitsSdkClientsOnTheMemberPortOnly() {
+    RenderedChart chart =
+        SluiceChart.withDefaults()
+            .values(
+                "networkPolicy: {restFromAnywhere: false, memberClientsFrom:"
+                    + " [{podSelector: {matchLabels: {app: shop}}}]}")
+            .render();
+    JsonNode policy = chart.one("NetworkPolicy").path("spec");
+
+    JsonNode memberFrom = ingressRuleFor(policy, "hazelcast").path("from");
+    assertThat(memberFrom).hasSize(2);
+    assertThat(memberFrom.path(1).path("podSelector").path("matchLabels").path("app").asText())
+        .isEqualTo("shop");
+    assertThat(ingressRuleFor(policy, "http").path("from").findValuesAsText("app")).isEmpty();
   }
 
   @Test
