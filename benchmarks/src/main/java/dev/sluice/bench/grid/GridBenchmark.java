@@ -261,6 +261,13 @@ public final class GridBenchmark {
       modes.add(
           () ->
               async(
+                  "sluice async direct, " + HOT_KEYS + " hot keys" + tag,
+                  i -> direct.tryAcquireAsync("hot", keys[i % HOT_KEYS], 1),
+                  IN_FLIGHT_PER_THREAD,
+                  1));
+      modes.add(
+          () ->
+              async(
                   "bucket4j async, " + HOT_KEYS + " hot keys" + tag,
                   i -> hotBuckets[i % HOT_KEYS].tryConsume(1),
                   IN_FLIGHT_PER_THREAD,
