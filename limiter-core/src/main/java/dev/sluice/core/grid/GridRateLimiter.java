@@ -230,9 +230,8 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
    * as one {@code submitToKey}, and the caller's thread waits on the invocation's own future (over
    * a client through {@link ClientKeyInvoker}): the answer reaches the caller in one hand-off, from
    * the thread that read it off the network. Waiting on {@link #tryAcquireAllAsync} instead costs a
-   * batcher and this limiter's callback executor, two more hand-offs per call, which on 2 cores
-   * cost a client about a quarter of its throughput (docs/benchmarks.md). Checks on several keys
-   * take the batched path.
+   * batcher and a completion task per call, which on 2 cores cost a client about a quarter of its
+   * throughput (docs/benchmarks.md). Checks on several keys take the batched path.
    *
    * @throws TimeoutException if the grid did not answer in time; the checks may still be counted
    */
@@ -240,17 +239,14 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
       throws TimeoutException {
     Objects.requireNonNull(checks, "checks");
     long timeoutNanos = Objects.requireNonNull(timeout, "timeout").toNanos();
-    List<Pending> pendings = new ArrayList<>(checks.size());
-    for (Check check : checks) {
-      pendings.add(pending(Objects.requireNonNull(check, "check"), false));
-    }
-    if (pendings.isEmpty()) {
-      return List.of();
-    }
-    Pending first = pendings.get(0);
-    if (!pendings.stream().allMatch(first::sameRequestsAs)) {
+    if (!oneKeyOneRequest(checks)) {
       return awaitWithin(submitAll(checks), timeoutNanos);
     }
+    List<Pending> pendings = new ArrayList<>(checks.size());
+    for (Check check : checks) {
+      pendings.add(pending(check, false));
+    }
+    Pending first = pendings.get(0);
     if (localMember == null && checks.size() > 1) {
       checkRulesRemotely(checks);
     }
@@ -272,6 +268,25 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
       decisions.add(outcome.decision(i));
     }
     return decisions;
+  }
+
+  /**
+   * Whether {@code checks} (at least one) can travel as one {@link KeyRequests}: one key, under one
+   * rule or one inline policy.
+   */
+  private static boolean oneKeyOneRequest(List<Check> checks) {
+    if (checks.isEmpty()) {
+      return false;
+    }
+    Check first = Objects.requireNonNull(checks.get(0), "check");
+    for (Check check : checks) {
+      if (!Objects.requireNonNull(check, "check").key().equals(first.key())
+          || !Objects.equals(check.rule(), first.rule())
+          || !Objects.equals(check.policy(), first.policy())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private CompletableFuture<List<Decision>> submitAll(List<Check> checks) {
