@@ -15,9 +15,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -32,7 +34,9 @@ import java.util.concurrent.atomic.LongAdder;
  * synchronous path, with a timeout); {@code batched} = {@code GridRateLimiter} with synchronous
  * calls sent through its per-member batchers (one {@code submitToKeys} for the calls that meet);
  * {@code sdk} = {@link SluiceClient} with its defaults; {@code sdk-nocoalescing} without per-key
- * coalescing. Rounds are interleaved across modes; the first round is a warm-up.
+ * coalescing; {@code all16} = {@link GridRateLimiter#tryAcquireAll(List)} of 16 distinct keys per
+ * call (the batch path: one message per member, as the REST batch endpoint of a client-mode node
+ * sends it). Rounds are interleaved across modes; the first round is a warm-up.
  *
  * <pre>
  * ./mvnw -q -DskipTests package
@@ -89,21 +93,24 @@ public final class ClientPathProbe {
     System.exit(0);
   }
 
+  private static final int KEYS_PER_BATCH = 16;
+
   private static Mode mode(String name, HazelcastInstance hazelcast) {
     Duration timeout = Duration.ofSeconds(10);
     return switch (name) {
       case "direct" -> {
         GridRateLimiter grid = new GridRateLimiter(hazelcast);
-        yield key -> grid.tryAcquire("bench", key, 1);
+        yield Mode.single(key -> grid.tryAcquire("bench", key, 1));
       }
       case "timed" -> {
         GridRateLimiter grid = new GridRateLimiter(hazelcast);
-        yield key -> grid.tryAcquireAll(List.of(Check.of("bench", key, 1)), timeout).get(0);
+        yield Mode.single(
+            key -> grid.tryAcquireAll(List.of(Check.of("bench", key, 1)), timeout).get(0));
       }
       case "batched" -> {
         GridRateLimiter grid =
             new GridRateLimiter(hazelcast, GridRateLimiter.Options.defaults().withBatchSync(true));
-        yield key -> grid.tryAcquire("bench", key, 1);
+        yield Mode.single(key -> grid.tryAcquire("bench", key, 1));
       }
       case "sdk", "sdk-nocoalescing" -> {
         RateLimiter client =
@@ -111,10 +118,27 @@ public final class ClientPathProbe {
                 .callTimeout(timeout)
                 .coalescing(name.equals("sdk"))
                 .wrap(new GridRateLimiter(hazelcast));
-        yield key -> client.tryAcquire("bench", key, 1);
+        yield Mode.single(key -> client.tryAcquire("bench", key, 1));
+      }
+      case "all16" -> {
+        GridRateLimiter grid = new GridRateLimiter(hazelcast);
+        yield random -> {
+          // Distinct keys: a batch with one key twice would be decided as one key's two requests.
+          Set<String> keys = new LinkedHashSet<>();
+          while (keys.size() < KEYS_PER_BATCH) {
+            keys.add(key(random));
+          }
+          List<Check> checks = new ArrayList<>(KEYS_PER_BATCH);
+          keys.forEach(key -> checks.add(Check.of("bench", key, 1)));
+          return grid.tryAcquireAll(checks);
+        };
       }
       default -> throw new IllegalArgumentException("unknown mode " + name);
     };
+  }
+
+  private static String key(SplittableRandom random) {
+    return "key-" + random.nextInt(KEYS);
   }
 
   private record Round(double perSecond, double clientCpuMicros, double nodeCpuMicros) {}
@@ -132,17 +156,19 @@ public final class ClientPathProbe {
           new Thread(
               () -> {
                 while (!stop.get()) {
-                  Decision d;
+                  List<Decision> answers;
                   try {
-                    d = mode.decide("key-" + random.nextInt(KEYS));
+                    answers = mode.decide(random);
                   } catch (Exception e) {
                     failures.increment();
                     continue;
                   }
                   if (measuring.get()) {
-                    decisions.increment();
-                    if (d.decidedBy() != Decision.DecidedBy.LIMITER) {
-                      notByTheGrid.increment();
+                    decisions.add(answers.size());
+                    for (Decision d : answers) {
+                      if (d.decidedBy() != Decision.DecidedBy.LIMITER) {
+                        notByTheGrid.increment();
+                      }
                     }
                   }
                 }
@@ -189,9 +215,19 @@ public final class ClientPathProbe {
     return ticks * 10_000_000L;
   }
 
-  /** One decision on {@code key} through one mode's path. */
+  /** One call through one mode's path, on keys drawn from {@code random}. */
   @FunctionalInterface
   private interface Mode {
+    List<Decision> decide(SplittableRandom random) throws Exception;
+
+    static Mode single(OneKey path) {
+      return random -> List.of(path.decide(key(random)));
+    }
+  }
+
+  /** One decision on one key. */
+  @FunctionalInterface
+  private interface OneKey {
     Decision decide(String key) throws Exception;
   }
 }

@@ -23,9 +23,10 @@ import org.jspecify.annotations.Nullable;
  *
  * The processor carries {@link KeyRequests} for one key ({@code executeOnKey}/{@code submitToKey})
  * or for many keys at once ({@code submitToKeys}, one operation per owning member that Hazelcast
- * splits into one step per partition). Each key's requests are decided in order in that key's one
- * atomic step, so n concurrent calls on a hot key cost one invocation and each learns its own
- * answer.
+ * splits into one step per partition). A client's batch message ({@link DecideBatchMessageTask})
+ * arrives as one processor for many keys and is split on the member into one per key. Each key's
+ * requests are decided in order in that key's one atomic step, so n concurrent calls on a hot key
+ * cost one invocation and each learns its own answer.
  *
  * <h2>Backups</h2>
  *

@@ -39,7 +39,8 @@ import org.jspecify.annotations.Nullable;
  * Batched calls ({@link Options#batchAsync()}, on by default for asynchronous calls and {@code
  * tryAcquireAll}; {@link Options#batchSync()} for synchronous ones) go through an {@link
  * OwnerBatcher}: one per owning member and lane. While a lane's invocation is in flight new
- * requests queue; when it returns they leave together as one {@code submitToKeys}, each key's
+ * requests queue; when it returns they leave together as one invocation (from a client one Sluice
+ * batch message, {@link ClientBatchInvoker}; from a member one {@code submitToKeys}), each key's
  * requests in one atomic step, so a batch of checks is grouped by owner and the owners run in
  * parallel. A synchronous batched call simply waits for its request's answer. Unbatched, each call
  * is its own {@code executeOnKey} (sync, on the caller's thread) or {@code submitToKey}.
@@ -109,6 +110,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   private final GridRuleStore rules;
   private final @Nullable MemberContext localMember;
   private final @Nullable ClientKeyInvoker clientInvoker;
+  private final @Nullable ClientBatchInvoker batchInvoker;
   private final Options options;
   private final Executor callbacks;
   private volatile boolean closed;
@@ -132,6 +134,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     this.rules = new GridRuleStore(hazelcast);
     this.localMember = isClient(hazelcast) ? null : MemberContext.of(hazelcast);
     this.clientInvoker = ClientKeyInvoker.of(hazelcast, SluiceHazelcast.STATE_MAP);
+    this.batchInvoker = ClientBatchInvoker.of(hazelcast, SluiceHazelcast.STATE_MAP);
     this.callbacks = AsyncCallbackExecutor.hazelcastDefault();
   }
 
@@ -515,7 +518,13 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
             id -> {
               OwnerBatcher[] created = new OwnerBatcher[options.lanesPerMember()];
               for (int i = 0; i < created.length; i++) {
-                created[i] = new OwnerBatcher(states, callbacks, options.maxKeysPerBatch());
+                created[i] =
+                    new OwnerBatcher(
+                        states,
+                        batchInvoker,
+                        id.equals(UNKNOWN_OWNER) ? null : id,
+                        callbacks,
+                        options.maxKeysPerBatch());
               }
               return created;
             });

@@ -7,17 +7,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Opportunistic batching for one lane of one owner (member): requests that arrive while an
- * invocation is in flight accumulate, and go out together, as one {@code submitToKeys}, the moment
- * it returns. No timer: an idle lane sends at once, so a lone request pays no added latency, and
- * under load the batch size grows with the load (the invocation cost is paid once per batch instead
- * of once per request).
+ * invocation is in flight accumulate, and go out together, as one invocation (a client's Sluice
+ * batch message, or {@code submitToKeys}), the moment it returns. No timer: an idle lane sends at
+ * once, so a lone request pays no added latency, and under load the batch size grows with the load
+ * (the invocation cost is paid once per batch instead of once per request).
  *
  * <h2>Order</h2>
  *
@@ -34,6 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class OwnerBatcher {
   private final IMap<String, GridState> map;
+  private final @Nullable ClientBatchInvoker batchInvoker;
+  private final @Nullable UUID owner;
   private final Executor callbacks;
   private final int maxKeysPerBatch;
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
@@ -41,8 +47,15 @@ final class OwnerBatcher {
   private final ConcurrentLinkedDeque<Pending> deferred = new ConcurrentLinkedDeque<>();
   private final AtomicBoolean busy = new AtomicBoolean();
 
-  OwnerBatcher(IMap<String, GridState> map, Executor callbacks, int maxKeysPerBatch) {
+  OwnerBatcher(
+      IMap<String, GridState> map,
+      @Nullable ClientBatchInvoker batchInvoker,
+      @Nullable UUID owner,
+      Executor callbacks,
+      int maxKeysPerBatch) {
     this.map = map;
+    this.batchInvoker = batchInvoker;
+    this.owner = owner;
     this.callbacks = callbacks;
     this.maxKeysPerBatch = maxKeysPerBatch;
   }
@@ -120,12 +133,12 @@ final class OwnerBatcher {
     }
     SENDING.set(Boolean.TRUE);
     try {
-      // A plain whenComplete, no executor: Hazelcast completes the future it returns from a task
-      // on its default async executor, so this runs in that task, never on a partition or network
-      // thread, and releasing the lane, sending the next batch and answering this one all happen
-      // in it (one task per batch). Should the response already be there (completion inline, on
-      // this thread), move it to that executor, so sends never recurse.
-      map.submitToKeys(batch.keySet(), new AcquireProcessor(requests))
+      // A plain whenComplete, no executor: it runs where the answer arrives (Hazelcast's default
+      // async executor for submitToKeys, the thread that read the message for a client's batch),
+      // never on a partition thread, and releasing the lane, sending the next batch and answering
+      // this one all happen there. Should the answer already be there (completion inline, on
+      // this thread), move it to the callback executor, so sends never recurse.
+      deliver(batch, requests)
           .whenComplete(
               (outcomes, failure) -> {
                 if (SENDING.get()) {
@@ -139,6 +152,28 @@ final class OwnerBatcher {
     } finally {
       SENDING.set(Boolean.FALSE);
     }
+  }
+
+  /**
+   * Sends a batch: from a client as one Sluice message to the owner ({@link ClientBatchInvoker}),
+   * otherwise (and to a member that does not know that message) as one {@code submitToKeys}.
+   */
+  private CompletionStage<Map<String, KeyOutcome>> deliver(
+      Map<String, List<Pending>> batch, KeyRequests[] requests) {
+    ClientBatchInvoker invoker = batchInvoker;
+    if (invoker == null || owner == null || invoker.isUnsupported()) {
+      return map.submitToKeys(batch.keySet(), new AcquireProcessor(requests));
+    }
+    return invoker
+        .decide(owner, requests)
+        .handle(
+            (outcomes, failure) ->
+                failure == null
+                    ? CompletableFuture.completedFuture(outcomes)
+                    : invoker.isUnsupported()
+                        ? map.submitToKeys(batch.keySet(), new AcquireProcessor(requests))
+                        : CompletableFuture.<Map<String, KeyOutcome>>failedFuture(failure))
+        .thenCompose(next -> next);
   }
 
   private static final ThreadLocal<Boolean> SENDING = ThreadLocal.withInitial(() -> Boolean.FALSE);

@@ -1,0 +1,184 @@
+package dev.sluice.core.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
+import dev.sluice.core.StateKey;
+import dev.sluice.core.UnknownRuleException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client's batch as one Sluice message ({@link ClientBatchInvoker} to {@link
+ * DecideBatchMessageTask}), against three real members: every key decided once on its owner, with
+ * its backup stored before the answer, and a member that does not know the message leaves the
+ * client on {@code submitToKeys} with nothing counted twice.
+ */
+class DecideBatchMessageTest {
+  private static final int KEYS = 60;
+  private static GridTestCluster cluster;
+  private static HazelcastInstance client;
+
+  @BeforeAll
+  static void start() throws InterruptedException {
+    cluster = GridTestCluster.start(3);
+    client = cluster.newClient();
+    cluster.limiter(0).rules().put(new Rule("batch", Policy.of(2, Duration.ofMinutes(1))));
+    // Until the members have placed every partition's backup replica, the statistics skip
+    // partitions without one, and the backup count below would read low for that reason alone.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!cluster.members.get(0).getPartitionService().isClusterSafe()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the cluster did not become safe within 60 s");
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void decide_keysOfEveryOwner_eachDecidedOnceAndBackedUpBeforeTheAnswer() throws Exception {
+    ClientBatchInvoker invoker = ClientBatchInvoker.of(client, SluiceHazelcast.STATE_MAP);
+    // All keys go to one member, though it owns only about a third of them: the rest are decided
+    // on their owners all the same.
+    UUID member = cluster.members.get(0).getCluster().getLocalMember().getUuid();
+    KeyRequests[] first = requests("spread", "batch", 1);
+    client.getMap(SluiceHazelcast.STATE_MAP).clear(); // so the backup count is this test's alone
+
+    Map<String, KeyOutcome> outcomes = invoker.decide(member, first).get(30, TimeUnit.SECONDS);
+
+    assertThat(outcomes).hasSize(KEYS);
+    for (KeyRequests r : first) {
+      assertThat(outcomes.get(r.key).decision(0).remaining()).as(r.key).isEqualTo(1);
+    }
+    // Synchronous backups: each key's backup is there the moment the batch is answered.
+    assertThat(entries("spread", false)).isEqualTo(KEYS);
+    assertThat(entries("spread", true)).isEqualTo(KEYS);
+
+    Map<String, KeyOutcome> again =
+        invoker.decide(member, requests("spread", "batch", 1, 1)).get(30, TimeUnit.SECONDS);
+    for (KeyOutcome outcome : again.values()) {
+      assertThat(outcome.decision(0).remaining()).isZero();
+      assertThat(outcome.decision(1).allowed()).isFalse();
+    }
+  }
+
+  @Test
+  void decide_unknownRule_answersPerKeyAndCountsNothing() throws Exception {
+    ClientBatchInvoker invoker = ClientBatchInvoker.of(client, SluiceHazelcast.STATE_MAP);
+    UUID member = cluster.members.get(1).getCluster().getLocalMember().getUuid();
+
+    Map<String, KeyOutcome> outcomes =
+        invoker.decide(member, requests("unknown", "no-such-rule", 1)).get(30, TimeUnit.SECONDS);
+
+    assertThat(outcomes).hasSize(KEYS);
+    for (KeyOutcome outcome : outcomes.values()) {
+      assertThatThrownBy(() -> outcome.decision(0)).isInstanceOf(UnknownRuleException.class);
+    }
+    assertThat(entries("unknown", false)).isZero();
+  }
+
+  @Test
+  void decide_emptyBatch_answersEmpty() throws Exception {
+    ClientBatchInvoker invoker = ClientBatchInvoker.of(client, SluiceHazelcast.STATE_MAP);
+    UUID member = cluster.members.get(2).getCluster().getLocalMember().getUuid();
+
+    assertThat(invoker.decide(member, new KeyRequests[0]).get(30, TimeUnit.SECONDS)).isEmpty();
+  }
+
+  @Test
+  void decide_memberWithoutTheMessage_failsUnsupportedAndCountsNothing() throws Exception {
+    ClientBatchInvoker older = unknownToMembers();
+    UUID member = cluster.members.get(0).getCluster().getLocalMember().getUuid();
+
+    CompletableFuture<Map<String, KeyOutcome>> answer =
+        older.decide(member, requests("older", "batch", 1));
+
+    assertThatThrownBy(() -> answer.get(30, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(UnsupportedOperationException.class);
+    assertThat(older.isUnsupported()).isTrue();
+    assertThat(entries("older", false)).isZero();
+  }
+
+  @Test
+  void ownerBatcher_memberWithoutTheMessage_fallsBackToSubmitToKeys() throws Exception {
+    ClientBatchInvoker older = unknownToMembers();
+    UUID member = cluster.members.get(0).getCluster().getLocalMember().getUuid();
+    IMap<String, GridState> states = client.getMap(SluiceHazelcast.STATE_MAP);
+    OwnerBatcher batcher = new OwnerBatcher(states, older, member, Runnable::run, 256);
+
+    List<Pending> pendings = new ArrayList<>();
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 5; i++) {
+        Pending p =
+            new Pending(
+                StateKey.of("batch", "fallback-" + i),
+                -1,
+                "batch",
+                null,
+                1,
+                new CompletableFuture<>());
+        pendings.add(p);
+        batcher.submit(p);
+      }
+    }
+
+    List<Decision> decisions = new ArrayList<>();
+    for (Pending p : pendings) {
+      decisions.add(p.answer().get(30, TimeUnit.SECONDS));
+    }
+    assertThat(older.isUnsupported()).isTrue();
+    // Limit 2 per key: rounds 1 and 2 allowed, round 3 denied. A batch counted twice (once by the
+    // refused message, once by the fallback) would deny round 2.
+    assertThat(decisions.subList(0, 10)).allMatch(Decision::allowed);
+    assertThat(decisions.subList(10, 15)).noneMatch(Decision::allowed);
+  }
+
+  private static ClientBatchInvoker unknownToMembers() {
+    return ClientBatchInvoker.of(
+        client, SluiceHazelcast.STATE_MAP, DecideBatchCodec.REQUEST_MESSAGE_TYPE + 0x1000);
+  }
+
+  private static KeyRequests[] requests(String prefix, String rule, long... permits) {
+    KeyRequests[] requests = new KeyRequests[KEYS];
+    for (int i = 0; i < KEYS; i++) {
+      requests[i] = new KeyRequests(StateKey.of(rule, prefix + "-" + i), -1, rule, null, permits);
+    }
+    return requests;
+  }
+
+  /**
+   * Across the members: owned entries of the state map whose key has the prefix, or every backup
+   * entry (the public statistics do not tell backup keys apart).
+   */
+  private static long entries(String prefix, boolean backups) {
+    long total = 0;
+    for (HazelcastInstance member : cluster.members) {
+      IMap<String, GridState> states = member.getMap(SluiceHazelcast.STATE_MAP);
+      total +=
+          backups
+              ? states.getLocalMapStats().getBackupEntryCount()
+              : states.localKeySet().stream().filter(k -> k.contains("|" + prefix + "-")).count();
+    }
+    return total;
+  }
+}
