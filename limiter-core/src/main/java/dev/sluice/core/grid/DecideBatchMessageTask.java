@@ -5,21 +5,13 @@ import com.hazelcast.client.impl.protocol.task.AbstractAsyncMessageTask;
 import com.hazelcast.instance.impl.Node;
 import com.hazelcast.internal.nio.Connection;
 import com.hazelcast.internal.serialization.Data;
-import com.hazelcast.internal.util.ConcurrencyUtil;
 import com.hazelcast.map.impl.MapService;
-import com.hazelcast.map.impl.MapServiceContext;
-import com.hazelcast.map.impl.operation.MapOperation;
-import com.hazelcast.map.impl.operation.MapOperationProvider;
-import com.hazelcast.partition.PartitioningStrategy;
 import com.hazelcast.security.permission.ActionConstants;
 import com.hazelcast.security.permission.MapPermission;
-import com.hazelcast.spi.impl.operationservice.OperationService;
-import com.hazelcast.spi.impl.operationservice.impl.InvocationFuture;
 import java.security.Permission;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The member's side of {@link DecideBatchCodec}: decides a client's batch of keys with one entry
@@ -66,51 +58,17 @@ final class DecideBatchMessageTask
 
   @Override
   protected CompletableFuture<List<Data>> processInternal() {
-    String mapName = parameters.mapName();
     AcquireProcessor batch = serializationService.toObject(parameters.processor());
-    KeyRequests[] requests = batch.requests();
-    CompletableFuture<List<Data>> answer = new CompletableFuture<>();
-    if (requests.length == 0) {
-      answer.complete(List.of());
-      return answer;
-    }
-    MapServiceContext maps =
-        nodeEngine.<MapService>getService(MapService.SERVICE_NAME).getMapServiceContext();
-    MapOperationProvider operations = maps.getMapOperationProvider(mapName);
-    PartitioningStrategy<?> strategy = maps.getMapContainer(mapName).getPartitioningStrategy();
-    OperationService operationService = nodeEngine.getOperationService();
-
-    Data[] outcomes = new Data[requests.length];
-    AtomicInteger outstanding = new AtomicInteger(requests.length);
-    for (int i = 0; i < requests.length; i++) {
-      int index = i;
-      Data key = serializationService.toData(requests[i].key, strategy);
-      AcquireProcessor processor = new AcquireProcessor(new KeyRequests[] {requests[i]});
-      processor.setHazelcastInstance(nodeEngine.getHazelcastInstance());
-      MapOperation operation = operations.createEntryOperation(mapName, key, processor);
-      operation.setCallerUuid(endpoint.getUuid());
-      int partitionId = nodeEngine.getPartitionService().getPartitionId(key);
-      // The callback runs where the invocation completes (the partition thread, or the response
-      // thread for a key owned elsewhere); the last one sends the answer from there.
-      InvocationFuture<Data> decided =
-          operationService
-              .createInvocationBuilder(MapService.SERVICE_NAME, operation, partitionId)
-              .setResultDeserialized(false)
-              .invoke();
-      decided.whenCompleteAsync(
-          (outcome, failure) -> {
-            if (failure != null) {
-              answer.completeExceptionally(failure);
-              return;
-            }
-            outcomes[index] = outcome;
-            if (outstanding.decrementAndGet() == 0) {
-              answer.complete(Arrays.asList(outcomes));
-            }
-          },
-          ConcurrencyUtil.CALLER_RUNS);
-    }
-    return answer;
+    return new MemberBatchDecider(nodeEngine)
+        .decideEach(parameters.mapName(), batch.requests(), endpoint.getUuid(), true)
+        .thenApply(
+            outcomes -> {
+              List<Data> answers = new ArrayList<>(outcomes.length);
+              for (Object outcome : outcomes) {
+                answers.add((Data) outcome);
+              }
+              return answers;
+            });
   }
 
   @Override

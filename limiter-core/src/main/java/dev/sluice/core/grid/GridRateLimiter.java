@@ -39,9 +39,9 @@ import org.jspecify.annotations.Nullable;
  * Batched calls ({@link Options#batchAsync()}, on by default for asynchronous calls and {@code
  * tryAcquireAll}; {@link Options#batchSync()} for synchronous ones) go through an {@link
  * OwnerBatcher}: one per owning member and lane. While a lane's invocation is in flight new
- * requests queue; when it returns they leave together as one invocation (from a client one Sluice
- * batch message, {@link ClientBatchInvoker}; from a member one {@code submitToKeys}), each key's
- * requests in one atomic step, so a batch of checks is grouped by owner and the owners run in
+ * requests queue; when it returns they leave together ({@link BatchDelivery}: from a client as one
+ * Sluice batch message to the owner; from a member as one operation per key, started at once), each
+ * key's requests in one atomic step, so a batch of checks is grouped by owner and the owners run in
  * parallel. A synchronous batched call simply waits for its request's answer. Unbatched, each call
  * is its own {@code executeOnKey} (sync, on the caller's thread) or {@code submitToKey}.
  *
@@ -111,6 +111,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   private final @Nullable MemberContext localMember;
   private final @Nullable ClientKeyInvoker clientInvoker;
   private final @Nullable ClientBatchInvoker batchInvoker;
+  private final @Nullable MemberBatchDecider memberDecider;
   private final Options options;
   private final Executor callbacks;
   private volatile boolean closed;
@@ -135,6 +136,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     this.localMember = isClient(hazelcast) ? null : MemberContext.of(hazelcast);
     this.clientInvoker = ClientKeyInvoker.of(hazelcast, SluiceHazelcast.STATE_MAP);
     this.batchInvoker = ClientBatchInvoker.of(hazelcast, SluiceHazelcast.STATE_MAP);
+    this.memberDecider = MemberBatchDecider.of(hazelcast);
     this.callbacks = AsyncCallbackExecutor.hazelcastDefault();
   }
 
@@ -518,17 +520,27 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
             id -> {
               OwnerBatcher[] created = new OwnerBatcher[options.lanesPerMember()];
               for (int i = 0; i < created.length; i++) {
-                created[i] =
-                    new OwnerBatcher(
-                        states,
-                        batchInvoker,
-                        id.equals(UNKNOWN_OWNER) ? null : id,
-                        callbacks,
-                        options.maxKeysPerBatch());
+                created[i] = new OwnerBatcher(delivery(id), callbacks, options.maxKeysPerBatch());
               }
               return created;
             });
     return lanes[pending.partitionId() % lanes.length];
+  }
+
+  /**
+   * How a batch for {@code owner} travels: from a member one operation per key started here; from a
+   * client one Sluice message to the owner; {@code submitToKeys} when the owner is not known yet or
+   * does not know that message.
+   */
+  private BatchDelivery delivery(UUID owner) {
+    BatchDelivery submitToKeys = BatchDelivery.submitToKeys(states);
+    if (memberDecider != null) {
+      return BatchDelivery.fromMember(memberDecider, SluiceHazelcast.STATE_MAP, callbacks);
+    }
+    if (batchInvoker != null && !owner.equals(UNKNOWN_OWNER)) {
+      return BatchDelivery.fromClient(batchInvoker, owner, submitToKeys);
+    }
+    return submitToKeys;
   }
 
   /** One invocation per key, each carrying that key's requests in order. */

@@ -1,27 +1,22 @@
 package dev.sluice.core.grid;
 
-import com.hazelcast.map.IMap;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Opportunistic batching for one lane of one owner (member): requests that arrive while an
- * invocation is in flight accumulate, and go out together, as one invocation (a client's Sluice
- * batch message, or {@code submitToKeys}), the moment it returns. No timer: an idle lane sends at
- * once, so a lone request pays no added latency, and under load the batch size grows with the load
- * (the invocation cost is paid once per batch instead of once per request).
+ * invocation is in flight accumulate, and go out together, as one {@link BatchDelivery}, the moment
+ * it returns. No timer: an idle lane sends at once, so a lone request pays no added latency, and
+ * under load the batch size grows with the load (the invocation cost is paid once per batch instead
+ * of once per request).
  *
  * <h2>Order</h2>
  *
@@ -37,9 +32,7 @@ import org.jspecify.annotations.Nullable;
  * free lane, so no request is stranded.
  */
 final class OwnerBatcher {
-  private final IMap<String, GridState> map;
-  private final @Nullable ClientBatchInvoker batchInvoker;
-  private final @Nullable UUID owner;
+  private final BatchDelivery delivery;
   private final Executor callbacks;
   private final int maxKeysPerBatch;
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
@@ -47,15 +40,8 @@ final class OwnerBatcher {
   private final ConcurrentLinkedDeque<Pending> deferred = new ConcurrentLinkedDeque<>();
   private final AtomicBoolean busy = new AtomicBoolean();
 
-  OwnerBatcher(
-      IMap<String, GridState> map,
-      @Nullable ClientBatchInvoker batchInvoker,
-      @Nullable UUID owner,
-      Executor callbacks,
-      int maxKeysPerBatch) {
-    this.map = map;
-    this.batchInvoker = batchInvoker;
-    this.owner = owner;
+  OwnerBatcher(BatchDelivery delivery, Executor callbacks, int maxKeysPerBatch) {
+    this.delivery = delivery;
     this.callbacks = callbacks;
     this.maxKeysPerBatch = maxKeysPerBatch;
   }
@@ -134,11 +120,13 @@ final class OwnerBatcher {
     SENDING.set(Boolean.TRUE);
     try {
       // A plain whenComplete, no executor: it runs where the answer arrives (Hazelcast's default
-      // async executor for submitToKeys, the thread that read the message for a client's batch),
-      // never on a partition thread, and releasing the lane, sending the next batch and answering
-      // this one all happen there. Should the answer already be there (completion inline, on
+      // async executor for submitToKeys, the thread that read a client's batch answer, the
+      // partition or response thread that finished a member's last key), and releasing the lane,
+      // sending the next batch and answering this one all happen there. Should the answer already
+      // be there (completion inline, on
       // this thread), move it to the callback executor, so sends never recurse.
-      deliver(batch, requests)
+      delivery
+          .deliver(requests)
           .whenComplete(
               (outcomes, failure) -> {
                 if (SENDING.get()) {
@@ -152,28 +140,6 @@ final class OwnerBatcher {
     } finally {
       SENDING.set(Boolean.FALSE);
     }
-  }
-
-  /**
-   * Sends a batch: from a client as one Sluice message to the owner ({@link ClientBatchInvoker}),
-   * otherwise (and to a member that does not know that message) as one {@code submitToKeys}.
-   */
-  private CompletionStage<Map<String, KeyOutcome>> deliver(
-      Map<String, List<Pending>> batch, KeyRequests[] requests) {
-    ClientBatchInvoker invoker = batchInvoker;
-    if (invoker == null || owner == null || invoker.isUnsupported()) {
-      return map.submitToKeys(batch.keySet(), new AcquireProcessor(requests));
-    }
-    return invoker
-        .decide(owner, requests)
-        .handle(
-            (outcomes, failure) ->
-                failure == null
-                    ? CompletableFuture.completedFuture(outcomes)
-                    : invoker.isUnsupported()
-                        ? map.submitToKeys(batch.keySet(), new AcquireProcessor(requests))
-                        : CompletableFuture.<Map<String, KeyOutcome>>failedFuture(failure))
-        .thenCompose(next -> next);
   }
 
   private static final ThreadLocal<Boolean> SENDING = ThreadLocal.withInitial(() -> Boolean.FALSE);

@@ -124,7 +124,11 @@ class DecideBatchMessageTest {
     ClientBatchInvoker older = unknownToMembers();
     UUID member = cluster.members.get(0).getCluster().getLocalMember().getUuid();
     IMap<String, GridState> states = client.getMap(SluiceHazelcast.STATE_MAP);
-    OwnerBatcher batcher = new OwnerBatcher(states, older, member, Runnable::run, 256);
+    OwnerBatcher batcher =
+        new OwnerBatcher(
+            BatchDelivery.fromClient(older, member, BatchDelivery.submitToKeys(states)),
+            Runnable::run,
+            256);
 
     List<Pending> pendings = new ArrayList<>();
     for (int round = 0; round < 3; round++) {

@@ -1,0 +1,74 @@
+package dev.sluice.core.grid;
+
+import com.hazelcast.map.IMap;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+/**
+ * How an {@link OwnerBatcher} gets one batch (one {@link KeyRequests} per key, all owned by one
+ * member) decided: the outcomes by state key, or one failure for the batch.
+ */
+@FunctionalInterface
+interface BatchDelivery {
+  CompletionStage<Map<String, KeyOutcome>> deliver(KeyRequests[] requests);
+
+  /** One {@code submitToKeys}: Hazelcast's own multi-key path (asynchronous backups). */
+  static BatchDelivery submitToKeys(IMap<String, GridState> map) {
+    return requests -> {
+      Set<String> keys = new LinkedHashSet<>(requests.length * 2);
+      for (KeyRequests r : requests) {
+        keys.add(r.key);
+      }
+      return map.submitToKeys(keys, new AcquireProcessor(requests));
+    };
+  }
+
+  /**
+   * From an embedded member: one operation per key, started here ({@link MemberBatchDecider}). The
+   * batch completes on {@code callbacks}, one hand-off per batch: the last key finishes on a
+   * partition thread, where neither the next batch (an invocation on other partitions) nor the
+   * callers' own callbacks may run.
+   */
+  static BatchDelivery fromMember(MemberBatchDecider decider, String mapName, Executor callbacks) {
+    return requests ->
+        decider
+            .decideEach(mapName, requests, null, false)
+            .thenApplyAsync(
+                outcomes -> {
+                  Map<String, KeyOutcome> byKey = new HashMap<>(requests.length * 2);
+                  for (int i = 0; i < requests.length; i++) {
+                    byKey.put(requests[i].key, (KeyOutcome) outcomes[i]);
+                  }
+                  return byKey;
+                },
+                callbacks);
+  }
+
+  /**
+   * From a client: one Sluice batch message to {@code owner} ({@link ClientBatchInvoker}); to a
+   * member that does not know the message, {@code fallback} (nothing was counted by the refusal).
+   */
+  static BatchDelivery fromClient(ClientBatchInvoker invoker, UUID owner, BatchDelivery fallback) {
+    return requests -> {
+      if (invoker.isUnsupported()) {
+        return fallback.deliver(requests);
+      }
+      return invoker
+          .decide(owner, requests)
+          .handle(
+              (outcomes, failure) ->
+                  failure == null
+                      ? CompletableFuture.completedFuture(outcomes)
+                      : invoker.isUnsupported()
+                          ? fallback.deliver(requests)
+                          : CompletableFuture.<Map<String, KeyOutcome>>failedFuture(failure))
+          .thenCompose(next -> next);
+    };
+  }
+}
