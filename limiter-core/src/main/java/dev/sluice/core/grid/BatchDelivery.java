@@ -51,16 +51,18 @@ interface BatchDelivery {
   }
 
   /**
-   * From a client: one Sluice batch message to {@code owner} ({@link ClientBatchInvoker}); to a
-   * member that does not know the message, {@code fallback} (nothing was counted by the refusal).
+   * From a client: one Sluice batch message to {@code owner} ({@link ClientBatchInvoker}), answered
+   * on {@code callbacks}; to a member that does not know the message, {@code fallback} (nothing was
+   * counted by the refusal).
    */
-  static BatchDelivery fromClient(ClientBatchInvoker invoker, UUID owner, BatchDelivery fallback) {
+  static BatchDelivery fromClient(
+      ClientBatchInvoker invoker, UUID owner, Executor callbacks, BatchDelivery fallback) {
     return requests -> {
       if (invoker.isUnsupported()) {
         return fallback.deliver(requests);
       }
       return invoker
-          .decide(owner, requests)
+          .decide(owner, requests, callbacks)
           .handle(
               (outcomes, failure) ->
                   failure == null

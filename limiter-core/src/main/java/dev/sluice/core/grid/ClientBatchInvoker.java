@@ -7,13 +7,13 @@ import com.hazelcast.client.impl.spi.impl.ClientInvocation;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.InternalSerializationService;
-import com.hazelcast.internal.util.ConcurrencyUtil;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,11 +58,14 @@ final class ClientBatchInvoker {
   }
 
   /**
-   * Decides {@code requests} (one per key) on {@code member}. The future completes on the thread
-   * that read the answer; a member that does not know the message fails it with an {@link
-   * UnsupportedOperationException} and nothing was counted.
+   * Decides {@code requests} (one per key) on {@code member}. The answer is decoded and the future
+   * completed on {@code completions}, not on the client thread that read the answer: callbacks
+   * there would hold up other responses, and a synchronous call from one would wait for a response
+   * that thread itself has to read. A member that does not know the message fails the future with
+   * an {@link UnsupportedOperationException}, and nothing was counted.
    */
-  CompletableFuture<Map<String, KeyOutcome>> decide(UUID member, KeyRequests[] requests) {
+  CompletableFuture<Map<String, KeyOutcome>> decide(
+      UUID member, KeyRequests[] requests, Executor completions) {
     ClientMessage request =
         DecideBatchCodec.encodeRequest(
             messageType, mapName, serialization.toData(new AcquireProcessor(requests)));
@@ -86,7 +89,7 @@ final class ClientBatchInvoker {
                 answer.completeExceptionally(e);
               }
             },
-            ConcurrencyUtil.CALLER_RUNS);
+            completions);
     return answer;
   }
 

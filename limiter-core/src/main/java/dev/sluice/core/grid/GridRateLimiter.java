@@ -538,7 +538,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
       return BatchDelivery.fromMember(memberDecider, SluiceHazelcast.STATE_MAP, callbacks);
     }
     if (batchInvoker != null && !owner.equals(UNKNOWN_OWNER)) {
-      return BatchDelivery.fromClient(batchInvoker, owner, submitToKeys);
+      return BatchDelivery.fromClient(batchInvoker, owner, callbacks, submitToKeys);
     }
     return submitToKeys;
   }

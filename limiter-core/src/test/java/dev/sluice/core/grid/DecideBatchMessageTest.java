@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
@@ -63,7 +64,8 @@ class DecideBatchMessageTest {
     KeyRequests[] first = requests("spread", "batch", 1);
     client.getMap(SluiceHazelcast.STATE_MAP).clear(); // so the backup count is this test's alone
 
-    Map<String, KeyOutcome> outcomes = invoker.decide(member, first).get(30, TimeUnit.SECONDS);
+    Map<String, KeyOutcome> outcomes =
+        invoker.decide(member, first, Runnable::run).get(30, TimeUnit.SECONDS);
 
     assertThat(outcomes).hasSize(KEYS);
     for (KeyRequests r : first) {
@@ -74,7 +76,9 @@ class DecideBatchMessageTest {
     assertThat(entries("spread", true)).isEqualTo(KEYS);
 
     Map<String, KeyOutcome> again =
-        invoker.decide(member, requests("spread", "batch", 1, 1)).get(30, TimeUnit.SECONDS);
+        invoker
+            .decide(member, requests("spread", "batch", 1, 1), Runnable::run)
+            .get(30, TimeUnit.SECONDS);
     for (KeyOutcome outcome : again.values()) {
       assertThat(outcome.decision(0).remaining()).isZero();
       assertThat(outcome.decision(1).allowed()).isFalse();
@@ -87,7 +91,9 @@ class DecideBatchMessageTest {
     UUID member = cluster.members.get(1).getCluster().getLocalMember().getUuid();
 
     Map<String, KeyOutcome> outcomes =
-        invoker.decide(member, requests("unknown", "no-such-rule", 1)).get(30, TimeUnit.SECONDS);
+        invoker
+            .decide(member, requests("unknown", "no-such-rule", 1), Runnable::run)
+            .get(30, TimeUnit.SECONDS);
 
     assertThat(outcomes).hasSize(KEYS);
     for (KeyOutcome outcome : outcomes.values()) {
@@ -101,7 +107,8 @@ class DecideBatchMessageTest {
     ClientBatchInvoker invoker = ClientBatchInvoker.of(client, SluiceHazelcast.STATE_MAP);
     UUID member = cluster.members.get(2).getCluster().getLocalMember().getUuid();
 
-    assertThat(invoker.decide(member, new KeyRequests[0]).get(30, TimeUnit.SECONDS)).isEmpty();
+    assertThat(invoker.decide(member, new KeyRequests[0], Runnable::run).get(30, TimeUnit.SECONDS))
+        .isEmpty();
   }
 
   @Test
@@ -110,7 +117,7 @@ class DecideBatchMessageTest {
     UUID member = cluster.members.get(0).getCluster().getLocalMember().getUuid();
 
     CompletableFuture<Map<String, KeyOutcome>> answer =
-        older.decide(member, requests("older", "batch", 1));
+        older.decide(member, requests("older", "batch", 1), Runnable::run);
 
     assertThatThrownBy(() -> answer.get(30, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
@@ -126,7 +133,8 @@ class DecideBatchMessageTest {
     IMap<String, GridState> states = client.getMap(SluiceHazelcast.STATE_MAP);
     OwnerBatcher batcher =
         new OwnerBatcher(
-            BatchDelivery.fromClient(older, member, BatchDelivery.submitToKeys(states)),
+            BatchDelivery.fromClient(
+                older, member, Runnable::run, BatchDelivery.submitToKeys(states)),
             Runnable::run,
             256);
 
@@ -155,6 +163,26 @@ class DecideBatchMessageTest {
     // refused message, once by the fallback) would deny round 2.
     assertThat(decisions.subList(0, 10)).allMatch(Decision::allowed);
     assertThat(decisions.subList(10, 15)).noneMatch(Decision::allowed);
+  }
+
+  @Test
+  void batchAnswer_callbackMayCallTheGridSynchronously() throws Exception {
+    // A client reads answers on its own network threads; a callback that waited there for another
+    // answer would wait for itself. The answer must reach the caller's callback elsewhere.
+    GridRateLimiter limiter = new GridRateLimiter(client);
+    List<Check> checks = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      checks.add(Check.of("batch", "callback-" + i));
+    }
+
+    Decision afterwards =
+        limiter
+            .tryAcquireAllAsync(checks)
+            .thenApply(decisions -> limiter.tryAcquire("batch", "callback-0", 1))
+            .get(30, TimeUnit.SECONDS);
+
+    assertThat(afterwards.allowed()).isTrue();
+    assertThat(afterwards.remaining()).isZero();
   }
 
   private static ClientBatchInvoker unknownToMembers() {

@@ -1,0 +1,100 @@
+package dev.sluice.core.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Rule;
+import dev.sluice.core.StateKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An embedded member's batches, one operation per key ({@link MemberBatchDecider} behind {@link
+ * GridRateLimiter}'s batchers), on three real members.
+ */
+class MemberBatchDeciderTest {
+  private static final int KEYS = 60;
+  private static GridTestCluster cluster;
+
+  @BeforeAll
+  static void start() throws InterruptedException {
+    cluster = GridTestCluster.start(3);
+    cluster.limiter(0).rules().put(new Rule("each", Policy.of(2, Duration.ofMinutes(1))));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!cluster.members.get(0).getPartitionService().isClusterSafe()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the cluster did not become safe within 60 s");
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void decideEach_keysOfEveryOwner_answersInOrderWithBackupsStored() throws Exception {
+    HazelcastInstance member = cluster.members.get(0);
+    member.getMap(SluiceHazelcast.STATE_MAP).clear(); // so the backup count is this test's alone
+    KeyRequests[] requests = new KeyRequests[KEYS];
+    for (int i = 0; i < KEYS; i++) {
+      // Key i asks for 1 + i % 2 permits, so an answer given to the wrong key shows.
+      requests[i] =
+          new KeyRequests(StateKey.of("each", "k-" + i), -1, "each", null, new long[] {1 + i % 2});
+    }
+
+    Object[] outcomes =
+        MemberBatchDecider.of(member)
+            .decideEach(SluiceHazelcast.STATE_MAP, requests, null, false)
+            .get(30, TimeUnit.SECONDS);
+
+    for (int i = 0; i < KEYS; i++) {
+      assertThat(((KeyOutcome) outcomes[i]).decision(0).remaining())
+          .as("k-" + i)
+          .isEqualTo(i % 2 == 0 ? 1 : 0);
+    }
+    long backups = 0;
+    for (HazelcastInstance m : cluster.members) {
+      IMap<String, GridState> states = m.getMap(SluiceHazelcast.STATE_MAP);
+      backups += states.getLocalMapStats().getBackupEntryCount();
+    }
+    assertThat(backups).isEqualTo(KEYS);
+  }
+
+  @Test
+  void of_memberOnly() {
+    assertThat(MemberBatchDecider.of(cluster.members.get(1))).isNotNull();
+    assertThat(MemberBatchDecider.of(cluster.newClient())).isNull();
+  }
+
+  @Test
+  void batchAnswer_callbackMayCallTheGridSynchronously() throws Exception {
+    // The last key of a batch finishes on a partition thread, where a synchronous grid call would
+    // throw; the answer must reach the caller's callback elsewhere.
+    GridRateLimiter limiter = cluster.limiter(2);
+    List<Check> checks = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      checks.add(Check.of("each", "callback-" + i));
+    }
+
+    Decision afterwards =
+        limiter
+            .tryAcquireAllAsync(checks)
+            .thenApply(decisions -> limiter.tryAcquire("each", "callback-0", 1))
+            .get(30, TimeUnit.SECONDS);
+
+    assertThat(afterwards.allowed()).isTrue();
+    assertThat(afterwards.remaining()).isZero();
+  }
+}
