@@ -2,6 +2,7 @@ package dev.sluice.bench.grid;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
@@ -118,6 +119,13 @@ public final class GridBenchmark {
     config.getNetworkConfig().getJoin().getAutoDetectionConfig().setEnabled(false);
     SluiceHazelcast.configure(config, TimeSource.system(), format);
     HazelcastProxyManager.addCustomSerializers(config.getSerializationConfig(), 10_000);
+    // Bucket4j's map gets the state map's settings that bear on speed and memory.
+    MapConfig state = config.getMapConfig(SluiceHazelcast.STATE_MAP);
+    config
+        .getMapConfig("bucket4j.state")
+        .setBackupCount(state.getBackupCount())
+        .setInMemoryFormat(state.getInMemoryFormat())
+        .setCacheDeserializedValues(state.getCacheDeserializedValues());
     return config;
   }
 

@@ -1,6 +1,7 @@
 package dev.sluice.bench.load;
 
 import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.CacheDeserializedValues;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.JoinConfig;
@@ -61,7 +62,12 @@ public final class BenchMembers {
     Config config = member(clusterName, port);
     HazelcastProxyManager.addCustomSerializers(
         config.getSerializationConfig(), BUCKET4J_TYPE_ID_BASE);
-    config.getMapConfig(BUCKET4J_MAP).setBackupCount(backupCount).setInMemoryFormat(inMemoryFormat);
+    // The state map's settings that bear on speed and memory, as SluiceHazelcast sets them.
+    config
+        .getMapConfig(BUCKET4J_MAP)
+        .setBackupCount(backupCount)
+        .setInMemoryFormat(inMemoryFormat)
+        .setCacheDeserializedValues(CacheDeserializedValues.NEVER);
     return config;
   }
 
