@@ -33,21 +33,29 @@ interface BatchDelivery {
    * From an embedded member: one operation per key, started here ({@link MemberBatchDecider}). The
    * batch completes on {@code callbacks}, one hand-off per batch: the last key finishes on a
    * partition thread, where neither the next batch (an invocation on other partitions) nor the
-   * callers' own callbacks may run.
+   * callers' own callbacks may run. A failed batch takes the same hand-off ({@code thenApplyAsync}
+   * would pass a failure on from the partition thread).
    */
   static BatchDelivery fromMember(MemberBatchDecider decider, String mapName, Executor callbacks) {
-    return requests ->
-        decider
-            .decideEach(mapName, requests, null, false)
-            .thenApplyAsync(
-                outcomes -> {
-                  Map<String, KeyOutcome> byKey = new HashMap<>(requests.length * 2);
-                  for (int i = 0; i < requests.length; i++) {
-                    byKey.put(requests[i].key, (KeyOutcome) outcomes[i]);
-                  }
-                  return byKey;
-                },
-                callbacks);
+    return requests -> {
+      CompletableFuture<Map<String, KeyOutcome>> answer = new CompletableFuture<>();
+      decider
+          .decideEach(mapName, requests, null, false)
+          .whenCompleteAsync(
+              (outcomes, failure) -> {
+                if (failure != null) {
+                  answer.completeExceptionally(failure);
+                  return;
+                }
+                Map<String, KeyOutcome> byKey = new HashMap<>(requests.length * 2);
+                for (int i = 0; i < requests.length; i++) {
+                  byKey.put(requests[i].key, (KeyOutcome) outcomes[i]);
+                }
+                answer.complete(byKey);
+              },
+              callbacks);
+      return answer;
+    };
   }
 
   /**
