@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
@@ -39,15 +38,7 @@ class DecideBatchMessageTest {
     cluster = GridTestCluster.start(3);
     client = cluster.newClient();
     cluster.limiter(0).rules().put(new Rule("batch", Policy.of(2, Duration.ofMinutes(1))));
-    // Until the members have placed every partition's backup replica, the statistics skip
-    // partitions without one, and the backup count below would read low for that reason alone.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!cluster.members.get(0).getPartitionService().isClusterSafe()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the cluster did not become safe within 60 s");
-      }
-      Thread.sleep(20);
-    }
+    cluster.awaitSafe(); // so that the backup count below counts every partition
   }
 
   @AfterAll
@@ -72,8 +63,8 @@ class DecideBatchMessageTest {
       assertThat(outcomes.get(r.key).decision(0).remaining()).as(r.key).isEqualTo(1);
     }
     // Synchronous backups: each key's backup is there the moment the batch is answered.
-    assertThat(entries("spread", false)).isEqualTo(KEYS);
-    assertThat(entries("spread", true)).isEqualTo(KEYS);
+    assertThat(ownedEntries("spread")).isEqualTo(KEYS);
+    assertThat(cluster.backupEntries()).isEqualTo(KEYS);
 
     Map<String, KeyOutcome> again =
         invoker
@@ -99,7 +90,7 @@ class DecideBatchMessageTest {
     for (KeyOutcome outcome : outcomes.values()) {
       assertThatThrownBy(() -> outcome.decision(0)).isInstanceOf(UnknownRuleException.class);
     }
-    assertThat(entries("unknown", false)).isZero();
+    assertThat(ownedEntries("unknown")).isZero();
   }
 
   @Test
@@ -123,7 +114,7 @@ class DecideBatchMessageTest {
         .isInstanceOf(ExecutionException.class)
         .hasCauseInstanceOf(UnsupportedOperationException.class);
     assertThat(older.isUnsupported()).isTrue();
-    assertThat(entries("older", false)).isZero();
+    assertThat(ownedEntries("older")).isZero();
   }
 
   @Test
@@ -170,16 +161,7 @@ class DecideBatchMessageTest {
     // A client reads answers on its own network threads; a callback that waited there for another
     // answer would wait for itself. The answer must reach the caller's callback elsewhere.
     GridRateLimiter limiter = new GridRateLimiter(client);
-    List<Check> checks = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      checks.add(Check.of("batch", "callback-" + i));
-    }
-
-    Decision afterwards =
-        limiter
-            .tryAcquireAllAsync(checks)
-            .thenApply(decisions -> limiter.tryAcquire("batch", "callback-0", 1))
-            .get(30, TimeUnit.SECONDS);
+    Decision afterwards = GridTestCluster.decideAgainFromBatchCallback(limiter, "batch");
 
     assertThat(afterwards.allowed()).isTrue();
     assertThat(afterwards.remaining()).isZero();
@@ -198,18 +180,12 @@ class DecideBatchMessageTest {
     return requests;
   }
 
-  /**
-   * Across the members: owned entries of the state map whose key has the prefix, or every backup
-   * entry (the public statistics do not tell backup keys apart).
-   */
-  private static long entries(String prefix, boolean backups) {
+  /** Owned entries of the state map whose key has the prefix, summed over the members. */
+  private static long ownedEntries(String prefix) {
     long total = 0;
     for (HazelcastInstance member : cluster.members) {
       IMap<String, GridState> states = member.getMap(SluiceHazelcast.STATE_MAP);
-      total +=
-          backups
-              ? states.getLocalMapStats().getBackupEntryCount()
-              : states.localKeySet().stream().filter(k -> k.contains("|" + prefix + "-")).count();
+      total += states.localKeySet().stream().filter(k -> k.contains("|" + prefix + "-")).count();
     }
     return total;
   }

@@ -5,11 +5,14 @@ import com.hazelcast.client.test.TestHazelcastFactory;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
 import dev.sluice.core.ManualTimeSource;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Members in one JVM over Hazelcast's in-memory network, all reading one manual clock. Each test
@@ -85,6 +88,47 @@ final class GridTestCluster implements AutoCloseable {
 
   GridRateLimiter limiter(int member) {
     return limiter(members.get(member), GridRateLimiter.Options.defaults());
+  }
+
+  /**
+   * Waits (at most 60 s) until the members have placed every partition's replicas: until then the
+   * map statistics skip partitions without a backup replica, and backup counts read low.
+   */
+  GridTestCluster awaitSafe() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!members.get(0).getPartitionService().isClusterSafe()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the cluster did not become safe within 60 s");
+      }
+      Thread.sleep(20);
+    }
+    return this;
+  }
+
+  /**
+   * Sends a batch of 20 fresh keys under {@code rule} (limit 2 or more) through {@code limiter}'s
+   * batchers and, from the batch's callback, decides the first key again synchronously: a callback
+   * left on a Hazelcast partition or network thread fails or hangs there.
+   */
+  static Decision decideAgainFromBatchCallback(GridRateLimiter limiter, String rule)
+      throws Exception {
+    List<Check> checks = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      checks.add(Check.of(rule, "callback-" + i));
+    }
+    return limiter
+        .tryAcquireAllAsync(checks)
+        .thenApply(decisions -> limiter.tryAcquire(rule, "callback-0", 1))
+        .get(30, TimeUnit.SECONDS);
+  }
+
+  /** Backup entries of the state map, summed over the members. */
+  long backupEntries() {
+    long total = 0;
+    for (HazelcastInstance member : members) {
+      total += member.getMap(SluiceHazelcast.STATE_MAP).getLocalMapStats().getBackupEntryCount();
+    }
+    return total;
   }
 
   @Override

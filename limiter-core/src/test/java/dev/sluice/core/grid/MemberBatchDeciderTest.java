@@ -3,15 +3,11 @@ package dev.sluice.core.grid;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.map.IMap;
-import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,13 +25,7 @@ class MemberBatchDeciderTest {
   static void start() throws InterruptedException {
     cluster = GridTestCluster.start(3);
     cluster.limiter(0).rules().put(new Rule("each", Policy.of(2, Duration.ofMinutes(1))));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!cluster.members.get(0).getPartitionService().isClusterSafe()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the cluster did not become safe within 60 s");
-      }
-      Thread.sleep(20);
-    }
+    cluster.awaitSafe(); // so that the backup count below counts every partition
   }
 
   @AfterAll
@@ -64,12 +54,7 @@ class MemberBatchDeciderTest {
           .as("k-" + i)
           .isEqualTo(i % 2 == 0 ? 1 : 0);
     }
-    long backups = 0;
-    for (HazelcastInstance m : cluster.members) {
-      IMap<String, GridState> states = m.getMap(SluiceHazelcast.STATE_MAP);
-      backups += states.getLocalMapStats().getBackupEntryCount();
-    }
-    assertThat(backups).isEqualTo(KEYS);
+    assertThat(cluster.backupEntries()).isEqualTo(KEYS);
   }
 
   @Test
@@ -83,16 +68,7 @@ class MemberBatchDeciderTest {
     // The last key of a batch finishes on a partition thread, where a synchronous grid call would
     // throw; the answer must reach the caller's callback elsewhere.
     GridRateLimiter limiter = cluster.limiter(2);
-    List<Check> checks = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      checks.add(Check.of("each", "callback-" + i));
-    }
-
-    Decision afterwards =
-        limiter
-            .tryAcquireAllAsync(checks)
-            .thenApply(decisions -> limiter.tryAcquire("each", "callback-0", 1))
-            .get(30, TimeUnit.SECONDS);
+    Decision afterwards = GridTestCluster.decideAgainFromBatchCallback(limiter, "each");
 
     assertThat(afterwards.allowed()).isTrue();
     assertThat(afterwards.remaining()).isZero();
