@@ -23,10 +23,11 @@ import org.jspecify.annotations.Nullable;
  *
  * The processor carries {@link KeyRequests} for one key ({@code executeOnKey}/{@code submitToKey})
  * or for many keys at once ({@code submitToKeys}, one operation per owning member that Hazelcast
- * splits into one step per partition). A client's batch message ({@link DecideBatchMessageTask})
- * arrives as one processor for many keys and is split on the member into one per key. Each key's
- * requests are decided in order in that key's one atomic step, so n concurrent calls on a hot key
- * cost one invocation and each learns its own answer.
+ * splits into one step per partition). Sluice's own batches ({@link MemberBatchDecider}, for an
+ * embedded member's batches and a client's batch message) split one processor for many keys into
+ * one per key on the member, each its own single-key invocation. Each key's requests are decided in
+ * order in that key's one atomic step, so n concurrent calls on a hot key cost one invocation and
+ * each learns its own answer.
  *
  * <h2>Backups</h2>
  *
@@ -38,7 +39,8 @@ import org.jspecify.annotations.Nullable;
  * partition threads at once, and each thread only touches its own partition's requests.
  *
  * <p>Single-key invocations get synchronous backups (the map's backup count); Hazelcast sends
- * multi-key backups asynchronously. docs/grid.md discusses what that means on member loss.
+ * {@code submitToKeys} backups asynchronously, which only the fallback for a member without
+ * Sluice's batch message still uses. docs/grid.md discusses what that means on member loss.
  */
 public final class AcquireProcessor
     implements EntryProcessor<String, GridState, KeyOutcome>,

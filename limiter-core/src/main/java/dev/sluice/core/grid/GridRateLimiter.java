@@ -533,10 +533,10 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
    * does not know that message.
    */
   private BatchDelivery delivery(UUID owner) {
-    BatchDelivery submitToKeys = BatchDelivery.submitToKeys(states);
     if (memberDecider != null) {
       return BatchDelivery.fromMember(memberDecider, SluiceHazelcast.STATE_MAP, callbacks);
     }
+    BatchDelivery submitToKeys = BatchDelivery.submitToKeys(states);
     if (batchInvoker != null && !owner.equals(UNKNOWN_OWNER)) {
       return BatchDelivery.fromClient(batchInvoker, owner, callbacks, submitToKeys);
     }

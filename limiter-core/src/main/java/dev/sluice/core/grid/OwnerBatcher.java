@@ -119,12 +119,11 @@ final class OwnerBatcher {
     }
     SENDING.set(Boolean.TRUE);
     try {
-      // A plain whenComplete, no executor: it runs where the answer arrives (Hazelcast's default
-      // async executor for submitToKeys, the thread that read a client's batch answer, the
-      // partition or response thread that finished a member's last key), and releasing the lane,
-      // sending the next batch and answering this one all happen there. Should the answer already
-      // be there (completion inline, on
-      // this thread), move it to the callback executor, so sends never recurse.
+      // A plain whenComplete, no executor: it runs where the delivery completes (Hazelcast's
+      // default async executor for submitToKeys, the callback executor for Sluice's own batches,
+      // never a partition or network thread), and releasing the lane, sending the next batch and
+      // answering this one all happen there. Should the answer already be there (completion
+      // inline, on this thread), move it to the callback executor, so sends never recurse.
       delivery
           .deliver(requests)
           .whenComplete(
