@@ -2,7 +2,6 @@ package dev.sluice.core.grid;
 
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Policy;
 import java.io.IOException;
@@ -21,27 +20,39 @@ import java.util.Arrays;
  * {@code fit} adapts the counters. A collision (one in 2^32) would only mean reading old counters
  * under new math, which every algorithm tolerates since it re-derives windows from {@code now}.
  *
- * <h2>Format (versioned; the first byte)</h2>
+ * <h2>Stored format</h2>
+ *
+ * Every state is stored twice (owner and backup) for every active key, so its bytes are the one
+ * part of an entry's cost that Sluice controls (docs/benchmarks.md accounts for the rest). It is
+ * written by {@link GridStateSerializer}, a Hazelcast stream serializer: an
+ * IdentifiedDataSerializable would add a 9-byte header (flag, factory id, class id) to every copy.
  *
  * <pre>
- *   v1  [1][fingerprint: int32][length: int32][long64 × length]            (frozen, read only)
- *   v2  [2][fingerprint: int32][length: varint][zig-zag varint × length]   (written)
+ *   [format: byte][fingerprint: int32][length: varint][value × length]
+ *   format 3: each value a zig-zag varint
+ *   format 4: each value a zig-zag varint of (m &lt;&lt; 2 | k), the value being m × 1000^k
  * </pre>
  *
- * A sliding_window state (window start, current, previous) takes 4 + 1 + 9 + 1 + 1 = 17 bytes in v2
- * against 33 in v1. Tests keep a v1 fixture and read it.
+ * Format 4 exists for timestamps: window starts are aligned to the epoch, so a window of whole
+ * seconds starts on a multiple of 10^9 ns, and 2026 in epoch seconds needs 5 varint bytes where
+ * epoch nanoseconds need 9. Two low bits per value pick the scale (×1, ×10^3, ×10^6, ×10^9), which
+ * costs small counts nothing below 16. The writer works out both sizes and writes the shorter, so
+ * states of arbitrary nanoseconds (a token bucket's last refill, a GCRA arrival time) keep format
+ * 3. A sliding_window state (window start, current, previous) of a one-minute rule takes 1 + 4 + 1
+ * + 5 + 1 + 1 = 13 bytes.
+ *
+ * <p>Formats 1 and 2 were the same numbers inside an IdentifiedDataSerializable, in builds that
+ * never shipped; members of those builds cannot share a cluster with this one.
  */
-public final class GridState implements IdentifiedDataSerializable {
-  static final int FORMAT_V1 = 1;
-  static final int FORMAT_V2 = 2;
+public final class GridState {
+  static final int FORMAT_VARINT = 3;
+  static final int FORMAT_SCALED = 4;
 
-  private int fingerprint;
-  private long[] state;
+  /** 1000^k for each scale code k. */
+  private static final long[] SCALES = {1L, 1_000L, 1_000_000L, 1_000_000_000L};
 
-  /** For deserialization. */
-  public GridState() {
-    this.state = new long[0];
-  }
+  private final int fingerprint;
+  private final long[] state;
 
   public GridState(int fingerprint, long[] state) {
     this.fingerprint = fingerprint;
@@ -73,54 +84,81 @@ public final class GridState implements IdentifiedDataSerializable {
     return state;
   }
 
-  @Override
-  public int getFactoryId() {
-    return SluiceSerializationIds.FACTORY_ID;
-  }
-
-  @Override
-  public int getClassId() {
-    return SluiceSerializationIds.STATE;
-  }
-
-  @Override
-  public void writeData(ObjectDataOutput out) throws IOException {
-    out.writeByte(FORMAT_V2);
+  /** Writes the stored format, the shorter of its two value encodings. */
+  void writeTo(ObjectDataOutput out) throws IOException {
+    boolean scaled = scaledSize() < varintSize();
+    out.writeByte(scaled ? FORMAT_SCALED : FORMAT_VARINT);
     out.writeInt(fingerprint);
     WireFormat.writeVarInt(out, state.length);
     for (long value : state) {
-      WireFormat.writeVarLong(out, value);
+      if (scaled) {
+        WireFormat.writeUnsignedVarLong(out, scaledCode(value));
+      } else {
+        WireFormat.writeVarLong(out, value);
+      }
     }
   }
 
-  /** Writes the frozen v1 format; kept only so tests can show v1 is still read. */
-  void writeDataV1(ObjectDataOutput out) throws IOException {
-    out.writeByte(FORMAT_V1);
-    out.writeInt(fingerprint);
-    out.writeInt(state.length);
-    for (long value : state) {
-      out.writeLong(value);
-    }
-  }
-
-  @Override
-  public void readData(ObjectDataInput in) throws IOException {
+  static GridState readFrom(ObjectDataInput in) throws IOException {
     int format = in.readByte();
-    fingerprint = in.readInt();
-    switch (format) {
-      case FORMAT_V1 -> {
-        state = new long[checkLength(in.readInt())];
-        for (int i = 0; i < state.length; i++) {
-          state[i] = in.readLong();
-        }
+    if (format != FORMAT_VARINT && format != FORMAT_SCALED) {
+      throw new IOException(
+          "unknown state format " + format + (format == 1 || format == 2 ? OLD_FORMAT_HINT : ""));
+    }
+    int fingerprint = in.readInt();
+    long[] state = new long[checkLength(WireFormat.readVarInt(in))];
+    for (int i = 0; i < state.length; i++) {
+      state[i] =
+          format == FORMAT_SCALED
+              ? fromScaledCode(WireFormat.readUnsignedVarLong(in))
+              : WireFormat.readVarLong(in);
+    }
+    return new GridState(fingerprint, state);
+  }
+
+  private static final String OLD_FORMAT_HINT =
+      " (formats 1 and 2 were written by unreleased builds; restart the whole cluster)";
+
+  private int varintSize() {
+    int size = 0;
+    for (long value : state) {
+      size += WireFormat.unsignedVarLongSize(WireFormat.zigZag(value));
+    }
+    return size;
+  }
+
+  /** The size of format 4's values, or {@code Integer.MAX_VALUE} if one does not fit it. */
+  private int scaledSize() {
+    int size = 0;
+    for (long value : state) {
+      long code = scaledCode(value);
+      if (code == -1) {
+        return Integer.MAX_VALUE;
       }
-      case FORMAT_V2 -> {
-        state = new long[checkLength(WireFormat.readVarInt(in))];
-        for (int i = 0; i < state.length; i++) {
-          state[i] = WireFormat.readVarLong(in);
-        }
-      }
-      default -> throw new IOException("unknown state format version " + format);
+      size += WireFormat.unsignedVarLongSize(code);
+    }
+    return size;
+  }
+
+  /**
+   * {@code zigZag(m) << 2 | k} for the largest k with {@code value = m × 1000^k}, or -1 when that
+   * does not fit 63 bits (|m| ≥ 2^60, so k = 0: unaligned epoch nanoseconds, sentinels). Format 3
+   * is as short for those anyway.
+   */
+  static long scaledCode(long value) {
+    int k = SCALES.length - 1;
+    while (k > 0 && (value == 0 || value % SCALES[k] != 0)) {
+      k--;
+    }
+    long zigZag = WireFormat.zigZag(value / SCALES[k]);
+    return (zigZag >>> 61) != 0 ? -1 : zigZag << 2 | k;
+  }
+
+  static long fromScaledCode(long code) throws IOException {
+    try {
+      return Math.multiplyExact(WireFormat.unZigZag(code >>> 2), SCALES[(int) (code & 3)]);
+    } catch (ArithmeticException e) {
+      throw new IOException("scaled state value out of range: code " + Long.toUnsignedString(code));
     }
   }
 

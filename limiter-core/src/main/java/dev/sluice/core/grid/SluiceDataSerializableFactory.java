@@ -4,15 +4,15 @@ import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 
 /**
- * Creates every Sluice type Hazelcast deserializes. Registered by {@link SluiceHazelcast} on
- * members and clients; ids live in {@link SluiceSerializationIds}.
+ * Creates every IdentifiedDataSerializable Sluice type: all but the state map's values, which have
+ * {@link GridStateSerializer}. Registered by {@link SluiceHazelcast} on members and clients; ids
+ * live in {@link SluiceSerializationIds}.
  */
 public final class SluiceDataSerializableFactory implements DataSerializableFactory {
 
   @Override
   public IdentifiedDataSerializable create(int classId) {
     return switch (classId) {
-      case SluiceSerializationIds.STATE -> new GridState();
       case SluiceSerializationIds.ACQUIRE -> new AcquireProcessor();
       case SluiceSerializationIds.STORE_STATES_BACKUP -> new StoreStatesBackup();
       case SluiceSerializationIds.PEEK -> new PeekProcessor();

@@ -8,8 +8,11 @@ public final class SluiceSerializationIds {
   /** The one {@link SluiceDataSerializableFactory} id. "SLCE" on a phone keypad, roughly. */
   public static final int FACTORY_ID = 7_582_300;
 
-  /** {@link GridState}: a key's algorithm state, the value of the state map. */
-  public static final int STATE = 1;
+  /**
+   * Retired: {@link GridState} was IdentifiedDataSerializable in builds that never shipped; it now
+   * has {@link #STATE_TYPE_ID}. Never reuse the number.
+   */
+  public static final int RETIRED_STATE = 1;
 
   /** {@link AcquireProcessor}: decides one or more keys' requests. */
   public static final int ACQUIRE = 2;
@@ -34,6 +37,13 @@ public final class SluiceSerializationIds {
 
   /** {@link MostConsumedMergePolicy}: heals the state map after a split brain. */
   public static final int MOST_CONSUMED_MERGE_POLICY = 9;
+
+  /**
+   * The type id of {@link GridStateSerializer}: the state map's values, in a format without the
+   * IdentifiedDataSerializable header. Custom serializer ids must be positive and unique among the
+   * serializers of the cluster; this one is the factory id plus one.
+   */
+  public static final int STATE_TYPE_ID = FACTORY_ID + 1;
 
   private SluiceSerializationIds() {}
 }

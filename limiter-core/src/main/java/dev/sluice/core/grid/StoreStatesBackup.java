@@ -81,7 +81,7 @@ public final class StoreStatesBackup
     WireFormat.writeVarInt(out, keys.length);
     for (int i = 0; i < keys.length; i++) {
       out.writeString(keys[i]);
-      states[i].writeData(out);
+      states[i].writeTo(out);
       WireFormat.writeVarLong(out, ttlMillis[i]);
     }
   }
@@ -97,8 +97,7 @@ public final class StoreStatesBackup
     ttlMillis = new long[n];
     for (int i = 0; i < n; i++) {
       keys[i] = Objects.requireNonNull(in.readString(), "key");
-      states[i] = new GridState();
-      states[i].readData(in);
+      states[i] = GridState.readFrom(in);
       ttlMillis[i] = WireFormat.readVarLong(in);
     }
   }

@@ -20,24 +20,46 @@ final class WireFormat {
   private WireFormat() {}
 
   static void writeVarLong(ObjectDataOutput out, long value) throws IOException {
-    long zigZag = (value << 1) ^ (value >> 63);
-    while ((zigZag & ~0x7FL) != 0) {
-      out.writeByte((int) ((zigZag & 0x7F) | 0x80));
-      zigZag >>>= 7;
-    }
-    out.writeByte((int) zigZag);
+    writeUnsignedVarLong(out, zigZag(value));
   }
 
   static long readVarLong(ObjectDataInput in) throws IOException {
-    long zigZag = 0;
+    return unZigZag(readUnsignedVarLong(in));
+  }
+
+  /** Zig-zag maps signed to unsigned so small magnitudes of either sign take few bytes. */
+  static long zigZag(long value) {
+    return (value << 1) ^ (value >> 63);
+  }
+
+  static long unZigZag(long zigZag) {
+    return (zigZag >>> 1) ^ -(zigZag & 1);
+  }
+
+  /** Writes {@code value} as unsigned, 7 bits per byte, low bits first. */
+  static void writeUnsignedVarLong(ObjectDataOutput out, long value) throws IOException {
+    while ((value & ~0x7FL) != 0) {
+      out.writeByte((int) ((value & 0x7F) | 0x80));
+      value >>>= 7;
+    }
+    out.writeByte((int) value);
+  }
+
+  static long readUnsignedVarLong(ObjectDataInput in) throws IOException {
+    long value = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       byte b = in.readByte();
-      zigZag |= (long) (b & 0x7F) << shift;
+      value |= (long) (b & 0x7F) << shift;
       if ((b & 0x80) == 0) {
-        return (zigZag >>> 1) ^ -(zigZag & 1);
+        return value;
       }
     }
     throw new IOException("malformed varint: more than 10 bytes");
+  }
+
+  /** The bytes {@link #writeUnsignedVarLong} writes for {@code value}. */
+  static int unsignedVarLongSize(long value) {
+    return (64 - Long.numberOfLeadingZeros(value | 1) + 6) / 7;
   }
 
   static void writeVarInt(ObjectDataOutput out, int value) throws IOException {

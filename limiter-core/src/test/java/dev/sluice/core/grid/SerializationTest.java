@@ -9,7 +9,6 @@ import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.InternalSerializationService;
 import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
 import com.hazelcast.map.IMap;
-import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
@@ -21,16 +20,13 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/**
- * Every serialized type round-trips; the previous state format still reads; no Java serialization.
- */
+/** Every serialized type round-trips; the stored state format is pinned; no Java serialization. */
 class SerializationTest {
   private static final InternalSerializationService SERIALIZATION = serializationService();
 
   private static InternalSerializationService serializationService() {
     SerializationConfig config = new SerializationConfig();
-    config.addDataSerializableFactory(
-        SluiceSerializationIds.FACTORY_ID, new SluiceDataSerializableFactory());
+    SluiceHazelcast.configureSerialization(config);
     return new DefaultSerializationServiceBuilder().setConfig(config).build();
   }
 
@@ -40,6 +36,12 @@ class SerializationTest {
     // Identified: type id -2 is Hazelcast's DataSerializable, never -24 (Java serialization).
     assertThat(data.getType()).isEqualTo(-2);
     return (T) SERIALIZATION.toObject(data);
+  }
+
+  private static GridState roundTripState(GridState state) {
+    Data data = SERIALIZATION.toData(state);
+    assertThat(data.getType()).isEqualTo(SluiceSerializationIds.STATE_TYPE_ID);
+    return SERIALIZATION.toObject(data);
   }
 
   private static final Policy GCRA =
@@ -55,7 +57,69 @@ class SerializationTest {
   @Test
   void gridState_roundTrips() {
     GridState state = new GridState(-123, new long[] {1_767_265_200_000_000_000L, 3, -5, 0});
-    assertThat(roundTrip(state)).isEqualTo(state);
+    assertThat(roundTripState(state)).isEqualTo(state);
+    GridState unaligned = new GridState(7, new long[] {1_767_265_200_123_456_789L, 1});
+    assertThat(roundTripState(unaligned)).isEqualTo(unaligned);
+    GridState empty = new GridState(0, new long[0]);
+    assertThat(roundTripState(empty)).isEqualTo(empty);
+  }
+
+  /** Values around every scale boundary and both ends of the range, each alone in a state. */
+  @Test
+  void gridState_roundTripsEdgeValues() {
+    long second = 1_000_000_000L;
+    long[] values = {
+      0,
+      1,
+      -1,
+      15,
+      16,
+      -16,
+      999,
+      1_000,
+      -1_000,
+      1_001,
+      999_999,
+      1_000_000,
+      second,
+      -second,
+      second + 1,
+      1_767_265_200L * second,
+      1_767_265_200L * second + 1_000,
+      Long.MAX_VALUE,
+      Long.MIN_VALUE,
+      Long.MAX_VALUE / second * second,
+      Long.MIN_VALUE / second * second,
+      1L << 60,
+      -(1L << 60),
+      (1L << 60) * 1_000
+    };
+    for (long value : values) {
+      GridState state = new GridState(1, new long[] {value, value, 3});
+      assertThat(roundTripState(state)).as("value %d", value).isEqualTo(state);
+      long code = GridState.scaledCode(value);
+      if (code != -1) {
+        assertThat(code).as("code of %d", value).isNotNegative();
+      }
+    }
+  }
+
+  /** Random states of mixed magnitudes and alignments; the seed is printed to replay a failure. */
+  @Test
+  void gridState_roundTripsRandomStates() {
+    long seed = System.nanoTime();
+    System.out.println("gridState_roundTripsRandomStates seed " + seed);
+    java.util.Random random = new java.util.Random(seed);
+    long[] scales = {1, 1_000, 1_000_000, 1_000_000_000};
+    for (int i = 0; i < 2_000; i++) {
+      long[] state = new long[random.nextInt(6)];
+      for (int j = 0; j < state.length; j++) {
+        long scale = scales[random.nextInt(scales.length)];
+        state[j] = random.nextBoolean() ? random.nextLong() : random.nextInt() * scale;
+      }
+      GridState gridState = new GridState(random.nextInt(), state);
+      assertThat(roundTripState(gridState)).as("seed %d, state %d", seed, i).isEqualTo(gridState);
+    }
   }
 
   @Test
@@ -114,42 +178,70 @@ class SerializationTest {
   @Test
   void factory_createsEveryId_andRefusesUnknownOnes() {
     SluiceDataSerializableFactory factory = new SluiceDataSerializableFactory();
-    for (int id = SluiceSerializationIds.STATE; id <= SluiceSerializationIds.RULE_PUSH; id++) {
+    for (int id = SluiceSerializationIds.ACQUIRE; id <= SluiceSerializationIds.RULE_PUSH; id++) {
       assertThat(factory.create(id).getClassId()).isEqualTo(id);
       assertThat(factory.create(id).getFactoryId()).isEqualTo(SluiceSerializationIds.FACTORY_ID);
     }
     assertThatThrownBy(() -> factory.create(999)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> factory.create(SluiceSerializationIds.RETIRED_STATE))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   /**
-   * Frozen bytes of a v1 state (fixed-width longs), written by the first grid build: fingerprint
-   * 0x12345678, sliding_window state [window start 2026-01-01T11:00Z, current 3, previous 5].
+   * A sliding_window state of a one-minute rule, [window start 2026-01-01T11:00Z, current 3,
+   * previous 5] with fingerprint 0x12345678, as the state map stores it (after Hazelcast's 8-byte
+   * header). Format 4: the window start is 1,767,265,200 × 10^9 ns. A change here is a change of
+   * the stored format.
    */
-  private static final String STATE_V1_FIXTURE =
-      "0112345678000000031886965605e8e00000000000000000030000000000000005";
+  private static final String SCALED_FIXTURE = "04123456780683bbcad5341828";
 
-  /** The same state in today's v2 format; a change here is a storage format change. */
-  private static final String STATE_V2_FIXTURE = "0212345678068080c7dec095cb8631060a";
+  /** The same counts after an unaligned start (+1 ns): format 3, plain zig-zag varints. */
+  private static final String VARINT_FIXTURE = "0312345678068280c7dec095cb8631060a";
 
   @Test
-  void gridState_readsPreviousFormatV1() throws Exception {
-    ObjectDataInput in =
-        SERIALIZATION.createObjectDataInput(HexFormat.of().parseHex(STATE_V1_FIXTURE));
-    GridState state = new GridState();
-    state.readData(in);
-    assertThat(state)
-        .isEqualTo(new GridState(0x12345678, new long[] {1_767_265_200_000_000_000L, 3, 5}));
+  void gridState_writesTheShorterFormat_pinnedBytes() throws Exception {
+    long start = 1_767_265_200_000_000_000L;
+    assertThat(stateBytes(new GridState(0x12345678, new long[] {start, 3, 5})))
+        .isEqualTo(SCALED_FIXTURE);
+    assertThat(stateBytes(new GridState(0x12345678, new long[] {start + 1, 3, 5})))
+        .isEqualTo(VARINT_FIXTURE);
+    assertThat(readState(SCALED_FIXTURE))
+        .isEqualTo(new GridState(0x12345678, new long[] {start, 3, 5}));
+    assertThat(readState(VARINT_FIXTURE))
+        .isEqualTo(new GridState(0x12345678, new long[] {start + 1, 3, 5}));
+  }
+
+  /** What S6 in docs/benchmarks.md stores per key: 8 bytes of Hazelcast header, 13 of state. */
+  @Test
+  void gridState_oneMinuteSlidingWindow_takesTwentyOneBytes() {
+    long start = 29_454_420L * 60_000_000_000L;
+    Data data = SERIALIZATION.toData(new GridState(-1, new long[] {start, 1, 0}));
+    assertThat(data.totalSize()).isEqualTo(21);
   }
 
   @Test
-  void gridState_writesV2_compactly() throws Exception {
-    GridState state = new GridState(0x12345678, new long[] {1_767_265_200_000_000_000L, 3, 5});
+  void gridState_refusesCorruptBytes_withClearErrors() {
+    assertThatThrownBy(() -> readState("0212345678068080c7dec095cb8631060a"))
+        .hasMessageContaining("unknown state format 2")
+        .hasMessageContaining("restart the whole cluster");
+    assertThatThrownBy(() -> readState("09")).hasMessageContaining("unknown state format 9");
+    assertThatThrownBy(() -> readState("0412345678")).isInstanceOf(java.io.IOException.class);
+    assertThatThrownBy(() -> readState("04123456788080808008"))
+        .hasMessageContaining("implausible state length");
+    // Format 4, one value: m = 2^60 at scale 10^9 does not fit a long.
+    assertThatThrownBy(() -> readState("041234567802" + "83808080808080808001"))
+        .hasMessageContaining("out of range");
+  }
+
+  private static String stateBytes(GridState state) throws Exception {
     ObjectDataOutput out = SERIALIZATION.createObjectDataOutput();
-    state.writeData(out);
-    assertThat(HexFormat.of().formatHex(out.toByteArray())).isEqualTo(STATE_V2_FIXTURE);
-    ObjectDataOutput v1 = SERIALIZATION.createObjectDataOutput();
-    state.writeDataV1(v1);
-    assertThat(HexFormat.of().formatHex(v1.toByteArray())).isEqualTo(STATE_V1_FIXTURE);
+    new GridStateSerializer().write(out, state);
+    return HexFormat.of().formatHex(out.toByteArray());
+  }
+
+  private static GridState readState(String hex) throws Exception {
+    return new GridStateSerializer()
+        .read(SERIALIZATION.createObjectDataInput(HexFormat.of().parseHex(hex)));
   }
 
   /**
@@ -170,7 +262,7 @@ class SerializationTest {
     long second = 1_000_000_000L;
     // [bucketNanos, newestBucket, count_0 .. count_6]: buckets 0, 2 and 4 hold 2, 1 and 1.
     long[] firstLayout = {10 * second, 4, 2, 0, 1, 0, 1, 0, 0};
-    GridState stored = roundTrip(new GridState(GridState.fingerprint(policy), firstLayout));
+    GridState stored = roundTripState(new GridState(GridState.fingerprint(policy), firstLayout));
     assertThat(stored.fingerprint()).isEqualTo(GridState.fingerprint(policy));
 
     LimiterAlgorithm algorithm = LimiterAlgorithm.of(policy);
