@@ -416,11 +416,6 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   }
 
   /**
-   * A client holds no rules copy, yet a batch with an unknown rule or an impossible cost must fail
-   * whole with nothing counted: one {@code getAll} on the rules map checks every named rule first.
-   * (Single calls need no such step: the owner refuses them atomically.)
-   */
-  /**
    * How long a rule a client fetched for a batch check is trusted. A batch from a client checks its
    * named rules before sending anything, so that a batch with an unknown rule or an impossible cost
    * fails whole; fetching them on every batch cost a synchronous round trip per batch, which halved
@@ -434,6 +429,12 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   /** Rules fetched for batch checks; only live rules are kept, so a new rule is seen at once. */
   private final ConcurrentHashMap<String, FetchedRule> fetchedRules = new ConcurrentHashMap<>();
 
+  /**
+   * A client holds no rules copy, yet a batch with an unknown rule or an impossible cost must fail
+   * whole with nothing counted: one {@code getAll} on the rules map checks every named rule first
+   * (skipping those fetched within {@link #RULE_CHECK_FRESH_NANOS}). Single calls need no such
+   * step: the owner refuses them atomically.
+   */
   private void checkRulesRemotely(List<Check> checks) {
     long now = System.nanoTime();
     Map<String, @Nullable RuleRecord> resolved = new java.util.HashMap<>();

@@ -1,5 +1,6 @@
 package dev.sluice.core.grid;
 
+import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.Rule;
@@ -9,10 +10,12 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The named rules of a Sluice cluster: the map {@value SluiceHazelcast#RULES_MAP} of {@link
@@ -22,20 +25,36 @@ import java.util.concurrent.Future;
  * new record to every member's local copy and waits ({@link RulePushTask}): when it returns, every
  * member decides with the new rule. A changed limit applies to the next decision and keeps the
  * counters; a changed window or algorithm starts the rule's keys afresh (see {@link GridState}).
- * Reads go to the map, which is the source of truth (a client may put a near cache on it).
+ *
+ * <p>{@link #find} on a member reads the member's local copy once it is loaded: that copy is what
+ * this member's processors decide with, and a put returns only after every member's copy has the
+ * new record, so it is as fresh as the map for anyone who waited for the put. Reading the map
+ * instead cost every named REST check a second grid operation, a blocking invocation before the
+ * decision's own. Clients, and members still loading, read the map (a client may put a near cache
+ * on it). {@link #all} and {@link #record} always read the map, the source of truth.
  */
 public final class GridRuleStore implements RuleStore {
   private final HazelcastInstance hazelcast;
   private final IMap<String, RuleRecord> map;
+  private final @Nullable MemberContext localMember;
 
   public GridRuleStore(HazelcastInstance hazelcast) {
     this.hazelcast = hazelcast;
     this.map = hazelcast.getMap(SluiceHazelcast.RULES_MAP);
+    this.localMember =
+        hazelcast.getLocalEndpoint() instanceof Member ? MemberContext.of(hazelcast) : null;
   }
 
   @Override
   public Optional<Rule> find(String name) {
     Rule.checkName(name);
+    MemberContext member = localMember;
+    if (member != null && member.rulesLoaded()) {
+      MemberContext.ResolvedRule local = member.rule(name);
+      return local == null
+          ? Optional.empty()
+          : Optional.of(new Rule(name, Objects.requireNonNull(local.policy())));
+    }
     RuleRecord record = map.get(name);
     return record == null || record.isRemoved() ? Optional.empty() : Optional.of(record.toRule());
   }

@@ -170,6 +170,38 @@ class GridRateLimiterTest {
   }
 
   /**
+   * On a member, {@code find} reads the local rules copy: a put on one member is seen by the other
+   * at once (the put waits for every copy), and no lookup reaches the rules map, whose own
+   * statistics count every get.
+   */
+  @Test
+  void rules_findOnAMember_readsTheLocalCopy_seesPutsAndRemovesAtOnce() {
+    Rule rule = new Rule("local-find", Policy.of(3, Duration.ofMinutes(1)));
+    batched.rules().put(rule);
+    long gets = rulesMapGets();
+    assertThat(direct.rules().find("local-find")).contains(rule);
+    assertThat(batched.rules().find("local-find")).contains(rule);
+    assertThat(batched.rules().find("never-put")).isEmpty();
+    assertThat(rulesMapGets()).isEqualTo(gets);
+
+    Rule changed = new Rule("local-find", Policy.of(7, Duration.ofMinutes(1)));
+    direct.rules().put(changed);
+    assertThat(batched.rules().find("local-find")).contains(changed);
+    assertThat(batched.rules().remove("local-find")).isTrue();
+    gets = rulesMapGets();
+    assertThat(direct.rules().find("local-find")).isEmpty();
+    assertThat(batched.rules().find("local-find")).isEmpty();
+    assertThat(rulesMapGets()).isEqualTo(gets);
+  }
+
+  private static long rulesMapGets() {
+    return cluster.members.stream()
+        .mapToLong(
+            m -> m.getMap(SluiceHazelcast.RULES_MAP).getLocalMapStats().getGetOperationCount())
+        .sum();
+  }
+
+  /**
    * Answers complete on Hazelcast's default async executor (or on the caller's own thread, when a
    * stage is attached after completion: CompletableFuture's rule), never on a Hazelcast partition
    * or network thread, where user callbacks could stall the grid.
