@@ -3,7 +3,10 @@ package dev.sluice.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -140,6 +143,33 @@ class MalformedHttpTest {
           .isEqualTo(5);
       assertThat(server.registry.find(SluiceMetrics.DECISIONS).counters())
           .allSatisfy(counter -> assertThat(counter.count()).isZero());
+    }
+  }
+
+  /**
+   * A body that ends (the client half-closes) before its declared {@code Content-Length}: the
+   * server reads the declared size into one array, and a short read is the client's error, 400,
+   * with nothing counted.
+   */
+  @Test
+  void bodyShorterThanItsContentLength_answers400AndCountsNothing() throws Exception {
+    try (ApiServer server = new ApiServer()) {
+      server.putAdmin("/v1/rules/login", "{\"limit\": 5, \"window\": \"1m\"}");
+      String request = post("Content-Length: " + (JSON_CHECK.length() + 10) + "\r\n") + JSON_CHECK;
+      byte[] answer;
+      try (Socket socket = new Socket("127.0.0.1", server.api.port())) {
+        socket.setSoTimeout(10_000);
+        socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+        socket.shutdownOutput();
+        answer = socket.getInputStream().readAllBytes();
+      }
+      RawHttp.Response response = RawHttp.parse(answer);
+
+      assertThat(response.status()).as(response.body()).isEqualTo(400);
+      assertThat(response.json().get("error").asText()).isEqualTo(ApiError.MALFORMED_JSON);
+      assertThat(response.json().get("message").asText()).contains("declared length");
+      assertThat(server.get("/v1/limits/login/victim").json().get("remaining").asLong())
+          .isEqualTo(5);
     }
   }
 
