@@ -3,15 +3,13 @@ package dev.sluice.bench.client;
 import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.bench.load.ProcessCpu;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -178,15 +176,15 @@ public final class ClientPathProbe {
       threads.add(thread);
     }
     Thread.sleep(1_000); // let the threads settle before measuring
-    long clientCpu0 = processCpuNanos();
-    long nodeCpu0 = nodeCpuNanos(nodePid);
+    long clientCpu0 = ProcessCpu.ownNanos();
+    long nodeCpu0 = ProcessCpu.ofPid(nodePid);
     long start = System.nanoTime();
     measuring.set(true);
     Thread.sleep(ROUND.toMillis());
     measuring.set(false);
     long elapsed = System.nanoTime() - start;
-    long clientCpu = processCpuNanos() - clientCpu0;
-    long nodeCpu = nodeCpuNanos(nodePid) - nodeCpu0;
+    long clientCpu = ProcessCpu.ownNanos() - clientCpu0;
+    long nodeCpu = ProcessCpu.ofPid(nodePid) - nodeCpu0;
     stop.set(true);
     for (Thread thread : threads) {
       thread.join(30_000);
@@ -200,19 +198,6 @@ public final class ClientPathProbe {
               + " calls failed: the grid was unreachable or slow");
     }
     return new Round(n * 1e9 / elapsed, clientCpu / 1e3 / n, nodeCpu / 1e3 / n);
-  }
-
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
-  }
-
-  /** utime + stime of {@code pid} from /proc, in nanoseconds (clock ticks of 10 ms). */
-  private static long nodeCpuNanos(long pid) throws Exception {
-    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-    return ticks * 10_000_000L;
   }
 
   /** One call through one mode's path, on keys drawn from {@code random}. */
