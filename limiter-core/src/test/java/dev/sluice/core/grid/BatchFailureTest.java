@@ -3,11 +3,16 @@ package dev.sluice.core.grid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.hazelcast.client.impl.ClientEngine;
+import com.hazelcast.client.impl.ClientEngineImpl;
+import com.hazelcast.client.impl.CompositeMessageTaskFactory;
+import com.hazelcast.client.impl.protocol.MessageTaskFactory;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.instance.impl.HazelcastInstanceProxy;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.internal.serialization.impl.SerializationConstants;
+import com.hazelcast.internal.util.collection.Int2ObjectHashMap;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.MapInterceptor;
 import com.hazelcast.nio.ObjectDataInput;
@@ -20,6 +25,7 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -258,6 +264,45 @@ class BatchFailureTest {
     assertThat(serialization.<RefuseStates>toObject(data).fingerprint).isEqualTo(42);
   }
 
+  @Test
+  void clientBatch_failsAfterAnotherMemberRefusedTheMessage_isNotSentAgain() throws Exception {
+    // A rolling upgrade: member 2 does not know Sluice's batch message yet. The client's limiter
+    // learns that from member 2 while a batch to member 1 is in flight, and goes to submitToKeys
+    // for good; the batch to member 1 then fails for a reason of its own. Only the refusal means
+    // "nothing was decided, send it the other way": this batch's other keys were decided on member
+    // 1, and sending it again would count them twice.
+    Batch batch = Batch.of(Route.CLIENT);
+    String onOlder = subjectOwnedBy(RULE, 2, "older-" + batch.subjects.get(0));
+    CompletableFuture<List<Decision>> failed;
+    OlderMember older = OlderMember.of(cluster.members.get(2));
+    try {
+      CountDownLatch release = new CountDownLatch(1);
+      gate = release;
+      try {
+        failed = offHazelcastThreads(batch.limiter.tryAcquireAllAsync(batch.checks()));
+        // t=1: member 2 refuses the message; the call is decided by submitToKeys all the same.
+        Decision viaFallback =
+            batch.limiter.tryAcquireAsync(RULE, onOlder, 1).get(10, TimeUnit.SECONDS);
+        assertThat(viaFallback.remaining()).isEqualTo(LIMIT - 1);
+        assertThat(failed).as("the batch to member 1, still held").isNotDone();
+      } finally {
+        // t=2: the poisoned key fails on member 1.
+        release.countDown();
+      }
+      assertRefused(failed);
+    } finally {
+      older.close();
+    }
+
+    GridRateLimiter peeker = cluster.limiter(2);
+    for (String subject : batch.subjects) {
+      assertThat(awaitRemaining(peeker, subject, LIMIT - 1)).as(subject).isEqualTo(LIMIT - 1);
+    }
+    List<Decision> next =
+        batch.limiter.tryAcquireAllAsync(batch.normal()).get(10, TimeUnit.SECONDS);
+    assertThat(next).extracting(Decision::remaining).containsOnly(LIMIT - 2);
+  }
+
   /**
    * {@code answer} as its caller sees it, or an {@link AssertionError} if it reached the caller on
    * any thread but the limiter's callback executor's ({@link #wrongThread}). Attach it before the
@@ -432,6 +477,46 @@ class BatchFailureTest {
         }
         Thread.sleep(10);
       }
+    }
+  }
+
+  /**
+   * A member made to answer Sluice's batch message as a member without limiter-core's message task
+   * does ("unrecognized client message", nothing run), until closed: its client engine's factory
+   * for the message is taken out and put back. Hazelcast internals, for this test only.
+   */
+  private static final class OlderMember {
+    private final Int2ObjectHashMap<MessageTaskFactory> factories;
+    private final MessageTaskFactory removed;
+
+    private OlderMember(
+        Int2ObjectHashMap<MessageTaskFactory> factories, MessageTaskFactory removed) {
+      this.factories = factories;
+      this.removed = removed;
+    }
+
+    static OlderMember of(HazelcastInstance member) throws ReflectiveOperationException {
+      ClientEngine engine = ((HazelcastInstanceProxy) member).getOriginal().node.getClientEngine();
+      Object composite = field(ClientEngineImpl.class, "messageTaskFactory").get(engine);
+      @SuppressWarnings("unchecked")
+      Int2ObjectHashMap<MessageTaskFactory> factories =
+          (Int2ObjectHashMap<MessageTaskFactory>)
+              field(CompositeMessageTaskFactory.class, "factories").get(composite);
+      MessageTaskFactory removed = factories.remove(DecideBatchCodec.REQUEST_MESSAGE_TYPE);
+      if (removed == null) {
+        throw new IllegalStateException("the member does not know the batch message");
+      }
+      return new OlderMember(factories, removed);
+    }
+
+    private static Field field(Class<?> owner, String name) throws NoSuchFieldException {
+      Field field = owner.getDeclaredField(name);
+      field.setAccessible(true);
+      return field;
+    }
+
+    void close() {
+      factories.put(DecideBatchCodec.REQUEST_MESSAGE_TYPE, removed);
     }
   }
 
