@@ -61,7 +61,9 @@ interface BatchDelivery {
   /**
    * From a client: one Sluice batch message to {@code owner} ({@link ClientBatchInvoker}), answered
    * on {@code callbacks}; to a member that does not know the message, {@code fallback} (nothing was
-   * counted by the refusal).
+   * counted by the refusal). Only this batch's own refusal sends it the other way: a batch that
+   * failed otherwise may have been counted in part, even if meanwhile another member refused the
+   * message and turned the invoker {@linkplain ClientBatchInvoker#isUnsupported unsupported}.
    */
   static BatchDelivery fromClient(
       ClientBatchInvoker invoker, UUID owner, Executor callbacks, BatchDelivery fallback) {
@@ -75,7 +77,7 @@ interface BatchDelivery {
               (outcomes, failure) ->
                   failure == null
                       ? CompletableFuture.completedFuture(outcomes)
-                      : invoker.isUnsupported()
+                      : ClientBatchInvoker.isRefusal(failure)
                           ? fallback.deliver(requests)
                           : CompletableFuture.<Map<String, KeyOutcome>>failedFuture(failure))
           .thenCompose(next -> next);

@@ -76,8 +76,7 @@ final class ClientBatchInvoker {
             (response, failure) -> {
               if (failure != null) {
                 Throwable cause = unwrap(failure);
-                if (cause instanceof UnsupportedOperationException
-                    && String.valueOf(cause.getMessage()).contains("Unrecognized client message")) {
+                if (isRefusal(cause)) {
                   unsupported = true;
                 }
                 answer.completeExceptionally(cause);
@@ -91,6 +90,17 @@ final class ClientBatchInvoker {
             },
             completions);
     return answer;
+  }
+
+  /**
+   * Whether {@code failure} is a member's refusal of the message ("unrecognized client message"):
+   * the member ran nothing, so the batch may go another way. Any other failure may come after some
+   * keys were decided.
+   */
+  static boolean isRefusal(Throwable failure) {
+    Throwable cause = unwrap(failure);
+    return cause instanceof UnsupportedOperationException
+        && String.valueOf(cause.getMessage()).contains("Unrecognized client message");
   }
 
   private Map<String, KeyOutcome> outcomes(KeyRequests[] requests, List<Data> answers) {
