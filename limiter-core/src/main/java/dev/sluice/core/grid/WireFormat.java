@@ -13,8 +13,9 @@ import java.time.Duration;
  * byte, zig-zag for signed values), policies and decisions.
  *
  * <p>Why varints: a sliding_window state is three longs, of which two are small counts. Written as
- * fixed longs that is 24 bytes; as varints a count below 128 is one byte, and the window start
- * (epoch nanoseconds, 61 bits) is nine. Every byte saved is saved twice per key (owner and backup).
+ * fixed longs that is 24 bytes; as zig-zag varints a count below 64 is one byte, and the window
+ * start (epoch nanoseconds, 61 bits) is nine, five in {@link GridState}'s scaled format when it is
+ * a whole second. Every byte saved is saved twice per key (owner and backup).
  */
 final class WireFormat {
   private WireFormat() {}
