@@ -44,6 +44,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -69,7 +70,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * owners all the same; the batch answers with the failure as soon as the poisoned key fails, and
  * every caller in the batch gets that failure. Nothing is sent again: each other key is counted
  * exactly once, and the next batch counts it once more.
+ *
+ * <h2>Two networks</h2>
+ *
+ * This class runs the tests over Hazelcast's in-memory network; {@link BatchFailureTcpTest} runs
+ * the same tests over real TCP on loopback, where the answers arrive on the network's own threads.
+ * Each class starts its cluster once ({@link #startCluster}).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BatchFailureTest {
   private static final String RULE = "each";
   private static final String POISON = "poison";
@@ -103,9 +111,9 @@ class BatchFailureTest {
     }
   }
 
-  private static GridTestCluster cluster;
-  private static HazelcastInstance client;
-  private static String interceptorId;
+  private GridTestCluster cluster;
+  private HazelcastInstance client;
+  private String interceptorId;
   private static final AtomicInteger prefixes = new AtomicInteger();
 
   /**
@@ -114,9 +122,14 @@ class BatchFailureTest {
    */
   private static volatile CountDownLatch gate = new CountDownLatch(0);
 
+  /** Three members on the network under test. */
+  GridTestCluster startCluster() {
+    return GridTestCluster.start(3);
+  }
+
   @BeforeAll
-  static void start() throws InterruptedException {
-    cluster = GridTestCluster.start(3);
+  void start() throws InterruptedException {
+    cluster = startCluster();
     client = cluster.newClient();
     GridRateLimiter setup = cluster.limiter(0);
     setup.rules().put(new Rule(RULE, Policy.of(LIMIT, Duration.ofMinutes(1))));
@@ -128,7 +141,7 @@ class BatchFailureTest {
   }
 
   @AfterAll
-  static void stop() {
+  void stop() {
     if (cluster != null) {
       cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP).removeInterceptor(interceptorId);
       cluster.close();
@@ -139,7 +152,7 @@ class BatchFailureTest {
   @EnumSource(Route.class)
   void tryAcquireAllAsync_oneKeyFailsOnItsOwner_failsWithTheOwnersCause(Route route)
       throws Exception {
-    Batch batch = Batch.of(route);
+    Batch batch = batch(route);
 
     CompletableFuture<List<Decision>> answer = batch.sendFailing();
 
@@ -152,7 +165,7 @@ class BatchFailureTest {
   @EnumSource(Route.class)
   void failureCallback_runsOffHazelcastThreads_andMayCallTheGridSynchronously(Route route)
       throws Exception {
-    Batch batch = Batch.of(route);
+    Batch batch = batch(route);
     String again = subjectOwnedBy(RULE, route.callbackKeyOwner, "from-callback-" + route);
     AtomicReference<String> callbackThread = new AtomicReference<>();
     AtomicReference<Throwable> seen = new AtomicReference<>();
@@ -178,7 +191,7 @@ class BatchFailureTest {
   @ParameterizedTest
   @EnumSource(Route.class)
   void nextBatch_afterAFailedBatchOnTheSameLane_isDecided(Route route) throws Exception {
-    Batch batch = Batch.of(route);
+    Batch batch = batch(route);
     assertRefused(batch.sendFailing());
 
     // One lane per member: the same OwnerBatcher lane that carried the failed batch carries these.
@@ -195,7 +208,7 @@ class BatchFailureTest {
   @ParameterizedTest
   @EnumSource(Route.class)
   void otherKeys_ofAFailedBatch_areCountedExactlyOnceAndNeverRetried(Route route) throws Exception {
-    Batch batch = Batch.of(route);
+    Batch batch = batch(route);
     GridRateLimiter peeker = cluster.limiter(2);
 
     assertRefused(batch.sendFailing());
@@ -221,7 +234,7 @@ class BatchFailureTest {
   @EnumSource(Route.class)
   void everyCaller_ofAFailedBatch_getsTheFailure_thoughTheOtherKeysWereCounted(Route route)
       throws Exception {
-    Batch batch = Batch.of(route);
+    Batch batch = batch(route);
     GridRateLimiter peeker = cluster.limiter(2);
     List<CompletableFuture<Decision>> calls = new ArrayList<>();
     CountDownLatch release = new CountDownLatch(1);
@@ -271,7 +284,7 @@ class BatchFailureTest {
     // for good; the batch to member 1 then fails for a reason of its own. Only the refusal means
     // "nothing was decided, send it the other way": this batch's other keys were decided on member
     // 1, and sending it again would count them twice.
-    Batch batch = Batch.of(Route.CLIENT);
+    Batch batch = batch(Route.CLIENT);
     String onOlder = subjectOwnedBy(RULE, 2, "older-" + batch.subjects.get(0));
     CompletableFuture<List<Decision>> failed;
     OlderMember older = OlderMember.of(cluster.members.get(2));
@@ -367,26 +380,28 @@ class BatchFailureTest {
    * Fresh keys that all live on the route's owner: {@link #NORMAL_KEYS} under {@link #RULE} and one
    * under {@link #POISON}, so that the batcher sends them as one batch to one member.
    */
-  private record Batch(GridRateLimiter limiter, List<String> subjects, String poisoned) {
-    static Batch of(Route route) throws InterruptedException {
-      String prefix = route + "-" + prefixes.incrementAndGet();
-      HazelcastInstance sender = route.sender < 0 ? client : cluster.members.get(route.sender);
-      // One lane per member, so a later batch to this owner reuses the lane of the failed one.
-      GridRateLimiter limiter =
-          cluster.limiter(sender, GridRateLimiter.Options.defaults().withLanesPerMember(1));
-      List<String> subjects = new ArrayList<>();
-      for (int i = 0; subjects.size() < NORMAL_KEYS; i++) {
-        String subject = prefix + "-" + i;
-        if (ownerIndex(StateKey.of(RULE, subject)) == route.owner) {
-          subjects.add(subject);
-        }
+  private Batch batch(Route route) throws InterruptedException {
+    String prefix = route + "-" + prefixes.incrementAndGet();
+    HazelcastInstance sender = route.sender < 0 ? client : cluster.members.get(route.sender);
+    // One lane per member, so a later batch to this owner reuses the lane of the failed one.
+    GridRateLimiter limiter =
+        cluster.limiter(sender, GridRateLimiter.Options.defaults().withLanesPerMember(1));
+    List<String> subjects = new ArrayList<>();
+    for (int i = 0; subjects.size() < NORMAL_KEYS; i++) {
+      String subject = prefix + "-" + i;
+      if (ownerIndex(StateKey.of(RULE, subject)) == route.owner) {
+        subjects.add(subject);
       }
-      String poisoned = subjectOwnedBy(POISON, route.owner, prefix + "-poison");
-      if (sender == client) {
-        awaitClientKnowsOwners(subjects, poisoned);
-      }
-      return new Batch(limiter, subjects, poisoned);
     }
+    String poisoned = subjectOwnedBy(POISON, route.owner, prefix + "-poison");
+    if (sender == client) {
+      awaitClientKnowsOwners(subjects, poisoned);
+    }
+    return new Batch(limiter, subjects, poisoned);
+  }
+
+  /** A batch of keys on one owner (see {@link #batch}) and the limiter that sends it. */
+  private record Batch(GridRateLimiter limiter, List<String> subjects, String poisoned) {
 
     /**
      * Sends the batch with the poisoned key (see {@link #sendFailing(Function)}); its answer must
@@ -439,7 +454,7 @@ class BatchFailureTest {
    * A subject starting with {@code prefix} whose key under {@code rule} lives on member {@code
    * owner}.
    */
-  private static String subjectOwnedBy(String rule, int owner, String prefix) {
+  private String subjectOwnedBy(String rule, int owner, String prefix) {
     for (int i = 0; i < 100_000; i++) {
       String subject = prefix + "-" + i;
       if (ownerIndex(StateKey.of(rule, subject)) == owner) {
@@ -449,7 +464,7 @@ class BatchFailureTest {
     throw new IllegalStateException("no key of member " + owner + " under " + prefix);
   }
 
-  private static int ownerIndex(String stateKey) {
+  private int ownerIndex(String stateKey) {
     Partition partition = cluster.members.get(0).getPartitionService().getPartition(stateKey);
     UUID owner = partition.getOwner().getUuid();
     for (int i = 0; i < cluster.members.size(); i++) {
@@ -464,7 +479,7 @@ class BatchFailureTest {
    * Waits (at most 10 s) until the client's partition table names the owners: a client that does
    * not know a key's owner yet sends its batch with {@code submitToKeys}, not the batch message.
    */
-  private static void awaitClientKnowsOwners(List<String> subjects, String poisoned)
+  private void awaitClientKnowsOwners(List<String> subjects, String poisoned)
       throws InterruptedException {
     List<String> keys = new ArrayList<>();
     subjects.forEach(s -> keys.add(StateKey.of(RULE, s)));

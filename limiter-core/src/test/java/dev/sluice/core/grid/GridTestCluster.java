@@ -1,9 +1,15 @@
 package dev.sluice.core.grid;
 
+import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.RoutingMode;
+import com.hazelcast.client.impl.clientside.HazelcastClientProxy;
 import com.hazelcast.client.test.TestHazelcastFactory;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
@@ -12,28 +18,50 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Members in one JVM over Hazelcast's in-memory network, all reading one manual clock. Each test
- * gets its own cluster name, so concurrent test runs never meet.
+ * Members in one JVM, all reading one manual clock, over Hazelcast's in-memory network or, where
+ * the test is about the network's own threads, over real TCP on loopback ({@link #startOverTcp}).
+ * Each cluster gets its own cluster name, so concurrent test runs never meet.
  */
 final class GridTestCluster implements AutoCloseable {
+  /** Where a cluster's members look for each other over TCP: {@link #TCP_PORTS} ports from here. */
+  private static final int TCP_BASE_PORT = 15_900;
+
+  /**
+   * How many ports a cluster over TCP may take, from its base port: a member whose port is taken
+   * (another run on this machine) takes the next free one, and its peers look there too.
+   */
+  private static final int TCP_PORTS = 10;
+
   final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T11:00:00Z"));
   final TestHazelcastFactory factory = new TestHazelcastFactory();
   final List<HazelcastInstance> members = new ArrayList<>();
   final List<GridRateLimiter> limiters = new ArrayList<>();
+  private final List<HazelcastInstance> tcpClients = new ArrayList<>();
   private final String clusterName = "test-" + UUID.randomUUID();
   private final InMemoryFormat format;
   private final boolean wallClockTtl;
 
+  /** The first port of this cluster's range over TCP, or 0 on the in-memory network. */
+  private final int tcpBasePort;
+
   GridTestCluster() {
-    this(SluiceHazelcast.DEFAULT_STATE_FORMAT, false);
+    this(SluiceHazelcast.DEFAULT_STATE_FORMAT, false, false);
   }
 
   GridTestCluster(InMemoryFormat format, boolean wallClockTtl) {
+    this(format, wallClockTtl, false);
+  }
+
+  private GridTestCluster(InMemoryFormat format, boolean wallClockTtl, boolean overTcp) {
     this.format = format;
     this.wallClockTtl = wallClockTtl;
+    // A random range per cluster, so that two runs on this machine rarely probe each other's.
+    this.tcpBasePort =
+        overTcp ? TCP_BASE_PORT + ThreadLocalRandom.current().nextInt(300) * TCP_PORTS : 0;
   }
 
   /**
@@ -42,6 +70,16 @@ final class GridTestCluster implements AutoCloseable {
    */
   static GridTestCluster start(int members) {
     return start(new GridTestCluster(), members);
+  }
+
+  /**
+   * Real members over TCP on 127.0.0.1 (multicast off, TCP/IP join within this cluster's port
+   * range), for what the in-memory network does not have: a client's answers read on its {@code
+   * hz.client_*} threads, members' answers on their IO and response threads, failures carried by
+   * real sockets. Each member takes about a second to start: start them once per test class.
+   */
+  static GridTestCluster startOverTcp(int members) {
+    return start(new GridTestCluster(SluiceHazelcast.DEFAULT_STATE_FORMAT, false, true), members);
   }
 
   /** Members with the production TTL floor, for the test of TTL cleanup itself. */
@@ -66,16 +104,71 @@ final class GridTestCluster implements AutoCloseable {
     if (!wallClockTtl) {
       config.setProperty(SluiceHazelcast.MIN_STATE_TTL_MILLIS_PROPERTY, "3600000");
     }
+    if (overTcp()) {
+      config.setProperty("hazelcast.socket.bind.any", "false");
+      NetworkConfig network = config.getNetworkConfig();
+      network.setPort(tcpBasePort).setPortAutoIncrement(true).setPortCount(TCP_PORTS);
+      network.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+      JoinConfig join = network.getJoin();
+      join.getAutoDetectionConfig().setEnabled(false);
+      join.getTcpIpConfig().setEnabled(true);
+      for (int port = tcpBasePort; port < tcpBasePort + TCP_PORTS; port++) {
+        join.getTcpIpConfig().addMember("127.0.0.1:" + port);
+      }
+    }
     return SluiceHazelcast.configure(config, clock, format);
   }
 
+  private boolean overTcp() {
+    return tcpBasePort != 0;
+  }
+
+  /**
+   * A client of this cluster. Over TCP it routes to every member (smart routing) and is returned
+   * once it holds a connection to each, so that a batch sent to an owner finds it connected.
+   */
   HazelcastInstance newClient() {
     ClientConfig config = new ClientConfig().setClusterName(clusterName);
-    return factory.newHazelcastClient(SluiceHazelcast.configure(config));
+    if (!overTcp()) {
+      return factory.newHazelcastClient(SluiceHazelcast.configure(config));
+    }
+    config.setProperty("hazelcast.phone.home.enabled", "false");
+    config.getNetworkConfig().getClusterRoutingConfig().setRoutingMode(RoutingMode.ALL_MEMBERS);
+    for (HazelcastInstance member : members) {
+      config.getNetworkConfig().addAddress("127.0.0.1:" + portOf(member));
+    }
+    HazelcastInstance client =
+        HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(config));
+    tcpClients.add(client);
+    awaitConnectedToEveryMember(client);
+    return client;
+  }
+
+  private void awaitConnectedToEveryMember(HazelcastInstance client) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    var connections = ((HazelcastClientProxy) client).client.getConnectionManager();
+    while (connections.getActiveConnections().size() < members.size()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the client did not connect to every member within 30 s");
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the client connected", e);
+      }
+    }
+  }
+
+  private static int portOf(HazelcastInstance member) {
+    return member.getCluster().getLocalMember().getAddress().getPort();
   }
 
   HazelcastInstance addMember() {
-    HazelcastInstance member = factory.newHazelcastInstance(memberConfig());
+    HazelcastInstance member =
+        overTcp()
+            ? Hazelcast.newHazelcastInstance(memberConfig())
+            : factory.newHazelcastInstance(memberConfig());
     members.add(member);
     return member;
   }
@@ -134,6 +227,10 @@ final class GridTestCluster implements AutoCloseable {
   @Override
   public void close() {
     limiters.forEach(GridRateLimiter::close);
+    tcpClients.forEach(client -> client.getLifecycleService().terminate());
+    if (overTcp()) {
+      members.forEach(member -> member.getLifecycleService().terminate());
+    }
     factory.terminateAll();
   }
 }
