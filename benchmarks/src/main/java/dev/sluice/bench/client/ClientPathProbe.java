@@ -1,15 +1,13 @@
 package dev.sluice.bench.client;
 
-import com.hazelcast.client.HazelcastClient;
-import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.bench.load.ProcessCpu;
+import dev.sluice.bench.load.ClosedLoopRound;
+import dev.sluice.bench.load.NodeProbeArgs;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.GridRateLimiter;
-import dev.sluice.core.grid.SluiceHazelcast;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,8 +17,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Where a client decision's time goes: the same closed-loop load (16 threads, 10,000 uniform keys,
@@ -56,17 +52,11 @@ public final class ClientPathProbe {
   private ClientPathProbe() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) {
-      System.err.println("usage: ClientPathProbe <member host:port> <cluster> <node pid> <modes>");
-      System.exit(2);
-    }
-    ClientConfig config = new ClientConfig().setClusterName(args[1]);
-    config.getNetworkConfig().addAddress(args[0]);
-    HazelcastInstance hazelcast =
-        HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(config));
-    long nodePid = Long.parseLong(args[2]);
+    NodeProbeArgs probe = NodeProbeArgs.parse("ClientPathProbe", args);
+    HazelcastInstance hazelcast = probe.connect();
+    long nodePid = probe.nodePid();
     Map<String, Mode> modes = new LinkedHashMap<>();
-    for (String mode : args[3].split(",")) {
+    for (String mode : probe.modes()) {
       modes.put(mode, mode(mode, hazelcast));
     }
     System.out.printf(
@@ -75,7 +65,7 @@ public final class ClientPathProbe {
     System.out.println("|---|---:|---:|---:|---:|");
     for (int round = 0; round < ROUNDS; round++) {
       for (Map.Entry<String, Mode> mode : modes.entrySet()) {
-        Round result = run(mode.getValue(), nodePid);
+        ClosedLoopRound.Result result = run(mode.getValue(), nodePid);
         if (round > 0) {
           System.out.printf(
               Locale.ROOT,
@@ -83,8 +73,8 @@ public final class ClientPathProbe {
               mode.getKey(),
               round,
               result.perSecond(),
-              result.clientCpuMicros(),
-              result.nodeCpuMicros());
+              result.ownCpuMicros(),
+              result.serverCpuMicros());
         }
       }
     }
@@ -139,65 +129,27 @@ public final class ClientPathProbe {
     return "key-" + random.nextInt(KEYS);
   }
 
-  private record Round(double perSecond, double clientCpuMicros, double nodeCpuMicros) {}
-
-  private static Round run(Mode mode, long nodePid) throws Exception {
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicBoolean measuring = new AtomicBoolean();
-    LongAdder decisions = new LongAdder();
-    LongAdder notByTheGrid = new LongAdder();
-    LongAdder failures = new LongAdder();
-    List<Thread> threads = new ArrayList<>();
-    for (int t = 0; t < THREADS; t++) {
-      SplittableRandom random = new SplittableRandom(5315813 + t);
-      Thread thread =
-          new Thread(
-              () -> {
-                while (!stop.get()) {
-                  List<Decision> answers;
-                  try {
-                    answers = mode.decide(random);
-                  } catch (Exception e) {
-                    failures.increment();
-                    continue;
-                  }
-                  if (measuring.get()) {
-                    decisions.add(answers.size());
-                    for (Decision d : answers) {
-                      if (d.decidedBy() != Decision.DecidedBy.LIMITER) {
-                        notByTheGrid.increment();
-                      }
-                    }
-                  }
+  private static ClosedLoopRound.Result run(Mode mode, long nodePid) throws Exception {
+    ClosedLoopRound.Result round =
+        ClosedLoopRound.run(
+            THREADS,
+            ROUND,
+            nodePid,
+            random -> {
+              List<Decision> answers = mode.decide(random);
+              for (Decision d : answers) {
+                if (d.decidedBy() != Decision.DecidedBy.LIMITER) {
+                  throw new IllegalStateException("decided by " + d.decidedBy() + ", not the grid");
                 }
-              });
-      thread.setDaemon(true);
-      thread.start();
-      threads.add(thread);
-    }
-    Thread.sleep(1_000); // let the threads settle before measuring
-    long clientCpu0 = ProcessCpu.ownNanos();
-    long nodeCpu0 = ProcessCpu.ofPid(nodePid);
-    long start = System.nanoTime();
-    measuring.set(true);
-    Thread.sleep(ROUND.toMillis());
-    measuring.set(false);
-    long elapsed = System.nanoTime() - start;
-    long clientCpu = ProcessCpu.ownNanos() - clientCpu0;
-    long nodeCpu = ProcessCpu.ofPid(nodePid) - nodeCpu0;
-    stop.set(true);
-    for (Thread thread : threads) {
-      thread.join(30_000);
-    }
-    long n = Math.max(1, decisions.sum());
-    if (notByTheGrid.sum() > 0 || failures.sum() > 0) {
+              }
+              return answers.size();
+            });
+    if (round.failedCalls() > 0) {
       throw new IllegalStateException(
-          notByTheGrid.sum()
-              + " decisions were not the grid's and "
-              + failures.sum()
-              + " calls failed: the grid was unreachable or slow");
+          round.failedCalls()
+              + " calls failed or were not decided by the grid: it was unreachable or slow");
     }
-    return new Round(n * 1e9 / elapsed, clientCpu / 1e3 / n, nodeCpu / 1e3 / n);
+    return round;
   }
 
   /** One call through one mode's path, on keys drawn from {@code random}. */

@@ -1,11 +1,9 @@
 package dev.sluice.bench.load;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What a REST check costs the server: S5's closed-loop load ({@code POST /v1/check}, 16 threads =
@@ -33,7 +31,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class RestPathProbe {
   private static final int THREADS = 16;
   private static final int KEYS = 10_000;
-  private static final long ROUND_MILLIS = 5_000;
+  private static final Duration ROUND = Duration.ofSeconds(5);
   private static final int ROUNDS = 5;
 
   private RestPathProbe() {}
@@ -72,54 +70,21 @@ public final class RestPathProbe {
   }
 
   private static String run(Target target, KeySpace keys) throws Exception {
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicBoolean measuring = new AtomicBoolean();
-    LongAdder decisions = new LongAdder();
-    LongAdder failures = new LongAdder();
-    List<Thread> threads = new ArrayList<>();
-    for (int t = 0; t < THREADS; t++) {
-      SplittableRandom random = new SplittableRandom(5315813 + t);
-      Thread thread =
-          new Thread(
-              () -> {
-                while (!stop.get()) {
-                  try {
-                    target.contender().decide(keys.next(random));
-                    if (measuring.get()) {
-                      decisions.increment();
-                    }
-                  } catch (Exception e) {
-                    failures.increment();
-                  }
-                }
-              });
-      thread.setDaemon(true);
-      thread.start();
-      threads.add(thread);
-    }
-    Thread.sleep(1_000); // connections open, threads settle
-    long serverCpu0 = ProcessCpu.ofPid(target.pid());
-    long ownCpu0 = ProcessCpu.ownNanos();
-    long start = System.nanoTime();
-    measuring.set(true);
-    Thread.sleep(ROUND_MILLIS);
-    measuring.set(false);
-    long elapsed = System.nanoTime() - start;
-    long serverCpu = ProcessCpu.ofPid(target.pid()) - serverCpu0;
-    long ownCpu = ProcessCpu.ownNanos() - ownCpu0;
-    stop.set(true);
-    for (Thread thread : threads) {
-      thread.join(30_000);
-    }
-    if (failures.sum() > 0) {
-      throw new IllegalStateException(failures.sum() + " calls to " + target.name() + " failed");
-    }
-    long n = Math.max(1, decisions.sum());
+    ClosedLoopRound.Result round =
+        ClosedLoopRound.run(
+            THREADS,
+            ROUND,
+            target.pid(),
+            random -> {
+              target.contender().decide(keys.next(random));
+              return 1;
+            });
     return String.format(
         Locale.ROOT,
-        "%,.0f | %.1f | %.1f",
-        n * 1e9 / elapsed,
-        serverCpu / 1e3 / n,
-        ownCpu / 1e3 / n);
+        "%,.0f | %.1f | %.1f | %d",
+        round.perSecond(),
+        round.serverCpuMicros(),
+        round.ownCpuMicros(),
+        round.failedCalls());
   }
 }
