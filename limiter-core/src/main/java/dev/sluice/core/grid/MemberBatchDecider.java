@@ -16,6 +16,7 @@ import com.hazelcast.spi.impl.operationservice.impl.InvocationFuture;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,7 +61,9 @@ final class MemberBatchDecider {
   /**
    * Decides each key's requests on its owner. The future holds one result per request, in order:
    * the serialized {@link KeyOutcome} ({@code serialized}, for sending on) or the object. If any
-   * key fails, the future fails with that key's failure; other keys may have been counted.
+   * key fails, the future fails with the first key's failure, but only once every key's operation
+   * has finished: the other keys are then counted (and backed up), and a batcher that sends the
+   * next batch on the same lane when this one answers never has two batches in flight.
    *
    * @param caller the client the batch came from, or null for this member
    */
@@ -77,6 +80,7 @@ final class MemberBatchDecider {
     PartitioningStrategy<?> strategy = maps.getMapContainer(mapName).getPartitioningStrategy();
     Object[] outcomes = new Object[requests.length];
     AtomicInteger outstanding = new AtomicInteger(requests.length);
+    AtomicReference<Throwable> firstFailure = new AtomicReference<>();
     for (int i = 0; i < requests.length; i++) {
       int index = i;
       Data key = serialization.toData(requests[i].key, strategy);
@@ -98,12 +102,17 @@ final class MemberBatchDecider {
       decided.whenCompleteAsync(
           (outcome, failure) -> {
             if (failure != null) {
-              answer.completeExceptionally(failure);
-              return;
+              firstFailure.compareAndSet(null, failure);
+            } else {
+              outcomes[index] = outcome;
             }
-            outcomes[index] = outcome;
             if (outstanding.decrementAndGet() == 0) {
-              answer.complete(outcomes);
+              Throwable failed = firstFailure.get();
+              if (failed != null) {
+                answer.completeExceptionally(failed);
+              } else {
+                answer.complete(outcomes);
+              }
             }
           },
           ConcurrencyUtil.CALLER_RUNS);

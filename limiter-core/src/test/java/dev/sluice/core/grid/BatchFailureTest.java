@@ -20,6 +20,7 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializable;
 import com.hazelcast.partition.Partition;
+import com.hazelcast.spi.impl.operationexecutor.OperationExecutor;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
@@ -68,9 +69,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <h2>What a failed batch does to its other keys</h2>
  *
  * Each key is its own operation, so the other keys of the batch are decided and counted on their
- * owners all the same; the batch answers with the failure as soon as the poisoned key fails, and
- * every caller in the batch gets that failure. Nothing is sent again: each other key is counted
- * exactly once, and the next batch counts it once more.
+ * owners all the same; the batch answers with the failure once every key's operation has finished
+ * (not the moment the poisoned key fails, which would free the lane for the next batch while some
+ * of this one's keys are still to be decided), and every caller in the batch gets that failure.
+ * Nothing is sent again: each other key is counted exactly once, and the next batch counts it once
+ * more.
  *
  * <h2>Two networks</h2>
  *
@@ -122,6 +125,9 @@ class BatchFailureTest {
    * a copy made by Hazelcast, but the members run in this JVM and share this field.
    */
   private static volatile CountDownLatch gate = new CountDownLatch(0);
+
+  /** How many states the interceptor has refused so far, on any member. */
+  private static final AtomicInteger refusals = new AtomicInteger();
 
   /** Three members on the network under test. */
   GridTestCluster startCluster() {
@@ -214,10 +220,10 @@ class BatchFailureTest {
 
     assertRefused(batch.sendFailing());
 
-    // The batch answers the moment the poisoned key fails, while the other keys' operations may
-    // still be on their way; each then lands once. The poisoned key stored nothing.
+    // The batch answers once every key's operation has finished: each other key has landed, once.
+    // The poisoned key stored nothing.
     for (String subject : batch.subjects) {
-      assertThat(awaitRemaining(peeker, subject, LIMIT - 1)).as(subject).isEqualTo(LIMIT - 1);
+      assertThat(peeker.peek(RULE, subject).remaining()).as(subject).isEqualTo(LIMIT - 1);
     }
     assertThat(peeker.peek(POISON, batch.poisoned).remaining()).isEqualTo(LIMIT);
 
@@ -229,6 +235,32 @@ class BatchFailureTest {
     for (String subject : batch.subjects) {
       assertThat(peeker.peek(RULE, subject).remaining()).as(subject).isEqualTo(LIMIT - 2);
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Route.class)
+  void failedBatch_answersOnlyOnceItsOtherKeysAreDecided(Route route) throws Exception {
+    Batch batch = batch(route);
+    HazelcastInstance owner = cluster.members.get(route.owner);
+    String held = subjectOnAnotherPartitionThread(owner, batch);
+    int refusedBefore = refusals.get();
+    PartitionHold hold = PartitionHold.on(owner, StateKey.of(RULE, held));
+    CompletableFuture<List<Decision>> answer;
+    try {
+      // t=0: the held key's partition thread is busy; the poisoned key's is free.
+      answer = batch.sendFailing();
+      // t=1: the poisoned key has failed on its owner. Its failure must wait for the held key: a
+      // batch that answered now would free its lane while one of its keys is still to be decided.
+      awaitRefusalAfter(refusedBefore);
+      Thread.sleep(300);
+      assertThat(answer).as("the batch while one of its keys waits").isNotDone();
+    } finally {
+      hold.close();
+    }
+
+    // t=2: the held key is decided, then the batch fails, with everything counted already.
+    assertRefused(answer);
+    assertThat(cluster.limiter(2).peek(RULE, held).remaining()).isEqualTo(LIMIT - 1);
   }
 
   @ParameterizedTest
@@ -262,7 +294,7 @@ class BatchFailureTest {
       assertRefused(call);
     }
     for (String subject : batch.subjects) {
-      assertThat(awaitRemaining(peeker, subject, LIMIT - 1)).as(subject).isEqualTo(LIMIT - 1);
+      assertThat(peeker.peek(RULE, subject).remaining()).as(subject).isEqualTo(LIMIT - 1);
     }
     assertThat(peeker.peek(POISON, batch.poisoned).remaining()).isEqualTo(LIMIT);
   }
@@ -310,7 +342,7 @@ class BatchFailureTest {
 
     GridRateLimiter peeker = cluster.limiter(2);
     for (String subject : batch.subjects) {
-      assertThat(awaitRemaining(peeker, subject, LIMIT - 1)).as(subject).isEqualTo(LIMIT - 1);
+      assertThat(peeker.peek(RULE, subject).remaining()).as(subject).isEqualTo(LIMIT - 1);
     }
     List<Decision> next =
         batch.limiter.tryAcquireAllAsync(batch.normal()).get(10, TimeUnit.SECONDS);
@@ -364,18 +396,39 @@ class BatchFailureTest {
   }
 
   /**
-   * The remaining permits of {@code subject} once they reach {@code expected} (polling at most 5
-   * s), or the last value read: the other keys of a failed batch may still be in flight.
+   * One of the batch's normal subjects whose key runs on another of {@code owner}'s partition
+   * threads than the poisoned key: holding it leaves the poisoned key free to fail.
    */
-  private static long awaitRemaining(GridRateLimiter peeker, String subject, long expected)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    long remaining = peeker.peek(RULE, subject).remaining();
-    while (remaining != expected && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-      remaining = peeker.peek(RULE, subject).remaining();
+  private static String subjectOnAnotherPartitionThread(HazelcastInstance owner, Batch batch) {
+    OperationExecutor executor =
+        ((HazelcastInstanceProxy) owner)
+            .getOriginal()
+            .node
+            .getNodeEngine()
+            .getOperationService()
+            .getOperationExecutor();
+    int poisonThread = executor.toPartitionThreadIndex(partitionOf(owner, POISON, batch.poisoned));
+    for (String subject : batch.subjects) {
+      if (executor.toPartitionThreadIndex(partitionOf(owner, RULE, subject)) != poisonThread) {
+        return subject;
+      }
     }
-    return remaining;
+    throw new IllegalStateException("every key of the batch shares the poisoned key's thread");
+  }
+
+  private static int partitionOf(HazelcastInstance member, String rule, String subject) {
+    return member.getPartitionService().getPartition(StateKey.of(rule, subject)).getPartitionId();
+  }
+
+  /** Waits (at most 10 s) until the interceptor has refused a state since {@code before}. */
+  private static void awaitRefusalAfter(int before) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (refusals.get() == before) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the poisoned key was not refused within 10 s");
+      }
+      Thread.sleep(5);
+    }
   }
 
   /**
@@ -574,6 +627,7 @@ class BatchFailureTest {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
+        refusals.incrementAndGet();
         throw new IllegalStateException(REFUSAL + " rule");
       }
       return null;
