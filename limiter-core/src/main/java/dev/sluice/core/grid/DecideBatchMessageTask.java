@@ -35,8 +35,8 @@ import java.util.concurrent.CompletableFuture;
  * (the invocation waits for the backup's acknowledgement before it completes, unlike {@code
  * submitToKeys}, whose backups are asynchronous). A key that is not owned here (the partition moved
  * after the client routed the batch) is still decided on its owner: the invocation goes there. If
- * any key fails, the whole batch answers with that failure, as {@code submitToKeys} does; the other
- * keys may have been counted.
+ * any key fails, the whole batch answers with that failure, as {@code submitToKeys} does, once
+ * every key's operation has finished; the other keys are counted.
  */
 final class DecideBatchMessageTask
     extends AbstractAsyncMessageTask<DecideBatchCodec.Request, List<Data>> {

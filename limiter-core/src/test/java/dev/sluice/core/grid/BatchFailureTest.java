@@ -85,6 +85,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class BatchFailureTest {
   private static final String RULE = "each";
   private static final String POISON = "poison";
+  private static final String SLOW = "slow";
   private static final long LIMIT = 5;
   private static final int NORMAL_KEYS = 6;
   private static final String REFUSAL = "the test's interceptor refuses every state of the poison";
@@ -129,6 +130,9 @@ class BatchFailureTest {
   /** How many states the interceptor has refused so far, on any member. */
   private static final AtomicInteger refusals = new AtomicInteger();
 
+  /** Where the owner's interceptor holds a state of the rule {@value #SLOW} (at most 10 s). */
+  private static volatile CountDownLatch slowGate = new CountDownLatch(0);
+
   /** Three members on the network under test. */
   GridTestCluster startCluster() {
     return GridTestCluster.start(3);
@@ -142,8 +146,12 @@ class BatchFailureTest {
     setup.rules().put(new Rule(RULE, Policy.of(LIMIT, Duration.ofMinutes(1))));
     Policy poison = Policy.of(LIMIT, Duration.ofSeconds(77));
     setup.rules().put(new Rule(POISON, poison));
+    Policy slow = Policy.of(LIMIT, Duration.ofSeconds(78));
+    setup.rules().put(new Rule(SLOW, slow));
     IMap<String, GridState> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
-    interceptorId = states.addInterceptor(new RefuseStates(GridState.fingerprint(poison)));
+    interceptorId =
+        states.addInterceptor(
+            new InterceptStates(GridState.fingerprint(poison), GridState.fingerprint(slow)));
     cluster.awaitSafe(); // so that the owners picked below stay the owners
   }
 
@@ -241,26 +249,29 @@ class BatchFailureTest {
   @EnumSource(Route.class)
   void failedBatch_answersOnlyOnceItsOtherKeysAreDecided(Route route) throws Exception {
     Batch batch = batch(route);
-    HazelcastInstance owner = cluster.members.get(route.owner);
-    String held = subjectOnAnotherPartitionThread(owner, batch);
+    String slow = slowSubjectBesidesThePoison(route, batch);
+    List<Check> checks = batch.checks();
+    checks.add(Check.of(SLOW, slow));
     int refusedBefore = refusals.get();
-    PartitionHold hold = PartitionHold.on(owner, StateKey.of(RULE, held));
+    CountDownLatch release = new CountDownLatch(1);
+    slowGate = release;
     CompletableFuture<List<Decision>> answer;
     try {
-      // t=0: the held key's partition thread is busy; the poisoned key's is free.
-      answer = batch.sendFailing();
-      // t=1: the poisoned key has failed on its owner. Its failure must wait for the held key: a
-      // batch that answered now would free its lane while one of its keys is still to be decided.
+      // t=0: the batch leaves; on the owner the slow key's put waits at the gate, on one partition
+      // thread, while the poisoned key fails on another.
+      answer = offHazelcastThreads(batch.limiter.tryAcquireAllAsync(checks));
+      // t=1: the poisoned key has failed. Its failure must wait for the slow key: a batch that
+      // answered now would free its lane while one of its keys is still to be decided.
       awaitRefusalAfter(refusedBefore);
       Thread.sleep(300);
       assertThat(answer).as("the batch while one of its keys waits").isNotDone();
     } finally {
-      hold.close();
+      release.countDown();
     }
 
-    // t=2: the held key is decided, then the batch fails, with everything counted already.
+    // t=2: the slow key is decided, then the batch fails, with everything counted already.
     assertRefused(answer);
-    assertThat(cluster.limiter(2).peek(RULE, held).remaining()).isEqualTo(LIMIT - 1);
+    assertThat(cluster.limiter(2).peek(SLOW, slow).remaining()).isEqualTo(LIMIT - 1);
   }
 
   @ParameterizedTest
@@ -300,14 +311,16 @@ class BatchFailureTest {
   }
 
   @Test
-  void refuseStates_travelsAsDataSerializable_notJavaSerialized() {
+  void interceptStates_travelsAsDataSerializable_notJavaSerialized() {
     SerializationService serialization =
         ((HazelcastInstanceProxy) cluster.members.get(0)).getOriginal().getSerializationService();
 
-    Data data = serialization.toData(new RefuseStates(42));
+    Data data = serialization.toData(new InterceptStates(42, 43));
 
     assertThat(data.getType()).isEqualTo(SerializationConstants.CONSTANT_TYPE_DATA_SERIALIZABLE);
-    assertThat(serialization.<RefuseStates>toObject(data).fingerprint).isEqualTo(42);
+    InterceptStates copy = serialization.toObject(data);
+    assertThat(copy.fingerprint).isEqualTo(42);
+    assertThat(copy.slowFingerprint).isEqualTo(43);
   }
 
   @Test
@@ -396,10 +409,12 @@ class BatchFailureTest {
   }
 
   /**
-   * One of the batch's normal subjects whose key runs on another of {@code owner}'s partition
-   * threads than the poisoned key: holding it leaves the poisoned key free to fail.
+   * A subject whose key under {@value #SLOW} lives on the route's owner but runs on another of its
+   * partition threads than the poisoned key, so that holding it leaves the poisoned key free to
+   * fail.
    */
-  private static String subjectOnAnotherPartitionThread(HazelcastInstance owner, Batch batch) {
+  private String slowSubjectBesidesThePoison(Route route, Batch batch) throws InterruptedException {
+    HazelcastInstance owner = cluster.members.get(route.owner);
     OperationExecutor executor =
         ((HazelcastInstanceProxy) owner)
             .getOriginal()
@@ -407,17 +422,23 @@ class BatchFailureTest {
             .getNodeEngine()
             .getOperationService()
             .getOperationExecutor();
-    int poisonThread = executor.toPartitionThreadIndex(partitionOf(owner, POISON, batch.poisoned));
-    for (String subject : batch.subjects) {
-      if (executor.toPartitionThreadIndex(partitionOf(owner, RULE, subject)) != poisonThread) {
+    int poisonThread =
+        executor.toPartitionThreadIndex(partitionOf(StateKey.of(POISON, batch.poisoned)));
+    for (int i = 0; i < 10_000; i++) {
+      String subject = subjectOwnedBy(SLOW, route.owner, batch.poisoned + "-slow-" + i);
+      String key = StateKey.of(SLOW, subject);
+      if (executor.toPartitionThreadIndex(partitionOf(key)) != poisonThread) {
+        if (route.sender < 0) {
+          awaitClientKnowsOwners(List.of(key));
+        }
         return subject;
       }
     }
-    throw new IllegalStateException("every key of the batch shares the poisoned key's thread");
+    throw new IllegalStateException("no slow key beside the poisoned key's partition thread");
   }
 
-  private static int partitionOf(HazelcastInstance member, String rule, String subject) {
-    return member.getPartitionService().getPartition(StateKey.of(rule, subject)).getPartitionId();
+  private int partitionOf(String stateKey) {
+    return cluster.members.get(0).getPartitionService().getPartition(stateKey).getPartitionId();
   }
 
   /** Waits (at most 10 s) until the interceptor has refused a state since {@code before}. */
@@ -450,7 +471,10 @@ class BatchFailureTest {
     }
     String poisoned = subjectOwnedBy(POISON, route.owner, prefix + "-poison");
     if (sender == client) {
-      awaitClientKnowsOwners(subjects, poisoned);
+      List<String> keys = new ArrayList<>();
+      subjects.forEach(subject -> keys.add(StateKey.of(RULE, subject)));
+      keys.add(StateKey.of(POISON, poisoned));
+      awaitClientKnowsOwners(keys);
     }
     return new Batch(limiter, subjects, poisoned);
   }
@@ -537,11 +561,7 @@ class BatchFailureTest {
    * members' by an event) sends the key on that member's lane, and a batch the test means as one
    * goes out as two.
    */
-  private void awaitClientKnowsOwners(List<String> subjects, String poisoned)
-      throws InterruptedException {
-    List<String> keys = new ArrayList<>();
-    subjects.forEach(s -> keys.add(StateKey.of(RULE, s)));
-    keys.add(StateKey.of(POISON, poisoned));
+  private void awaitClientKnowsOwners(List<String> keys) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     for (String key : keys) {
       while (!clientAgreesOnOwner(key)) {
@@ -604,23 +624,34 @@ class BatchFailureTest {
   }
 
   /**
-   * Refuses to store any state with one fingerprint. Hazelcast ships an interceptor to every member
-   * when it is added: as a {@link DataSerializable} (class name and fields), not by Java
-   * serialization, though {@link MapInterceptor} extends {@link java.io.Serializable}.
+   * Refuses to store any state with one fingerprint (after the {@link #gate}), and holds the states
+   * with another at the {@link #slowGate} before storing them. Hazelcast ships an interceptor to
+   * every member when it is added: as a {@link DataSerializable} (class name and fields), not by
+   * Java serialization, though {@link MapInterceptor} extends {@link java.io.Serializable}.
    */
-  public static final class RefuseStates implements MapInterceptor, DataSerializable {
+  public static final class InterceptStates implements MapInterceptor, DataSerializable {
     private static final long serialVersionUID = 1L;
     private int fingerprint;
+    private int slowFingerprint;
 
     /** For deserialization. */
-    public RefuseStates() {}
+    public InterceptStates() {}
 
-    RefuseStates(int fingerprint) {
+    InterceptStates(int fingerprint, int slowFingerprint) {
       this.fingerprint = fingerprint;
+      this.slowFingerprint = slowFingerprint;
     }
 
     @Override
     public Object interceptPut(Object oldValue, Object newValue) {
+      if (newValue instanceof GridState state && state.fingerprint() == slowFingerprint) {
+        try {
+          slowGate.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return null;
+      }
       if (newValue instanceof GridState state && state.fingerprint() == fingerprint) {
         try {
           gate.await(10, TimeUnit.SECONDS);
@@ -655,11 +686,13 @@ class BatchFailureTest {
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
       out.writeInt(fingerprint);
+      out.writeInt(slowFingerprint);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
       fingerprint = in.readInt();
+      slowFingerprint = in.readInt();
     }
   }
 }
