@@ -320,6 +320,22 @@ class BadInputTest {
             400,
             "invalid_field",
             "checks[2].limit"),
+        check(
+            "key with an unpaired surrogate",
+            "{\"rule\": \"login\", \"key\": \"a\\ud800b\"}",
+            400,
+            "invalid_field",
+            "key: must be valid Unicode"),
+        batch(
+            "unpaired surrogate in a batch key",
+            "{\"checks\": ["
+                + goodCheck
+                + ", {\"rule\": \"login\", \"key\": \"\\udc00\"}, "
+                + goodCheck
+                + "]}",
+            400,
+            "invalid_field",
+            "checks[1].key: must be valid Unicode"),
         batch(
             "unknown field in batch element",
             "{\"checks\": ["

@@ -471,6 +471,39 @@ public abstract class RateLimiterContract {
         .isInstanceOf(InvalidPolicyException.class);
   }
 
+  /**
+   * A key is text: an unpaired UTF-16 surrogate has no UTF-8 form, so it cannot be stored as is.
+   * Encoders replace it with {@code ?} (two such keys would share one counter) or fail after the
+   * rest of a batch was counted, so it is refused up front, alone and inside a batch.
+   */
+  @Test
+  void key_withUnpairedSurrogate_isRejectedAndNothingIsCounted() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1)));
+    String good = key("good");
+    String pair = key("\uD83D\uDE00"); // U+1F600, a well-formed pair
+
+    for (String bad : List.of("\uD800", key("x\uDC00y"), key("tail\uD83D"))) {
+      assertThatThrownBy(() -> limiter().tryAcquire(rule, bad, 1))
+          .isInstanceOfSatisfying(
+              InvalidPolicyException.class,
+              e -> {
+                assertThat(e.field()).isEqualTo("key");
+                assertThat(e.getMessage()).contains("surrogate");
+              });
+      assertThatThrownBy(
+              () ->
+                  limiter()
+                      .tryAcquireAll(
+                          List.of(Check.of(rule, good), Check.of(rule, bad), Check.of(rule, good))))
+          .isInstanceOfSatisfying(
+              InvalidPolicyException.class, e -> assertThat(e.field()).contains("key"));
+    }
+
+    assertThat(peek(rule, good).remaining()).as("nothing of the batches was counted").isEqualTo(2);
+    assertThat(acquire(rule, pair).remaining()).isEqualTo(1);
+    assertThat(peek(rule, pair).remaining()).isEqualTo(1);
+  }
+
   // ---------------------------------------------------------------- batches and async
 
   @Test
