@@ -22,7 +22,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Strict JSON for the API: the body must be exactly one object of the expected shape. Unknown
@@ -152,11 +154,25 @@ final class Json {
       throw new ApiError(
           400,
           ApiError.MALFORMED_JSON,
-          "the request body is not valid JSON" + where(e) + ": " + e.getOriginalMessage());
+          "the request body is not valid JSON"
+              + where(e)
+              + ": "
+              + withoutSource(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
+
+  /**
+   * Jackson names locations inside its message as {@code [Source: REDACTED (`...` disabled); line:
+   * 1, column: 1]}, a setting's name a caller cannot act on; this keeps the line and column.
+   */
+  static String withoutSource(@Nullable String message) {
+    return message == null ? "" : SOURCE.matcher(message).replaceAll("line $1, column $2");
+  }
+
+  private static final Pattern SOURCE =
+      Pattern.compile("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)]");
 
   private static String where(JsonProcessingException e) {
     return e.getLocation() == null
