@@ -204,6 +204,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
+    Objects.requireNonNull(checks, "checks must not be null");
     Decision[] answers = new Decision[checks.size()];
     List<Check> remote = localAnswers(checks, answers);
     if (!remote.isEmpty()) {
@@ -214,6 +215,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   @Override
   public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
+    Objects.requireNonNull(checks, "checks must not be null");
     Decision[] answers = new Decision[checks.size()];
     List<Check> remote = localAnswers(checks, answers);
     if (remote.isEmpty()) {
@@ -236,6 +238,10 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     List<Check> remote = new ArrayList<>(checks.size());
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
+      if (check == null) {
+        // Before any answer is taken from the grid: the caller's bug, not an outage.
+        throw new NullPointerException("checks[" + i + "] is null");
+      }
       Decision local = localAnswer(keyOf(check), check);
       if (local != null) {
         answers[i] = local;

@@ -242,7 +242,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
    */
   public List<Decision> tryAcquireAll(List<Check> checks, Duration timeout)
       throws TimeoutException {
-    Objects.requireNonNull(checks, "checks");
+    requireChecks(checks);
     long timeoutNanos = Objects.requireNonNull(timeout, "timeout").toNanos();
     if (!oneKeyOneRequest(checks)) {
       return awaitWithin(submitAll(checks), timeoutNanos);
@@ -283,9 +283,9 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     if (checks.isEmpty()) {
       return false;
     }
-    Check first = Objects.requireNonNull(checks.get(0), "check");
+    Check first = checks.get(0);
     for (Check check : checks) {
-      if (!Objects.requireNonNull(check, "check").key().equals(first.key())
+      if (!check.key().equals(first.key())
           || !Objects.equals(check.rule(), first.rule())
           || !Objects.equals(check.policy(), first.policy())) {
         return false;
@@ -294,11 +294,21 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     return true;
   }
 
+  /** A null list or element is the caller's bug: say which, before anything is counted. */
+  private static void requireChecks(@Nullable List<Check> checks) {
+    Objects.requireNonNull(checks, "checks must not be null");
+    for (int i = 0; i < checks.size(); i++) {
+      if (checks.get(i) == null) {
+        throw new NullPointerException("checks[" + i + "] is null");
+      }
+    }
+  }
+
   private CompletableFuture<List<Decision>> submitAll(List<Check> checks) {
-    Objects.requireNonNull(checks, "checks");
+    requireChecks(checks);
     List<Pending> pendings = new ArrayList<>(checks.size());
     for (Check check : checks) {
-      pendings.add(pending(Objects.requireNonNull(check, "check")));
+      pendings.add(pending(check));
     }
     if (localMember == null && checks.size() > 1) {
       checkRulesRemotely(checks);

@@ -14,6 +14,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -546,6 +547,25 @@ public abstract class RateLimiterContract {
             () -> limiter().tryAcquireAll(List.of(Check.of(rule, key), Check.of(rule, key, 3))))
         .isInstanceOfSatisfying(
             InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("cost"));
+
+    assertThat(peek(rule, key).remaining()).isEqualTo(2);
+  }
+
+  @Test
+  void batch_nullOrHoldingNull_isRefusedNamingChecksAndCountsNothing() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1)));
+    String key = key("user");
+    List<Check> holdingNull = Arrays.asList(Check.of(rule, key), null);
+
+    assertThatThrownBy(() -> limiter().tryAcquireAll(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("checks");
+    assertThatThrownBy(() -> limiter().tryAcquireAll(holdingNull))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("checks");
+    assertFailsWith(() -> limiter().tryAcquireAllAsync(null), NullPointerException.class, "checks");
+    assertFailsWith(
+        () -> limiter().tryAcquireAllAsync(holdingNull), NullPointerException.class, "checks");
 
     assertThat(peek(rule, key).remaining()).isEqualTo(2);
   }
