@@ -466,7 +466,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   /** Resets the key on the grid and forgets any local denial of it. */
   @Override
   public void reset(String rule, String key) {
-    Rule.checkName(rule);
+    Rule.checkName(rule, "rule");
     StateKey.checkSubject(key);
     if (deniedCache != null) {
       deniedCache.invalidate(new DeniedUntilCache.Key(rule, null, key));

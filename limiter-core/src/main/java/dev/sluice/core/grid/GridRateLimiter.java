@@ -164,7 +164,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     if (rule != null && checkedRuleNames.contains(rule)) {
       return;
     }
-    Rule.checkName(rule);
+    Rule.checkName(rule, "rule");
     if (checkedRuleNames.size() < 10_000) {
       checkedRuleNames.add(rule);
     }
@@ -345,7 +345,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   @Override
   public Decision peek(String rule, String key) {
     checkOpen();
-    Rule.checkName(rule);
+    Rule.checkName(rule, "rule");
     StateKey.checkSubject(key);
     KeyOutcome outcome = states.executeOnKey(StateKey.of(rule, key), new PeekProcessor(rule, null));
     return outcome.decision(0);
@@ -354,7 +354,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   @Override
   public void reset(String rule, String key) {
     checkOpen();
-    Rule.checkName(rule);
+    Rule.checkName(rule, "rule");
     StateKey.checkSubject(key);
     states.delete(StateKey.of(rule, key));
   }

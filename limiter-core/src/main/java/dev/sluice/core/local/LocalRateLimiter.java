@@ -176,6 +176,7 @@ public final class LocalRateLimiter implements RateLimiter {
 
   @Override
   public void reset(String rule, String key) {
+    Rule.checkName(rule, "rule");
     rules.get(rule);
     StateKey.checkSubject(key);
     states
@@ -346,6 +347,7 @@ public final class LocalRateLimiter implements RateLimiter {
     Rule rule = rules.find(name).orElse(null);
     if (rule == null) {
       compiledRules.remove(name);
+      Rule.checkName(name, "rule");
       throw new UnknownRuleException(name);
     }
     Compiled compiled = compiledRules.get(name);

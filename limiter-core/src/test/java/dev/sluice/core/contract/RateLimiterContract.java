@@ -398,6 +398,36 @@ public abstract class RateLimiterContract {
 
   // ---------------------------------------------------------------- cost and keys
 
+  /** The rule argument of a call is named {@code rule} when it is not a rule name, as in REST. */
+  @Test
+  void badRuleName_isRefusedNamingTheRuleArgument() {
+    String key = key("user");
+    for (String bad : List.of("log in", "x".repeat(65))) {
+      List<ThrowableAssert.ThrowingCallable> calls =
+          List.of(
+              () -> limiter().tryAcquire(bad, key, 1),
+              () -> {
+                try {
+                  await(limiter().tryAcquireAsync(bad, key, 1));
+                } catch (ExecutionException e) {
+                  throw e.getCause();
+                }
+              },
+              () -> limiter().peek(bad, key),
+              () -> limiter().reset(bad, key),
+              () -> limiter().tryAcquireAll(List.of(Check.of(bad, key))));
+      for (ThrowableAssert.ThrowingCallable call : calls) {
+        assertThatThrownBy(call)
+            .isInstanceOfSatisfying(
+                InvalidPolicyException.class,
+                e -> {
+                  assertThat(e.field()).isEqualTo("rule");
+                  assertThat(e.getMessage()).startsWith("rule: rule names are 1 to 64 characters");
+                });
+      }
+    }
+  }
+
   @Test
   void costZero_isAPeekThatConsumesNothing() {
     String rule = rule(policy(Algorithm.SLIDING_WINDOW, 3, Duration.ofMinutes(1)));
