@@ -13,6 +13,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
+import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -356,6 +357,10 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     checkOpen();
     Rule.checkName(rule, "rule");
     StateKey.checkSubject(key);
+    if (rules.find(rule).isEmpty()) {
+      // As every other operation (and DELETE /v1/limits): a typo must not look like a reset.
+      throw new UnknownRuleException(rule);
+    }
     states.delete(StateKey.of(rule, key));
   }
 

@@ -392,6 +392,8 @@ public abstract class RateLimiterContract {
         .isInstanceOf(UnknownRuleException.class)
         .hasMessageContaining(missing);
     assertThatThrownBy(() -> limiter().peek(missing, key)).isInstanceOf(UnknownRuleException.class);
+    assertThatThrownBy(() -> limiter().reset(missing, key))
+        .isInstanceOf(UnknownRuleException.class);
     assertFailsWith(
         () -> limiter().tryAcquireAsync(missing, key, 1), UnknownRuleException.class, missing);
   }
