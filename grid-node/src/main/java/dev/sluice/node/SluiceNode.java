@@ -147,6 +147,9 @@ public final class SluiceNode implements AutoCloseable {
       }
     }
     NodeSettings settings = NodeSettings.load(config, environment);
+    for (String warning : NodeSettings.unknownVariableWarnings(environment)) {
+      LOG.warn(warning);
+    }
     return insecure ? settings.withInsecure() : settings;
   }
 
