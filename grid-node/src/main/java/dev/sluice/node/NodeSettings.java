@@ -10,6 +10,7 @@ import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
+import dev.sluice.core.rules.RulesFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -553,7 +554,9 @@ public record NodeSettings(
       }
     } catch (JsonProcessingException e) {
       throw new NodeConfigException(
-          where(file, e.getLocation()) + ": not valid YAML: " + firstLine(e.getOriginalMessage()),
+          where(file, e.getLocation())
+              + ": not valid YAML: "
+              + RulesFile.yamlProblem(String.valueOf(e.getOriginalMessage())),
           e);
     } catch (IOException e) {
       throw new NodeConfigException(
@@ -565,11 +568,6 @@ public record NodeSettings(
     return location == null
         ? file.toString()
         : file + ":" + location.getLineNr() + ":" + location.getColumnNr();
-  }
-
-  private static String firstLine(String message) {
-    int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
   }
 
   private static @Nullable Setting byKey(String key) {

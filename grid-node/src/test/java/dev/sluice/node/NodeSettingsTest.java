@@ -252,7 +252,10 @@ class NodeSettingsTest {
             "clusterName: x\nrestport: 8080\n",
             "node.yaml:2:1: unknown setting 'restport'; the settings are: mode, clusterName, restPort"),
         Arguments.of("restPort: 1\nrestPort: 2\n", "node.yaml:2:1: restPort: appears twice"),
-        Arguments.of("restPort: [1\n", "node.yaml:"),
+        Arguments.of(
+            "restPort: [1\n",
+            "node.yaml:1:13: not valid YAML: while parsing a flow sequence at line 1, column 11:"
+                + " expected ',' or ']', but got <stream end> at line 2, column 1"),
         Arguments.of("- just\n- a list\n", "node.yaml:1:1: expected a mapping of settings"),
         Arguments.of(
             "discovery: multicast\n",
