@@ -165,14 +165,25 @@ final class Json {
 
   /**
    * Jackson names locations inside its message as {@code [Source: REDACTED (`...` disabled); line:
-   * 1, column: 1]}, a setting's name a caller cannot act on; this keeps the line and column.
+   * 1, column: 1]}, a setting's name a caller cannot act on; this keeps the line and column, and
+   * drops advice to enable parser features.
    */
   static String withoutSource(@Nullable String message) {
-    return message == null ? "" : SOURCE.matcher(message).replaceAll("line $1, column $2");
+    if (message == null) {
+      return "";
+    }
+    String located = SOURCE.matcher(message).replaceAll("line $1, column $2");
+    return PARSER_FEATURE.matcher(located).replaceAll("");
   }
 
   private static final Pattern SOURCE =
       Pattern.compile("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)]");
+
+  /** Advice to enable a parser feature: the server's setting, not something the caller can do. */
+  private static final Pattern PARSER_FEATURE =
+      Pattern.compile(
+          ": enable `[A-Za-z_.]+` to allow"
+              + "| \\(not recognized as one since Feature '[A-Z_]+' not enabled for parser\\)");
 
   private static String where(JsonProcessingException e) {
     return e.getLocation() == null

@@ -58,6 +58,18 @@ class BadInputTest {
             400,
             "malformed_json",
             "expected close marker for Object (start marker at line 1, column 1)"),
+        check(
+            "NaN as a number",
+            "{\"rule\": \"login\", \"key\": \"victim\", \"cost\": NaN}",
+            400,
+            "malformed_json",
+            "Non-standard token 'NaN'"),
+        check(
+            "a comment",
+            "/* one */ " + goodCheck,
+            400,
+            "malformed_json",
+            "maybe a (non-standard) comment?"),
         check("trailing garbage", goodCheck + " x", 400, "malformed_json", "not valid JSON"),
         check("two objects", goodCheck + goodCheck, 400, "malformed_json", "not valid JSON"),
         check("empty body", "", 400, "malformed_json", "empty"),
@@ -476,7 +488,14 @@ class BadInputTest {
       assertThat(message).contains(badInput.messageMentions());
       assertThat(message)
           .doesNotContain(
-              "Exception", "dev.sluice", "com.fasterxml", "\tat ", "Source:", "StreamReadFeature");
+              "Exception",
+              "dev.sluice",
+              "com.fasterxml",
+              "\tat ",
+              "Source:",
+              "StreamReadFeature",
+              "enable",
+              "Feature");
 
       assertThat(server.get("/v1/limits/login/victim").json().get("remaining").asLong())
           .as("nothing was counted")
