@@ -165,6 +165,7 @@ public final class SluiceNode implements AutoCloseable {
 
   /** Starts a node whose decisions read {@code timeSource} (tests use a manual clock). */
   static SluiceNode start(NodeSettings settings, TimeSource timeSource) {
+    MemberConfig.localAddress(settings.bindAddress());
     if (!settings.hasAdminToken() && !settings.bindsLoopbackOnly() && !settings.insecure()) {
       throw new NodeConfigException(
           "adminToken: is empty, but bindAddress "

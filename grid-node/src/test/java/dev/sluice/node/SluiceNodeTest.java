@@ -86,6 +86,21 @@ class SluiceNodeTest {
   }
 
   @Test
+  void start_bindAddressNotOfThisMachine_failsNamingItBeforeAnythingStarts() {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): no machine has it. The token check must not hide it.
+    for (String address : List.of("192.0.2.1", "999.1.1.1")) {
+      Map<String, String> env = env(List.of());
+      env.put("SLUICE_BIND_ADDRESS", address);
+      assertThatThrownBy(() -> SluiceNode.start(NodeSettings.load(null, env), clock))
+          .as(address)
+          .isInstanceOf(NodeConfigException.class)
+          .hasMessageStartingWith("bindAddress: ")
+          .hasMessageContaining("'" + address + "'")
+          .hasMessageContaining("of this machine");
+    }
+  }
+
+  @Test
   void settingsFrom_arguments() throws IOException {
     Path config = Files.writeString(dir.resolve("node.yaml"), "restPort: 9999\n");
     NodeSettings settings =
