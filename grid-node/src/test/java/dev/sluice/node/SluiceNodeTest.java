@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.rules.RulesFileException;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -97,6 +99,28 @@ class SluiceNodeTest {
           .hasMessageStartingWith("bindAddress: ")
           .hasMessageContaining("'" + address + "'")
           .hasMessageContaining("of this machine");
+    }
+  }
+
+  @Test
+  void start_portInUse_failsNamingTheSettingWithoutAStackTrace() throws IOException {
+    Files.writeString(rulesFile(), RULES);
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      int port = taken.getLocalPort();
+
+      Map<String, String> restTaken = env(List.of());
+      restTaken.put("SLUICE_REST_PORT", Integer.toString(port));
+      assertThatThrownBy(() -> SluiceNode.start(NodeSettings.load(null, restTaken), clock))
+          .isInstanceOf(NodeConfigException.class)
+          .hasMessageStartingWith("restPort: port " + port + " on 127.0.0.1 is already in use")
+          .hasMessageContaining("SLUICE_REST_PORT");
+
+      Map<String, String> memberTaken =
+          TestNodes.environment(TestNodes.uniqueClusterName(), port, List.of(port), rulesFile());
+      assertThatThrownBy(() -> SluiceNode.start(NodeSettings.load(null, memberTaken), clock))
+          .isInstanceOf(NodeConfigException.class)
+          .hasMessageStartingWith("memberPort: port " + port + " on 127.0.0.1 is already in use")
+          .hasMessageContaining("SLUICE_MEMBER_PORT");
     }
   }
 
