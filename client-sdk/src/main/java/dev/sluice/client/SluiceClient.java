@@ -4,6 +4,7 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
+import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
@@ -586,7 +587,25 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     public SluiceClient build() {
       HazelcastInstance hazelcast =
           GridSupport.start(GridSupport.clientConfig(this), connectTimeout);
-      GridRateLimiter grid = new GridRateLimiter(hazelcast);
+      GridRateLimiter grid;
+      try {
+        grid = new GridRateLimiter(hazelcast);
+      } catch (RuntimeException e) {
+        // Offline, the client cannot create the limiter's map proxies. Stop it: its threads would
+        // otherwise keep running (and keep the JVM alive) with nobody left to close it.
+        hazelcast.shutdown();
+        throw new GridUnavailableException(
+            "no member of cluster '"
+                + clusterName
+                + "' at "
+                + (addresses.isEmpty() ? List.of("127.0.0.1:5701") : addresses)
+                + " answered within connectTimeout "
+                + Durations.format(connectTimeout)
+                + " ("
+                + e.getMessage()
+                + "); build() needs the grid once, then decisions follow the failure policy",
+            e);
+      }
       return new SluiceClient(
           this,
           grid,
