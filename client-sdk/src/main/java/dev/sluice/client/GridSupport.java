@@ -40,7 +40,9 @@ final class GridSupport {
    * <ul>
    *   <li>all-members routing (smart routing): each key's request goes straight to its owner;
    *   <li>async start: building the client does not wait for the cluster past {@code
-   *       connectTimeout}; until it connects, decisions follow the failure policy;
+   *       connectTimeout}; the limiter is set up through a first connection, so without one the
+   *       build fails ({@link SluiceClient.Builder#build()}); after it, decisions follow the
+   *       failure policy while the grid is away;
    *   <li>async reconnect with a backoff capped at one second: a returning grid is found quickly
    *       and calls meanwhile fail fast ({@code HazelcastClientOfflineException});
    *   <li>an invocation timeout of a few seconds, so a call the client gave up on (after the call

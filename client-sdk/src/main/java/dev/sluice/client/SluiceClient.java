@@ -4,6 +4,7 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
+import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
@@ -204,6 +205,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
+    Objects.requireNonNull(checks, "checks must not be null");
     Decision[] answers = new Decision[checks.size()];
     List<Check> remote = localAnswers(checks, answers);
     if (!remote.isEmpty()) {
@@ -214,6 +216,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   @Override
   public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
+    Objects.requireNonNull(checks, "checks must not be null");
     Decision[] answers = new Decision[checks.size()];
     List<Check> remote = localAnswers(checks, answers);
     if (remote.isEmpty()) {
@@ -236,6 +239,10 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     List<Check> remote = new ArrayList<>(checks.size());
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
+      if (check == null) {
+        // Before any answer is taken from the grid: the caller's bug, not an outage.
+        throw new NullPointerException("checks[" + i + "] is null");
+      }
       Decision local = localAnswer(keyOf(check), check);
       if (local != null) {
         answers[i] = local;
@@ -460,7 +467,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   /** Resets the key on the grid and forgets any local denial of it. */
   @Override
   public void reset(String rule, String key) {
-    Rule.checkName(rule);
+    Rule.checkName(rule, "rule");
     StateKey.checkSubject(key);
     if (deniedCache != null) {
       deniedCache.invalidate(new DeniedUntilCache.Key(rule, null, key));
@@ -580,7 +587,25 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     public SluiceClient build() {
       HazelcastInstance hazelcast =
           GridSupport.start(GridSupport.clientConfig(this), connectTimeout);
-      GridRateLimiter grid = new GridRateLimiter(hazelcast);
+      GridRateLimiter grid;
+      try {
+        grid = new GridRateLimiter(hazelcast);
+      } catch (RuntimeException e) {
+        // Offline, the client cannot create the limiter's map proxies. Stop it: its threads would
+        // otherwise keep running (and keep the JVM alive) with nobody left to close it.
+        hazelcast.shutdown();
+        throw new GridUnavailableException(
+            "no member of cluster '"
+                + clusterName
+                + "' at "
+                + (addresses.isEmpty() ? List.of("127.0.0.1:5701") : addresses)
+                + " answered within connectTimeout "
+                + Durations.format(connectTimeout)
+                + " ("
+                + e.getMessage()
+                + "); build() needs the grid once, then decisions follow the failure policy",
+            e);
+      }
       return new SluiceClient(
           this,
           grid,

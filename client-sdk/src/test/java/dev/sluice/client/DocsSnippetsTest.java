@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 class DocsSnippetsTest {
   private static final Pattern REGION =
       Pattern.compile("// docs/client\\.md: (\\S+)\\n(.*?)\\n\\s*// end", Pattern.DOTALL);
+  private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
 
   @Test
   void docs_everyMarkedTestRegion_appearsVerbatim() throws IOException {
@@ -38,6 +39,35 @@ class DocsSnippetsTest {
     }
     assertThat(names)
         .contains("embedded", "client", "javalin", "servlet", "spring", "spring-client");
+  }
+
+  /**
+   * The regions above prove that a block's first lines compile; what the page adds around them (a
+   * closing brace) is checked here: a reader who copies a block gets balanced brackets.
+   */
+  @Test
+  void docs_everyJavaBlock_hasBalancedBrackets() throws IOException {
+    String doc = Files.readString(Path.of("..", "docs", "client.md"));
+    Matcher block = JAVA_BLOCK.matcher(doc);
+    int blocks = 0;
+    while (block.find()) {
+      blocks++;
+      String code = block.group(1).replaceAll("\"(\\\\.|[^\"\\\\])*\"", "\"\"");
+      code = code.replaceAll("//[^\n]*", "");
+      int line = doc.substring(0, block.start()).split("\n", -1).length;
+      for (String pair : List.of("{}", "()", "[]")) {
+        assertThat(count(code, pair.charAt(1)))
+            .as(
+                "docs/client.md line %d: java block's '%s' and '%s'",
+                line, pair.charAt(0), pair.charAt(1))
+            .isEqualTo(count(code, pair.charAt(0)));
+      }
+    }
+    assertThat(blocks).isGreaterThanOrEqualTo(6);
+  }
+
+  private static long count(String text, char c) {
+    return text.chars().filter(ch -> ch == c).count();
   }
 
   private static String dedent(String text) {

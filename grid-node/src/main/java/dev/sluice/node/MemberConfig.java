@@ -10,6 +10,8 @@ import com.hazelcast.config.NetworkConfig;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.SluiceHazelcast;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.List;
 
@@ -150,11 +152,40 @@ final class MemberConfig {
 
   /** An interface pattern needs an IP; a host name (e.g. localhost) is resolved once, locally. */
   private static String resolve(String address) {
+    return localAddress(address).getHostAddress();
+  }
+
+  /**
+   * Checks that {@code address} (an IP or host name, or the wildcard) is an address of this
+   * machine, so that a typo fails the start with its name rather than with Hazelcast's "no matching
+   * network interface" or Jetty's bind error, after the member has started.
+   *
+   * @throws NodeConfigException naming {@code bindAddress}
+   */
+  static InetAddress localAddress(String address) {
+    InetAddress inet;
     try {
-      return InetAddress.getByName(address).getHostAddress();
+      inet = InetAddress.getByName(address);
     } catch (UnknownHostException e) {
       throw new NodeConfigException(
           "bindAddress: cannot resolve '" + address + "' to an address of this machine", e);
     }
+    boolean local;
+    try {
+      local =
+          inet.isAnyLocalAddress()
+              || inet.isLoopbackAddress()
+              || NetworkInterface.getByInetAddress(inet) != null;
+    } catch (SocketException e) {
+      local = true; // cannot tell: let the bind itself decide
+    }
+    if (!local) {
+      throw new NodeConfigException(
+          "bindAddress: '"
+              + address
+              + "' is not an address of this machine; use one of its interfaces' addresses,"
+              + " 127.0.0.1 for this machine only, or 0.0.0.0 for all");
+    }
+    return inet;
   }
 }

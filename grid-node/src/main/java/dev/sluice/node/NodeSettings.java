@@ -10,6 +10,7 @@ import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
+import dev.sluice.core.rules.RulesFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -280,6 +281,73 @@ public record NodeSettings(
     return new Reader(raw).settings();
   }
 
+  /**
+   * Warnings for {@code SLUICE_*} variables that are no setting: a typo such as {@code
+   * SLUICE_ADMIN_TOKNE} would otherwise leave its setting at the default without a word. The
+   * variables Kubernetes adds for a Service whose name starts with {@code sluice} ({@code
+   * SLUICE_SERVICE_HOST}, {@code SLUICE_PORT=tcp://...}, {@code SLUICE_PORT_8080_TCP_ADDR}, ...)
+   * are left alone. Values are never shown: the variable may hold a secret.
+   */
+  static List<String> unknownVariableWarnings(Map<String, String> environment) {
+    List<String> known = Arrays.stream(Setting.values()).map(Setting::environmentVariable).toList();
+    List<String> warnings = new ArrayList<>();
+    for (String name : new java.util.TreeSet<>(environment.keySet())) {
+      if (!name.startsWith("SLUICE_")
+          || known.contains(name)
+          || isKubernetesServiceLink(name, environment.get(name))) {
+        continue;
+      }
+      String warning = "environment variable " + name + " is not a Sluice setting and is ignored";
+      String closest = null;
+      int closestDistance = 3; // at most two edits away
+      for (String candidate : known) {
+        int distance = editDistance(name, candidate);
+        if (distance < closestDistance) {
+          closest = candidate;
+          closestDistance = distance;
+        }
+      }
+      warnings.add(closest == null ? warning : warning + "; did you mean " + closest + "?");
+    }
+    return warnings;
+  }
+
+  private static final Pattern SERVICE_LINK_NAME =
+      Pattern.compile(
+          "SLUICE(_[A-Z0-9_]+)?_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?"
+              + "|PORT_\\d+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?)");
+
+  private static boolean isKubernetesServiceLink(String name, @Nullable String value) {
+    if (SERVICE_LINK_NAME.matcher(name).matches()) {
+      return true;
+    }
+    return name.endsWith("_PORT")
+        && value != null
+        && (value.startsWith("tcp://")
+            || value.startsWith("udp://")
+            || value.startsWith("sctp://"));
+  }
+
+  /** Levenshtein distance: the fewest one-character edits that turn {@code a} into {@code b}. */
+  private static int editDistance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[b.length()];
+  }
+
   /** Whether {@code address} is a loopback address: only this machine can reach it. */
   public boolean bindsLoopbackOnly() {
     String address = bindAddress.toLowerCase(Locale.ROOT);
@@ -486,7 +554,9 @@ public record NodeSettings(
       }
     } catch (JsonProcessingException e) {
       throw new NodeConfigException(
-          where(file, e.getLocation()) + ": not valid YAML: " + firstLine(e.getOriginalMessage()),
+          where(file, e.getLocation())
+              + ": not valid YAML: "
+              + RulesFile.yamlProblem(String.valueOf(e.getOriginalMessage())),
           e);
     } catch (IOException e) {
       throw new NodeConfigException(
@@ -498,11 +568,6 @@ public record NodeSettings(
     return location == null
         ? file.toString()
         : file + ":" + location.getLineNr() + ":" + location.getColumnNr();
-  }
-
-  private static String firstLine(String message) {
-    int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
   }
 
   private static @Nullable Setting byKey(String key) {

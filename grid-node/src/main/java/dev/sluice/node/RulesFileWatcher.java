@@ -90,7 +90,7 @@ final class RulesFileWatcher implements AutoCloseable {
       byte[] content = read();
       List<Rule> rules =
           RulesFile.parse(file.toString(), new String(content, StandardCharsets.UTF_8));
-      apply(rules);
+      apply(rules, true);
       lastSeenDigest = sha256(content);
       return rules;
     }
@@ -130,7 +130,7 @@ final class RulesFileWatcher implements AutoCloseable {
             applied.size());
         return Outcome.REJECTED;
       }
-      int changed = apply(rules);
+      int changed = apply(rules, false);
       LOG.info("rules file {} reloaded: {} rules, {} changed", file, rules.size(), changed);
       return Outcome.APPLIED;
     }
@@ -174,15 +174,21 @@ final class RulesFileWatcher implements AutoCloseable {
     }
   }
 
-  /** Puts new and changed rules, removes the ones the file dropped; returns how many changed. */
-  private int apply(List<Rule> rules) {
+  /**
+   * Puts new and changed rules, removes the ones the file dropped; returns how many changed. At the
+   * first load a rule is put where the store's differs; after that, only where the file's changed
+   * since the version last applied, so that a reload does not undo an API change to a rule the edit
+   * did not touch.
+   */
+  private int apply(List<Rule> rules, boolean initial) {
     Map<String, Rule> next = new LinkedHashMap<>();
     for (Rule rule : rules) {
       next.put(rule.name(), rule);
     }
     int changed = 0;
     for (Rule rule : next.values()) {
-      Optional<Rule> current = store.find(rule.name());
+      Optional<Rule> current =
+          initial ? store.find(rule.name()) : Optional.ofNullable(applied.get(rule.name()));
       if (current.isEmpty() || !current.get().equals(rule)) {
         store.put(rule);
         changed++;

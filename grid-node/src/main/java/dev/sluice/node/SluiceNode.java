@@ -147,6 +147,9 @@ public final class SluiceNode implements AutoCloseable {
       }
     }
     NodeSettings settings = NodeSettings.load(config, environment);
+    for (String warning : NodeSettings.unknownVariableWarnings(environment)) {
+      LOG.warn(warning);
+    }
     return insecure ? settings.withInsecure() : settings;
   }
 
@@ -162,6 +165,7 @@ public final class SluiceNode implements AutoCloseable {
 
   /** Starts a node whose decisions read {@code timeSource} (tests use a manual clock). */
   static SluiceNode start(NodeSettings settings, TimeSource timeSource) {
+    MemberConfig.localAddress(settings.bindAddress());
     if (!settings.hasAdminToken() && !settings.bindsLoopbackOnly() && !settings.insecure()) {
       throw new NodeConfigException(
           "adminToken: is empty, but bindAddress "
@@ -181,10 +185,15 @@ public final class SluiceNode implements AutoCloseable {
     }
 
     AtomicBoolean connected = new AtomicBoolean();
-    HazelcastInstance member =
-        client
-            ? startClient(settings, connected)
-            : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
+    HazelcastInstance member;
+    try {
+      member =
+          client
+              ? startClient(settings, connected)
+              : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
+    } catch (RuntimeException e) {
+      throw portInUse(e, "memberPort", settings.memberPort(), settings).orElseThrow(() -> e);
+    }
     GridRateLimiter limiter = null;
     SluiceClient front = null;
     RulesFileWatcher watcher = null;
@@ -245,7 +254,7 @@ public final class SluiceNode implements AutoCloseable {
         limiter.close();
       }
       member.shutdown();
-      throw e;
+      throw portInUse(e, "restPort", settings.restPort(), settings).orElseThrow(() -> e);
     }
     SluiceNode node = new SluiceNode(settings, member, limiter, front, api, watcher);
     LOG.info(
@@ -262,6 +271,32 @@ public final class SluiceNode implements AutoCloseable {
         settings.clusterName(),
         member.getCluster().getMembers().size());
     return node;
+  }
+
+  /**
+   * A failure to listen because the port is taken, as the one-line error of a bad setting (the
+   * member's and Jetty's own errors come with a stack trace and, for Jetty, after the member
+   * started).
+   */
+  private static Optional<NodeConfigException> portInUse(
+      RuntimeException e, String setting, int port, NodeSettings settings) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof java.net.BindException) {
+        return Optional.of(
+            new NodeConfigException(
+                setting
+                    + ": port "
+                    + port
+                    + " on "
+                    + settings.bindAddress()
+                    + " is already in use; stop what holds it, or set SLUICE_"
+                    + (setting.equals("restPort") ? "REST_PORT" : "MEMBER_PORT")
+                    + " to another port"
+                    + (setting.equals("restPort") ? " (0: any free port)" : ""),
+                e));
+      }
+    }
+    return Optional.empty();
   }
 
   /**

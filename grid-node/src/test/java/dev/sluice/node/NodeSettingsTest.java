@@ -252,7 +252,10 @@ class NodeSettingsTest {
             "clusterName: x\nrestport: 8080\n",
             "node.yaml:2:1: unknown setting 'restport'; the settings are: mode, clusterName, restPort"),
         Arguments.of("restPort: 1\nrestPort: 2\n", "node.yaml:2:1: restPort: appears twice"),
-        Arguments.of("restPort: [1\n", "node.yaml:"),
+        Arguments.of(
+            "restPort: [1\n",
+            "node.yaml:1:13: not valid YAML: while parsing a flow sequence at line 1, column 11:"
+                + " expected ',' or ']', but got <stream end> at line 2, column 1"),
         Arguments.of("- just\n- a list\n", "node.yaml:1:1: expected a mapping of settings"),
         Arguments.of(
             "discovery: multicast\n",
@@ -388,6 +391,31 @@ class NodeSettingsTest {
         .hasMessage(
             "environment variable SLUICE_MEMBER_PORT: memberPort: must be a port number from 1 to"
                 + " 65535, was '57o1'");
+  }
+
+  @Test
+  void unknownSluiceVariable_isWarnedAboutWithTheClosestSetting() {
+    Map<String, String> environment = new java.util.HashMap<>();
+    environment.put("SLUICE_ADMIN_TOKNE", "s3cret"); // the typo leaves admin routes open
+    environment.put("SLUICE_RESTPORT", "9090");
+    environment.put("SLUICE_COLOUR", "blue");
+    environment.put("SLUICE_REST_PORT", "8080");
+    environment.put("HOME", "/root");
+    // Kubernetes service links of a Service named sluice or sluice-hs: not settings, not typos.
+    environment.put("SLUICE_PORT", "tcp://10.0.0.9:8080");
+    environment.put("SLUICE_SERVICE_HOST", "10.0.0.9");
+    environment.put("SLUICE_HS_SERVICE_PORT_HTTP", "8080");
+    environment.put("SLUICE_PORT_8080_TCP_ADDR", "10.0.0.9");
+
+    assertThat(NodeSettings.unknownVariableWarnings(environment))
+        .containsExactly(
+            "environment variable SLUICE_ADMIN_TOKNE is not a Sluice setting and is ignored;"
+                + " did you mean SLUICE_ADMIN_TOKEN?",
+            "environment variable SLUICE_COLOUR is not a Sluice setting and is ignored",
+            "environment variable SLUICE_RESTPORT is not a Sluice setting and is ignored;"
+                + " did you mean SLUICE_REST_PORT?")
+        .noneMatch(warning -> warning.contains("s3cret"));
+    assertThat(NodeSettings.load(null, environment).restPort()).isEqualTo(8080);
   }
 
   @Test

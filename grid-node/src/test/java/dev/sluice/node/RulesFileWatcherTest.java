@@ -98,6 +98,24 @@ class RulesFileWatcherTest {
   }
 
   @Test
+  void poll_fileRuleChangedThroughApi_survivesEditsOfOtherRules() throws IOException {
+    String login5AndApi =
+        LOGIN_5 + "  - name: api\n    algorithm: gcra\n    limit: 100\n    window: 1s\n";
+    RulesFileWatcher watcher = watcher(login5AndApi);
+    watcher.loadInitial();
+    // An operator raises login during an incident; later someone edits only api in the file.
+    store.put(new Rule("login", Policy.of(50, Duration.ofMinutes(1))));
+
+    edit(login5AndApi.replace("limit: 100", "limit: 200"));
+    assertThat(watcher.poll()).isEqualTo(Outcome.APPLIED);
+
+    assertThat(store.get("api").policy().limit()).isEqualTo(200);
+    assertThat(store.get("login").policy().limit())
+        .as("login did not change in the file, so the API's change stays")
+        .isEqualTo(50);
+  }
+
+  @Test
   void poll_atomicRenameLikeAConfigMapUpdate_isSeen() throws IOException {
     RulesFileWatcher watcher = watcher(LOGIN_5);
     watcher.loadInitial();

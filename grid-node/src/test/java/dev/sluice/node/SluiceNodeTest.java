@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.rules.RulesFileException;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,6 +85,43 @@ class SluiceNodeTest {
         .isInstanceOf(NodeConfigException.class)
         .hasMessageContaining("adminToken: is empty, but bindAddress 0.0.0.0 is not loopback")
         .hasMessageContaining("--insecure");
+  }
+
+  @Test
+  void start_bindAddressNotOfThisMachine_failsNamingItBeforeAnythingStarts() {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): no machine has it. The token check must not hide it.
+    for (String address : List.of("192.0.2.1", "999.1.1.1")) {
+      Map<String, String> env = env(List.of());
+      env.put("SLUICE_BIND_ADDRESS", address);
+      assertThatThrownBy(() -> SluiceNode.start(NodeSettings.load(null, env), clock))
+          .as(address)
+          .isInstanceOf(NodeConfigException.class)
+          .hasMessageStartingWith("bindAddress: ")
+          .hasMessageContaining("'" + address + "'")
+          .hasMessageContaining("of this machine");
+    }
+  }
+
+  @Test
+  void start_portInUse_failsNamingTheSettingWithoutAStackTrace() throws IOException {
+    Files.writeString(rulesFile(), RULES);
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      int port = taken.getLocalPort();
+
+      Map<String, String> restTaken = env(List.of());
+      restTaken.put("SLUICE_REST_PORT", Integer.toString(port));
+      assertThatThrownBy(() -> SluiceNode.start(NodeSettings.load(null, restTaken), clock))
+          .isInstanceOf(NodeConfigException.class)
+          .hasMessageStartingWith("restPort: port " + port + " on 127.0.0.1 is already in use")
+          .hasMessageContaining("SLUICE_REST_PORT");
+
+      Map<String, String> memberTaken =
+          TestNodes.environment(TestNodes.uniqueClusterName(), port, List.of(port), rulesFile());
+      assertThatThrownBy(() -> SluiceNode.start(NodeSettings.load(null, memberTaken), clock))
+          .isInstanceOf(NodeConfigException.class)
+          .hasMessageStartingWith("memberPort: port " + port + " on 127.0.0.1 is already in use")
+          .hasMessageContaining("SLUICE_MEMBER_PORT");
+    }
   }
 
   @Test

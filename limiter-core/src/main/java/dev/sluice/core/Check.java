@@ -13,7 +13,7 @@ public record Check(@Nullable String rule, @Nullable Policy policy, String key, 
       throw new InvalidPolicyException("rule", "give either a rule name or an inline policy");
     }
     if (rule != null) {
-      Rule.checkName(rule);
+      Rule.checkName(rule, "rule");
     }
     StateKey.checkSubject(key);
     if (permits < 0) {

@@ -21,9 +21,19 @@ public record Rule(String name, Policy policy) {
    * @throws InvalidPolicyException naming the field {@code name}
    */
   public static String checkName(String name) {
+    return checkName(name, "name");
+  }
+
+  /**
+   * Checks a rule name given as {@code field}: {@code rule} where a call names the rule it limits
+   * by (a check, a peek, a reset), so that the error names the caller's argument.
+   *
+   * @throws InvalidPolicyException naming {@code field}
+   */
+  public static String checkName(String name, String field) {
     if (!isValidName(name)) {
       throw new InvalidPolicyException(
-          "name",
+          field,
           "rule names are 1 to 64 characters of A-Z, a-z, 0-9, '_', '.' and '-', was '"
               + name
               + "'");

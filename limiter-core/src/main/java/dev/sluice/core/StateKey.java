@@ -1,6 +1,6 @@
 package dev.sluice.core;
 
-import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * The key a limiter's state is stored under: {@code <rule>|<subject>} (DESIGN §3). Inline policies
@@ -27,7 +27,13 @@ public final class StateKey {
   }
 
   /**
-   * Checks a subject: non-empty and at most {@value #MAX_SUBJECT_BYTES} bytes of UTF-8.
+   * Checks a subject: non-empty, well-formed Unicode, and at most {@value #MAX_SUBJECT_BYTES} bytes
+   * of UTF-8.
+   *
+   * <p>Well-formed means no unpaired UTF-16 surrogate: such a char has no UTF-8 form, so encoders
+   * replace it with {@code ?} (distinct keys would then share a counter) and the grid would look up
+   * another key than the one it was asked for. JSON can carry one ({@code "\\ud800"}), so the REST
+   * API meets it too.
    *
    * @throws InvalidPolicyException naming the field {@code key}
    */
@@ -35,9 +41,33 @@ public final class StateKey {
     if (subject == null || subject.isEmpty()) {
       throw new InvalidPolicyException("key", "is required and must not be empty");
     }
-    // A char is at most 3 UTF-8 bytes, so short strings need no encoding to be within bounds.
-    if (subject.length() * 3 > MAX_SUBJECT_BYTES
-        && subject.getBytes(StandardCharsets.UTF_8).length > MAX_SUBJECT_BYTES) {
+    // One pass counts the UTF-8 length and finds unpaired surrogates, without encoding.
+    int length = subject.length();
+    long utf8Bytes = 0;
+    for (int i = 0; i < length; i++) {
+      char c = subject.charAt(i);
+      if (c < 0x80) {
+        utf8Bytes += 1;
+      } else if (c < 0x800) {
+        utf8Bytes += 2;
+      } else if (!Character.isSurrogate(c)) {
+        utf8Bytes += 3;
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < length
+          && Character.isLowSurrogate(subject.charAt(i + 1))) {
+        utf8Bytes += 4;
+        i++;
+      } else {
+        throw new InvalidPolicyException(
+            "key",
+            String.format(
+                Locale.ROOT,
+                "must be valid Unicode text, but has an unpaired surrogate \\u%04x at index %d",
+                (int) c,
+                i));
+      }
+    }
+    if (utf8Bytes > MAX_SUBJECT_BYTES) {
       throw new InvalidPolicyException(
           "key", "must be at most " + MAX_SUBJECT_BYTES + " bytes of UTF-8");
     }

@@ -22,7 +22,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Strict JSON for the API: the body must be exactly one object of the expected shape. Unknown
@@ -152,11 +154,36 @@ final class Json {
       throw new ApiError(
           400,
           ApiError.MALFORMED_JSON,
-          "the request body is not valid JSON" + where(e) + ": " + e.getOriginalMessage());
+          "the request body is not valid JSON"
+              + where(e)
+              + ": "
+              + withoutSource(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
+
+  /**
+   * Jackson names locations inside its message as {@code [Source: REDACTED (`...` disabled); line:
+   * 1, column: 1]}, a setting's name a caller cannot act on; this keeps the line and column, and
+   * drops advice to enable parser features.
+   */
+  static String withoutSource(@Nullable String message) {
+    if (message == null) {
+      return "";
+    }
+    String located = SOURCE.matcher(message).replaceAll("line $1, column $2");
+    return PARSER_FEATURE.matcher(located).replaceAll("");
+  }
+
+  private static final Pattern SOURCE =
+      Pattern.compile("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)]");
+
+  /** Advice to enable a parser feature: the server's setting, not something the caller can do. */
+  private static final Pattern PARSER_FEATURE =
+      Pattern.compile(
+          ": enable `[A-Za-z_.]+` to allow"
+              + "| \\(not recognized as one since Feature '[A-Z_]+' not enabled for parser\\)");
 
   private static String where(JsonProcessingException e) {
     return e.getLocation() == null

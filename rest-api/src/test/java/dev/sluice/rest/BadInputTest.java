@@ -52,6 +52,24 @@ class BadInputTest {
             400,
             "malformed_json",
             "not valid JSON"),
+        check(
+            "unclosed object",
+            "{\"rule\": \"login\", \"key\": \"victim\"",
+            400,
+            "malformed_json",
+            "expected close marker for Object (start marker at line 1, column 1)"),
+        check(
+            "NaN as a number",
+            "{\"rule\": \"login\", \"key\": \"victim\", \"cost\": NaN}",
+            400,
+            "malformed_json",
+            "Non-standard token 'NaN'"),
+        check(
+            "a comment",
+            "/* one */ " + goodCheck,
+            400,
+            "malformed_json",
+            "maybe a (non-standard) comment?"),
         check("trailing garbage", goodCheck + " x", 400, "malformed_json", "not valid JSON"),
         check("two objects", goodCheck + goodCheck, 400, "malformed_json", "not valid JSON"),
         check("empty body", "", 400, "malformed_json", "empty"),
@@ -320,6 +338,22 @@ class BadInputTest {
             400,
             "invalid_field",
             "checks[2].limit"),
+        check(
+            "key with an unpaired surrogate",
+            "{\"rule\": \"login\", \"key\": \"a\\ud800b\"}",
+            400,
+            "invalid_field",
+            "key: must be valid Unicode"),
+        batch(
+            "unpaired surrogate in a batch key",
+            "{\"checks\": ["
+                + goodCheck
+                + ", {\"rule\": \"login\", \"key\": \"\\udc00\"}, "
+                + goodCheck
+                + "]}",
+            400,
+            "invalid_field",
+            "checks[1].key: must be valid Unicode"),
         batch(
             "unknown field in batch element",
             "{\"checks\": ["
@@ -452,7 +486,16 @@ class BadInputTest {
       String message = body.get("message").asText();
       System.out.printf("%-40s %d %s%n", badInput.name(), response.status(), body);
       assertThat(message).contains(badInput.messageMentions());
-      assertThat(message).doesNotContain("Exception", "dev.sluice", "com.fasterxml", "\tat ");
+      assertThat(message)
+          .doesNotContain(
+              "Exception",
+              "dev.sluice",
+              "com.fasterxml",
+              "\tat ",
+              "Source:",
+              "StreamReadFeature",
+              "enable",
+              "Feature");
 
       assertThat(server.get("/v1/limits/login/victim").json().get("remaining").asLong())
           .as("nothing was counted")

@@ -1,7 +1,9 @@
 package dev.sluice.rest;
 
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.Check;
@@ -26,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -44,6 +47,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class HttpRateLimiter implements RateLimiter {
   private static final ObjectMapper MAPPER = new ObjectMapper();
+  // Sends every non-ASCII character as a JSON unicode escape, as a client may: a key with an
+  // unpaired
+  // surrogate then reaches the server as written instead of as the '?' that UTF-8 encoding makes.
+  private static final ObjectWriter ESCAPING_WRITER =
+      MAPPER.writer().with(JsonWriteFeature.ESCAPE_NON_ASCII);
   private static final Pattern QUOTED_RULE = Pattern.compile("unknown rule '([^']*)'");
   private static final Pattern FIELD = Pattern.compile("^(?:checks\\[\\d+]\\.)?([A-Za-z]+): ");
 
@@ -81,8 +89,15 @@ final class HttpRateLimiter implements RateLimiter {
 
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
+    // A Java null cannot be put on the wire as a check: refuse it as the Java runtimes do (the
+    // server's answer to a JSON null in a batch is BadInputTest's).
+    Objects.requireNonNull(checks, "checks must not be null");
     ArrayNode array = MAPPER.createArrayNode();
-    for (Check check : checks) {
+    for (int i = 0; i < checks.size(); i++) {
+      Check check = checks.get(i);
+      if (check == null) {
+        throw new NullPointerException("checks[" + i + "] is null");
+      }
       if (check.rule() != null) {
         array
             .addObject()
@@ -210,8 +225,16 @@ final class HttpRateLimiter implements RateLimiter {
   private JsonNode post(String path, JsonNode body) {
     return send(HttpRequest.newBuilder(uri(path))
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body.toString())))
+            .POST(HttpRequest.BodyPublishers.ofString(json(body))))
         .json();
+  }
+
+  private static String json(JsonNode body) {
+    try {
+      return ESCAPING_WRITER.writeValueAsString(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static String limitPath(String rule, String key) {

@@ -13,6 +13,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
+import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -164,7 +165,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     if (rule != null && checkedRuleNames.contains(rule)) {
       return;
     }
-    Rule.checkName(rule);
+    Rule.checkName(rule, "rule");
     if (checkedRuleNames.size() < 10_000) {
       checkedRuleNames.add(rule);
     }
@@ -242,7 +243,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
    */
   public List<Decision> tryAcquireAll(List<Check> checks, Duration timeout)
       throws TimeoutException {
-    Objects.requireNonNull(checks, "checks");
+    requireChecks(checks);
     long timeoutNanos = Objects.requireNonNull(timeout, "timeout").toNanos();
     if (!oneKeyOneRequest(checks)) {
       return awaitWithin(submitAll(checks), timeoutNanos);
@@ -283,9 +284,9 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     if (checks.isEmpty()) {
       return false;
     }
-    Check first = Objects.requireNonNull(checks.get(0), "check");
+    Check first = checks.get(0);
     for (Check check : checks) {
-      if (!Objects.requireNonNull(check, "check").key().equals(first.key())
+      if (!check.key().equals(first.key())
           || !Objects.equals(check.rule(), first.rule())
           || !Objects.equals(check.policy(), first.policy())) {
         return false;
@@ -294,11 +295,21 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     return true;
   }
 
+  /** A null list or element is the caller's bug: say which, before anything is counted. */
+  private static void requireChecks(@Nullable List<Check> checks) {
+    Objects.requireNonNull(checks, "checks must not be null");
+    for (int i = 0; i < checks.size(); i++) {
+      if (checks.get(i) == null) {
+        throw new NullPointerException("checks[" + i + "] is null");
+      }
+    }
+  }
+
   private CompletableFuture<List<Decision>> submitAll(List<Check> checks) {
-    Objects.requireNonNull(checks, "checks");
+    requireChecks(checks);
     List<Pending> pendings = new ArrayList<>(checks.size());
     for (Check check : checks) {
-      pendings.add(pending(Objects.requireNonNull(check, "check")));
+      pendings.add(pending(check));
     }
     if (localMember == null && checks.size() > 1) {
       checkRulesRemotely(checks);
@@ -335,7 +346,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   @Override
   public Decision peek(String rule, String key) {
     checkOpen();
-    Rule.checkName(rule);
+    Rule.checkName(rule, "rule");
     StateKey.checkSubject(key);
     KeyOutcome outcome = states.executeOnKey(StateKey.of(rule, key), new PeekProcessor(rule, null));
     return outcome.decision(0);
@@ -344,8 +355,12 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
   @Override
   public void reset(String rule, String key) {
     checkOpen();
-    Rule.checkName(rule);
+    Rule.checkName(rule, "rule");
     StateKey.checkSubject(key);
+    if (rules.find(rule).isEmpty()) {
+      // As every other operation (and DELETE /v1/limits): a typo must not look like a reset.
+      throw new UnknownRuleException(rule);
+    }
     states.delete(StateKey.of(rule, key));
   }
 

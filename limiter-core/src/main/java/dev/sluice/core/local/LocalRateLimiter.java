@@ -140,9 +140,13 @@ public final class LocalRateLimiter implements RateLimiter {
    */
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
+    Objects.requireNonNull(checks, "checks must not be null");
     List<Compiled> compiled = new ArrayList<>(checks.size());
-    for (Check check : checks) {
-      Objects.requireNonNull(check, "checks must not hold null");
+    for (int i = 0; i < checks.size(); i++) {
+      Check check = checks.get(i);
+      if (check == null) {
+        throw new NullPointerException("checks[" + i + "] is null");
+      }
       Compiled one =
           check.rule() != null ? ruleCompiled(check.rule()) : inlineCompiled(check.policy());
       compiled.add(checked(one, check.key(), check.permits()));
@@ -172,6 +176,7 @@ public final class LocalRateLimiter implements RateLimiter {
 
   @Override
   public void reset(String rule, String key) {
+    Rule.checkName(rule, "rule");
     rules.get(rule);
     StateKey.checkSubject(key);
     states
@@ -342,6 +347,7 @@ public final class LocalRateLimiter implements RateLimiter {
     Rule rule = rules.find(name).orElse(null);
     if (rule == null) {
       compiledRules.remove(name);
+      Rule.checkName(name, "rule");
       throw new UnknownRuleException(name);
     }
     Compiled compiled = compiledRules.get(name);

@@ -23,6 +23,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -97,22 +99,55 @@ public final class RulesFile {
       return new Reading(source, parser).file();
     } catch (JsonProcessingException e) {
       JsonLocation location = e.getLocation();
+      String original = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+      // The YAML parser's own last mark is where the problem is (Jackson's location can lag).
+      Matcher lastMark = lastMark(original);
       throw new RulesFileException(
           source,
-          location == null ? 0 : location.getLineNr(),
-          location == null ? 0 : location.getColumnNr(),
+          lastMark != null
+              ? Integer.parseInt(lastMark.group(1))
+              : location == null ? 0 : location.getLineNr(),
+          lastMark != null
+              ? Integer.parseInt(lastMark.group(2))
+              : location == null ? 0 : location.getColumnNr(),
           null,
           null,
-          "not valid YAML: " + firstLine(e.getOriginalMessage()),
+          "not valid YAML: " + yamlProblem(original),
           e);
     } catch (IOException e) {
       throw new RulesFileException(source, 0, 0, null, null, "cannot read: " + e, e);
     }
   }
 
-  private static String firstLine(String message) {
-    int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
+  private static final Pattern YAML_MARK =
+      Pattern.compile("^ in '[^']*', line (\\d+), column (\\d+):$", Pattern.MULTILINE);
+
+  private static @Nullable Matcher lastMark(String message) {
+    Matcher mark = YAML_MARK.matcher(message);
+    int start = -1;
+    while (mark.find()) {
+      start = mark.start();
+    }
+    return start >= 0 && mark.find(start) ? mark : null;
+  }
+
+  /**
+   * The YAML parser's message on one line: it writes what it was parsing and what it found, each
+   * followed by a mark ({@code in 'reader', line 5, column 4:}) and a copy of the line with a
+   * caret. This keeps both statements and turns the marks into "at line 5, column 4", so that
+   * "while parsing a block collection" comes with what was wrong in it.
+   */
+  public static String yamlProblem(String message) {
+    StringBuilder out = new StringBuilder();
+    for (String line : message.split("\n")) {
+      Matcher mark = YAML_MARK.matcher(line);
+      if (mark.matches()) {
+        out.append(" at line ").append(mark.group(1)).append(", column ").append(mark.group(2));
+      } else if (!line.isBlank() && !line.startsWith("    ")) {
+        out.append(out.isEmpty() ? "" : ": ").append(line.strip());
+      }
+    }
+    return out.toString();
   }
 
   /** A scalar value as written, with where it was written. */

@@ -14,6 +14,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -391,11 +392,43 @@ public abstract class RateLimiterContract {
         .isInstanceOf(UnknownRuleException.class)
         .hasMessageContaining(missing);
     assertThatThrownBy(() -> limiter().peek(missing, key)).isInstanceOf(UnknownRuleException.class);
+    assertThatThrownBy(() -> limiter().reset(missing, key))
+        .isInstanceOf(UnknownRuleException.class);
     assertFailsWith(
         () -> limiter().tryAcquireAsync(missing, key, 1), UnknownRuleException.class, missing);
   }
 
   // ---------------------------------------------------------------- cost and keys
+
+  /** The rule argument of a call is named {@code rule} when it is not a rule name, as in REST. */
+  @Test
+  void badRuleName_isRefusedNamingTheRuleArgument() {
+    String key = key("user");
+    for (String bad : List.of("log in", "x".repeat(65))) {
+      List<ThrowableAssert.ThrowingCallable> calls =
+          List.of(
+              () -> limiter().tryAcquire(bad, key, 1),
+              () -> {
+                try {
+                  await(limiter().tryAcquireAsync(bad, key, 1));
+                } catch (ExecutionException e) {
+                  throw e.getCause();
+                }
+              },
+              () -> limiter().peek(bad, key),
+              () -> limiter().reset(bad, key),
+              () -> limiter().tryAcquireAll(List.of(Check.of(bad, key))));
+      for (ThrowableAssert.ThrowingCallable call : calls) {
+        assertThatThrownBy(call)
+            .isInstanceOfSatisfying(
+                InvalidPolicyException.class,
+                e -> {
+                  assertThat(e.field()).isEqualTo("rule");
+                  assertThat(e.getMessage()).startsWith("rule: rule names are 1 to 64 characters");
+                });
+      }
+    }
+  }
 
   @Test
   void costZero_isAPeekThatConsumesNothing() {
@@ -471,6 +504,39 @@ public abstract class RateLimiterContract {
         .isInstanceOf(InvalidPolicyException.class);
   }
 
+  /**
+   * A key is text: an unpaired UTF-16 surrogate has no UTF-8 form, so it cannot be stored as is.
+   * Encoders replace it with {@code ?} (two such keys would share one counter) or fail after the
+   * rest of a batch was counted, so it is refused up front, alone and inside a batch.
+   */
+  @Test
+  void key_withUnpairedSurrogate_isRejectedAndNothingIsCounted() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1)));
+    String good = key("good");
+    String pair = key("\uD83D\uDE00"); // U+1F600, a well-formed pair
+
+    for (String bad : List.of("\uD800", key("x\uDC00y"), key("tail\uD83D"))) {
+      assertThatThrownBy(() -> limiter().tryAcquire(rule, bad, 1))
+          .isInstanceOfSatisfying(
+              InvalidPolicyException.class,
+              e -> {
+                assertThat(e.field()).isEqualTo("key");
+                assertThat(e.getMessage()).contains("surrogate");
+              });
+      assertThatThrownBy(
+              () ->
+                  limiter()
+                      .tryAcquireAll(
+                          List.of(Check.of(rule, good), Check.of(rule, bad), Check.of(rule, good))))
+          .isInstanceOfSatisfying(
+              InvalidPolicyException.class, e -> assertThat(e.field()).contains("key"));
+    }
+
+    assertThat(peek(rule, good).remaining()).as("nothing of the batches was counted").isEqualTo(2);
+    assertThat(acquire(rule, pair).remaining()).isEqualTo(1);
+    assertThat(peek(rule, pair).remaining()).isEqualTo(1);
+  }
+
   // ---------------------------------------------------------------- batches and async
 
   @Test
@@ -513,6 +579,25 @@ public abstract class RateLimiterContract {
             () -> limiter().tryAcquireAll(List.of(Check.of(rule, key), Check.of(rule, key, 3))))
         .isInstanceOfSatisfying(
             InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("cost"));
+
+    assertThat(peek(rule, key).remaining()).isEqualTo(2);
+  }
+
+  @Test
+  void batch_nullOrHoldingNull_isRefusedNamingChecksAndCountsNothing() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1)));
+    String key = key("user");
+    List<Check> holdingNull = Arrays.asList(Check.of(rule, key), null);
+
+    assertThatThrownBy(() -> limiter().tryAcquireAll(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("checks");
+    assertThatThrownBy(() -> limiter().tryAcquireAll(holdingNull))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("checks");
+    assertFailsWith(() -> limiter().tryAcquireAllAsync(null), NullPointerException.class, "checks");
+    assertFailsWith(
+        () -> limiter().tryAcquireAllAsync(holdingNull), NullPointerException.class, "checks");
 
     assertThat(peek(rule, key).remaining()).isEqualTo(2);
   }

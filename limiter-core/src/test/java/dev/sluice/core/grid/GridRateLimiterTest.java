@@ -87,7 +87,7 @@ class GridRateLimiterTest {
     assertThatThrownBy(() -> batched.tryAcquire("bad input", "k"))
         .isInstanceOf(InvalidPolicyException.class)
         .extracting(e -> ((InvalidPolicyException) e).field())
-        .isEqualTo("name");
+        .isEqualTo("rule");
     assertThatThrownBy(() -> batched.tryAcquire("bad-input", ""))
         .isInstanceOf(InvalidPolicyException.class)
         .extracting(e -> ((InvalidPolicyException) e).field())

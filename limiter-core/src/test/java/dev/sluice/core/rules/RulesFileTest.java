@@ -448,6 +448,22 @@ class RulesFileTest {
             null,
             null,
             "not valid YAML"),
+        broken(
+            "a line indented one space short",
+            "rules:\n  - name: a\n    limit: 5\n    window: 1m\n   burst: 3\n",
+            5,
+            null,
+            null,
+            "not valid YAML: while parsing a block collection at line 2, column 3: expected"
+                + " <block end>, but found '<block mapping start>' at line 5, column 4"),
+        broken(
+            "a tab for indentation",
+            "rules:\n\t- name: a\n",
+            2,
+            null,
+            null,
+            "found character '\\t(TAB)' that cannot start any token. (Do not use \\t(TAB) for"
+                + " indentation) at line 2, column 1"),
         broken("empty file", "", 0, null, null, "the file is empty"));
   }
 
