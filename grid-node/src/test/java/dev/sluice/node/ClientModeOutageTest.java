@@ -141,6 +141,10 @@ class ClientModeOutageTest {
       TestNodes.Answer list = TestNodes.get(port, "/v1/rules");
       assertThat(list.status()).isEqualTo(503);
       assertThat(list.json().get("error").asText()).isEqualTo("unavailable");
+      assertThat(list.json().get("message").asText())
+          .as("no Java class name in an answer")
+          .startsWith("the grid cannot decide right now")
+          .doesNotContain("Exception");
 
       TestNodes.Answer ready = TestNodes.get(port, "/health/ready");
       assertThat(ready.status()).isEqualTo(503);

@@ -143,17 +143,27 @@ public final class SluiceApi {
               || e instanceof HazelcastInstanceNotActiveException
               || e instanceof HazelcastClientOfflineException) {
             LOG.warn("grid unavailable for {} {}: {}", ctx.method(), ctx.path(), e.toString());
-            error(
-                ctx,
-                503,
-                ApiError.UNAVAILABLE,
-                "the grid cannot decide right now (" + e.getClass().getSimpleName() + "); retry");
+            error(ctx, 503, ApiError.UNAVAILABLE, unavailable(e));
             return;
           }
           LOG.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
           error(
               ctx, 500, ApiError.INTERNAL_ERROR, "an internal error occurred; see the node's log");
         });
+  }
+
+  /**
+   * Why the grid cannot answer, in the caller's words: no Java class names in answers (the node's
+   * log has the exception).
+   */
+  private static String unavailable(Exception e) {
+    String why =
+        e instanceof HazelcastClientOfflineException
+            ? ": this node has lost its connection to the grid"
+            : e instanceof HazelcastInstanceNotActiveException
+                ? ": this node is shutting down"
+                : "";
+    return "the grid cannot decide right now" + why + "; retry";
   }
 
   /** Javalin's own refusals: no such route, wrong method, body too large. */
