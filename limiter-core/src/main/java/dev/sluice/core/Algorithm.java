@@ -32,6 +32,16 @@ public enum Algorithm {
     return wireName;
   }
 
+  /** Whether a policy of this algorithm takes a {@code burst}: token_bucket, gcra, leaky_bucket. */
+  public boolean hasBurst() {
+    return this == TOKEN_BUCKET || this == GCRA || this == LEAKY_BUCKET;
+  }
+
+  /** Whether a policy of this algorithm takes a {@code buckets} count: sliding_buckets only. */
+  public boolean hasBuckets() {
+    return this == SLIDING_BUCKETS;
+  }
+
   /**
    * The algorithm with this wire name.
    *

@@ -2,6 +2,7 @@ package dev.sluice.core;
 
 import java.math.BigInteger;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a limit is: {@code limit} permits per {@code window}, decided by {@code algorithm}.
@@ -14,8 +15,10 @@ import java.time.Duration;
  * @param limit permits per window, 1 to {@value #MAX_LIMIT}
  * @param window the window length, {@link #MIN_WINDOW} to {@link #MAX_WINDOW}
  * @param burst token_bucket capacity, gcra burst (limit = burst + 1), leaky_bucket queue length;
- *     ignored by the window algorithms. See {@link #defaultBurst}.
- * @param buckets sub-windows of sliding_buckets (1 to {@value #MAX_BUCKETS}); ignored elsewhere
+ *     unused by the window algorithms, and the {@link Builder} refuses one for them. See {@link
+ *     #defaultBurst}.
+ * @param buckets sub-windows of sliding_buckets (1 to {@value #MAX_BUCKETS}); unused elsewhere, and
+ *     the {@link Builder} refuses a count for other algorithms
  * @param shadow decide and count, but never deny: would-be denials are only reported
  * @param countDenied denied requests consume too (Figma-style penalty): a client that keeps
  *     hammering stays limited
@@ -222,8 +225,8 @@ public record Policy(
     private Algorithm algorithm = Algorithm.SLIDING_WINDOW;
     private long limit;
     private Duration window = Duration.ZERO;
-    private Long burst;
-    private int buckets = DEFAULT_BUCKETS;
+    private @Nullable Long burst;
+    private @Nullable Integer buckets;
     private boolean shadow;
     private boolean countDenied;
 
@@ -264,9 +267,27 @@ public record Policy(
       return this;
     }
 
+    /**
+     * The policy, validated. A burst or a bucket count given for an algorithm that has none is an
+     * error, not ignored: {@code burst: 20} on a sliding window reads like a promise the limiter
+     * would not keep.
+     */
     public Policy build() {
+      if (burst != null && !algorithm.hasBurst()) {
+        throw new InvalidPolicyException(
+            "burst",
+            "applies to token_bucket, gcra and leaky_bucket; "
+                + algorithm.wireName()
+                + " has no burst (its limit is the most it admits per window)");
+      }
+      if (buckets != null && !algorithm.hasBuckets()) {
+        throw new InvalidPolicyException(
+            "buckets", "applies to sliding_buckets only; " + algorithm.wireName() + " has none");
+      }
       long resolvedBurst = burst != null ? burst : defaultBurst(algorithm, Math.max(limit, 1));
-      return new Policy(algorithm, limit, window, resolvedBurst, buckets, shadow, countDenied);
+      int resolvedBuckets = buckets != null ? buckets : DEFAULT_BUCKETS;
+      return new Policy(
+          algorithm, limit, window, resolvedBurst, resolvedBuckets, shadow, countDenied);
     }
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PolicyTest {
@@ -125,26 +126,55 @@ class PolicyTest {
             .burst(40_000),
         "burst",
         "100 years");
-    // The window algorithms ignore burst: no such limit for them.
-    assertThat(
+  }
+
+  @Test
+  void burstOrBuckets_forAnAlgorithmWithoutThem_rejectedNamingTheField() {
+    for (Algorithm algorithm :
+        List.of(Algorithm.SLIDING_WINDOW, Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG)) {
+      assertRejected(
+          Policy.builder().algorithm(algorithm).limit(5).window(Duration.ofMinutes(1)).burst(20),
+          "burst",
+          algorithm.wireName() + " has no burst");
+    }
+    assertRejected(
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_BUCKETS)
+            .limit(5)
+            .window(Duration.ofMinutes(1))
+            .burst(20),
+        "burst",
+        "sliding_buckets has no burst");
+    for (Algorithm algorithm : Algorithm.values()) {
+      if (algorithm != Algorithm.SLIDING_BUCKETS) {
+        assertRejected(
             Policy.builder()
-                .algorithm(Algorithm.FIXED_WINDOW)
-                .limit(1)
-                .window(Duration.ofDays(1))
-                .burst(40_000)
-                .build()
-                .burst())
-        .isEqualTo(40_000);
+                .algorithm(algorithm)
+                .limit(5)
+                .window(Duration.ofMinutes(1))
+                .buckets(12),
+            "buckets",
+            "applies to sliding_buckets only");
+      }
+    }
   }
 
   @Test
   void buckets_outOfRangeOrShorterThanAMillisecond_rejectedNamingBuckets() {
     assertRejected(
-        Policy.builder().limit(1).window(Duration.ofSeconds(1)).buckets(0),
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_BUCKETS)
+            .limit(1)
+            .window(Duration.ofSeconds(1))
+            .buckets(0),
         "buckets",
         "between 1 and");
     assertRejected(
-        Policy.builder().limit(1).window(Duration.ofDays(1)).buckets(Policy.MAX_BUCKETS + 1),
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_BUCKETS)
+            .limit(1)
+            .window(Duration.ofDays(1))
+            .buckets(Policy.MAX_BUCKETS + 1),
         "buckets",
         "between 1 and");
     assertRejected(

@@ -1,5 +1,6 @@
 package dev.sluice.rest;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
@@ -8,16 +9,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A rule as JSON, with the field names of the rules file: what {@code GET /v1/rules/{name}} answers
- * (every field filled in, defaults resolved) and what {@code PUT /v1/rules/{name}} accepts (only
- * {@code limit} and {@code window} required; {@code name}, if given, must match the path).
+ * (every field the algorithm has, defaults resolved; {@code burst} and {@code buckets} only where
+ * the algorithm takes them, so that an answer can be sent back as a {@code PUT} as it is) and what
+ * {@code PUT /v1/rules/{name}} accepts (only {@code limit} and {@code window} required; {@code
+ * name}, if given, must match the path).
  */
 public record RuleBody(
     @Nullable String name,
     @Nullable String algorithm,
     @Nullable Long limit,
     @Nullable String window,
-    @Nullable Long burst,
-    @Nullable Integer buckets,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long burst,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer buckets,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied) {
 
@@ -28,8 +31,8 @@ public record RuleBody(
         policy.algorithm().wireName(),
         policy.limit(),
         Durations.format(policy.window()),
-        policy.burst(),
-        policy.buckets(),
+        policy.algorithm().hasBurst() ? policy.burst() : null,
+        policy.algorithm().hasBuckets() ? policy.buckets() : null,
         policy.shadow(),
         policy.countDenied());
   }

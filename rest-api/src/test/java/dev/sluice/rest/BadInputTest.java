@@ -254,6 +254,18 @@ class BadInputTest {
             "invalid_field",
             "buckets"),
         check(
+            "burst on a sliding window",
+            inline("\"limit\": 10, \"window\": \"1m\", \"burst\": 20"),
+            400,
+            "invalid_field",
+            "burst: applies to token_bucket, gcra and leaky_bucket; sliding_window has no burst"),
+        check(
+            "buckets on gcra",
+            inline("\"limit\": 10, \"window\": \"1m\", \"algorithm\": \"gcra\", \"buckets\": 6"),
+            400,
+            "invalid_field",
+            "buckets: applies to sliding_buckets only; gcra has none"),
+        check(
             "shadow as a string",
             inline("\"limit\": 10, \"window\": \"1m\", \"shadow\": \"yes\""),
             400,

@@ -165,10 +165,9 @@ final class HttpRateLimiter implements RateLimiter {
               .put("algorithm", policy.algorithm().wireName())
               .put("limit", policy.limit())
               .put("window", Durations.format(policy.window()))
-              .put("burst", policy.burst())
-              .put("buckets", policy.buckets())
               .put("shadow", policy.shadow())
               .put("countDenied", policy.countDenied());
+      putShape(body, policy);
       send(
           admin(
               HttpRequest.newBuilder(uri("/v1/rules/" + encode(rule.name())))
@@ -194,17 +193,28 @@ final class HttpRateLimiter implements RateLimiter {
   }
 
   private static ObjectNode inline(Policy policy, String key, long permits) {
-    return MAPPER
-        .createObjectNode()
-        .put("key", key)
-        .put("cost", permits)
-        .put("limit", policy.limit())
-        .put("window", Durations.format(policy.window()))
-        .put("algorithm", policy.algorithm().wireName())
-        .put("burst", policy.burst())
-        .put("buckets", policy.buckets())
-        .put("shadow", policy.shadow())
-        .put("countDenied", policy.countDenied());
+    ObjectNode body =
+        MAPPER
+            .createObjectNode()
+            .put("key", key)
+            .put("cost", permits)
+            .put("limit", policy.limit())
+            .put("window", Durations.format(policy.window()))
+            .put("algorithm", policy.algorithm().wireName())
+            .put("shadow", policy.shadow())
+            .put("countDenied", policy.countDenied());
+    putShape(body, policy);
+    return body;
+  }
+
+  /** {@code burst} and {@code buckets}, each only where the policy's algorithm takes it. */
+  private static void putShape(ObjectNode body, Policy policy) {
+    if (policy.algorithm().hasBurst()) {
+      body.put("burst", policy.burst());
+    }
+    if (policy.algorithm().hasBuckets()) {
+      body.put("buckets", policy.buckets());
+    }
   }
 
   private static Decision decision(JsonNode json) {

@@ -38,7 +38,7 @@ class AlgorithmPropertiesTest {
       long maxBuckets = Math.min(60, window.toMillis());
       builder.buckets(1 + random.nextInt((int) maxBuckets));
     }
-    if (random.nextBoolean()) {
+    if (algorithm.hasBurst() && random.nextBoolean()) {
       long minBurst = algorithm == Algorithm.TOKEN_BUCKET ? 1 : 0;
       builder.burst(minBurst + random.nextInt((int) (2 * limit + 1)));
     }

@@ -32,13 +32,12 @@ class ExtremeParametersTest {
           try {
             // sub-windows of at least 1 ms: 1 bucket at 1 ms, 60 at 1 s, the maximum at 30 days
             int buckets = window == ONE_MS ? 1 : window == THIRTY_DAYS ? Policy.MAX_BUCKETS : 60;
-            policy =
-                Policy.builder()
-                    .algorithm(algorithm)
-                    .limit(limit)
-                    .window(window)
-                    .buckets(buckets)
-                    .build();
+            Policy.Builder builder =
+                Policy.builder().algorithm(algorithm).limit(limit).window(window);
+            if (algorithm.hasBuckets()) {
+              builder.buckets(buckets);
+            }
+            policy = builder.build();
           } catch (InvalidPolicyException rejected) {
             // Only the documented refusals: faster than one permit per ns, or a log above its cap.
             assertThat(rejected.field()).isEqualTo("limit");
@@ -91,13 +90,12 @@ class ExtremeParametersTest {
   @Test
   void oneMillionPerSecond_admitsExactlyTheRate_onEveryAlgorithmThatAcceptsIt() {
     for (Algorithm algorithm : EnumSet.complementOf(EnumSet.of(Algorithm.SLIDING_LOG))) {
-      Policy policy =
-          Policy.builder()
-              .algorithm(algorithm)
-              .limit(10_000)
-              .window(Duration.ofMillis(10))
-              .buckets(10)
-              .build();
+      Policy.Builder builder =
+          Policy.builder().algorithm(algorithm).limit(10_000).window(Duration.ofMillis(10));
+      if (algorithm.hasBuckets()) {
+        builder.buckets(10);
+      }
+      Policy policy = builder.build();
       LimiterAlgorithm limiter = LimiterAlgorithm.of(policy);
       long[] state = limiter.newState();
       long start = NanoMath.windowStart(NOW, policy.windowNanos());

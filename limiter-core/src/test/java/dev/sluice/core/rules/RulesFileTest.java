@@ -343,6 +343,20 @@ class RulesFileTest {
             "burst",
             "must be between 0 and"),
         broken(
+            "burst on a fixed window",
+            """
+            rules:
+              - name: signup
+                algorithm: fixed_window
+                limit: 3
+                window: 1h
+                burst: 10
+            """,
+            6,
+            "rule 'signup' (#1)",
+            "burst",
+            "fixed_window has no burst"),
+        broken(
             "too many buckets",
             """
             rules:
