@@ -54,6 +54,17 @@ class ValuesSchemaTest {
             "/rules/0/algorithm",
             "must be one of"),
         Arguments.of("rules: [{name: login, window: 1m}]", "/rules/0", "missing property 'limit'"),
+        // The node refuses a burst or buckets its algorithm does not have; so does the chart.
+        Arguments.of(
+            "rules: [{name: login, limit: 5, window: 1m, burst: 20}]", "/rules/0/burst", "not"),
+        Arguments.of(
+            "rules: [{name: login, algorithm: fixed_window, limit: 5, window: 1m, burst: 20}]",
+            "/rules/0/burst",
+            "not"),
+        Arguments.of(
+            "rules: [{name: sms, algorithm: gcra, limit: 5, window: 1m, buckets: 6}]",
+            "/rules/0/buckets",
+            "not"),
         Arguments.of(
             "metrics: {serviceMonitor: {interval: often}}",
             "/metrics/serviceMonitor/interval",
