@@ -10,7 +10,10 @@ import java.util.regex.Pattern;
  * and ISO-8601 ({@code PT1M}). Everything else is an error that quotes the input.
  */
 public final class Durations {
-  private static final Pattern SHORT_FORM = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
+  private static final Pattern SHORT_FORM = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+
+  /** Twelve digits of days still fit a {@link Duration}; more than that is no one's window. */
+  private static final int MAX_DIGITS = 12;
 
   private Durations() {}
 
@@ -24,6 +27,15 @@ public final class Durations {
     String trimmed = text.trim();
     Matcher shortForm = SHORT_FORM.matcher(trimmed);
     if (shortForm.matches()) {
+      if (shortForm.group(1).length() > MAX_DIGITS) {
+        throw new InvalidPolicyException(
+            field,
+            "'"
+                + text
+                + "' is out of range; write at most "
+                + MAX_DIGITS
+                + " digits before the unit");
+      }
       long amount = Long.parseLong(shortForm.group(1));
       return switch (shortForm.group(2)) {
         case "ms" -> Duration.ofMillis(amount);

@@ -48,6 +48,20 @@ class DurationsTest {
   }
 
   @Test
+  void parse_shortFormWithTooManyDigits_rejectedAsOutOfRange() {
+    assertThat(Durations.parse("window", "999999999999d"))
+        .isEqualTo(Duration.ofDays(999999999999L));
+    for (String huge : new String[] {"9223372036854775807ms", "1000000000000d"}) {
+      assertThatThrownBy(() -> Durations.parse("window", huge))
+          .as("'%s'", huge)
+          .isInstanceOfSatisfying(
+              InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("window"))
+          .hasMessageContaining("'" + huge + "' is out of range")
+          .hasMessageContaining("12 digits");
+    }
+  }
+
+  @Test
   void format_wholeUnitsAsShortFormElseIso() {
     assertThat(Durations.format(Duration.ofMillis(250))).isEqualTo("250ms");
     assertThat(Durations.format(Duration.ofSeconds(90))).isEqualTo("90s");
