@@ -147,7 +147,7 @@ public final class SluiceNode implements AutoCloseable {
       }
     }
     NodeSettings settings = NodeSettings.load(config, environment);
-    for (String warning : NodeSettings.unknownVariableWarnings(environment)) {
+    for (String warning : UnknownSluiceVariables.warnings(environment)) {
       LOG.warn(warning);
     }
     return insecure ? settings.withInsecure() : settings;

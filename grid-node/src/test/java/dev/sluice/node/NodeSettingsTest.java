@@ -407,7 +407,7 @@ class NodeSettingsTest {
     environment.put("SLUICE_HS_SERVICE_PORT_HTTP", "8080");
     environment.put("SLUICE_PORT_8080_TCP_ADDR", "10.0.0.9");
 
-    assertThat(NodeSettings.unknownVariableWarnings(environment))
+    assertThat(UnknownSluiceVariables.warnings(environment))
         .containsExactly(
             "environment variable SLUICE_ADMIN_TOKNE is not a Sluice setting and is ignored;"
                 + " did you mean SLUICE_ADMIN_TOKEN?",
