@@ -17,6 +17,7 @@ import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.rules.RulesFile;
 import dev.sluice.core.rules.RulesFileException;
+import dev.sluice.node.NodeSettings.Setting;
 import dev.sluice.rest.ApiSettings;
 import dev.sluice.rest.ReadinessProbe;
 import dev.sluice.rest.SluiceApi;
@@ -29,6 +30,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -192,7 +194,7 @@ public final class SluiceNode implements AutoCloseable {
               ? startClient(settings, connected)
               : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
     } catch (RuntimeException e) {
-      throw portInUse(e, "memberPort", settings.memberPort(), settings).orElseThrow(() -> e);
+      throw portInUse(e, Setting.MEMBER_PORT, settings.memberPort(), settings).orElseThrow(() -> e);
     }
     GridRateLimiter limiter = null;
     SluiceClient front = null;
@@ -254,7 +256,7 @@ public final class SluiceNode implements AutoCloseable {
         limiter.close();
       }
       member.shutdown();
-      throw portInUse(e, "restPort", settings.restPort(), settings).orElseThrow(() -> e);
+      throw portInUse(e, Setting.REST_PORT, settings.restPort(), settings).orElseThrow(() -> e);
     }
     SluiceNode node = new SluiceNode(settings, member, limiter, front, api, watcher);
     LOG.info(
@@ -279,20 +281,20 @@ public final class SluiceNode implements AutoCloseable {
    * started).
    */
   private static Optional<NodeConfigException> portInUse(
-      RuntimeException e, String setting, int port, NodeSettings settings) {
+      RuntimeException e, Setting setting, int port, NodeSettings settings) {
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof java.net.BindException) {
+      if (cause instanceof BindException) {
         return Optional.of(
             new NodeConfigException(
-                setting
+                setting.key()
                     + ": port "
                     + port
                     + " on "
                     + settings.bindAddress()
-                    + " is already in use; stop what holds it, or set SLUICE_"
-                    + (setting.equals("restPort") ? "REST_PORT" : "MEMBER_PORT")
+                    + " is already in use; stop what holds it, or set "
+                    + setting.environmentVariable()
                     + " to another port"
-                    + (setting.equals("restPort") ? " (0: any free port)" : ""),
+                    + (setting == Setting.REST_PORT ? " (0: any free port)" : ""),
                 e));
       }
     }
