@@ -644,24 +644,26 @@ class BatchFailureTest {
 
     @Override
     public Object interceptPut(Object oldValue, Object newValue) {
-      if (newValue instanceof GridState state && state.fingerprint() == slowFingerprint) {
-        try {
-          slowGate.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+      if (!(newValue instanceof GridState state)) {
         return null;
       }
-      if (newValue instanceof GridState state && state.fingerprint() == fingerprint) {
-        try {
-          gate.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+      if (state.fingerprint() == slowFingerprint) {
+        waitAt(slowGate);
+      } else if (state.fingerprint() == fingerprint) {
+        waitAt(gate);
         refusals.incrementAndGet();
         throw new IllegalStateException(REFUSAL + " rule");
       }
       return null;
+    }
+
+    /** Waits until {@code latch} opens, at most 10 s, so that a forgotten gate cannot hang. */
+    private static void waitAt(CountDownLatch latch) {
+      try {
+        latch.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
 
     @Override
