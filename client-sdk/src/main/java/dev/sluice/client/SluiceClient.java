@@ -205,7 +205,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
-    Objects.requireNonNull(checks, "checks must not be null");
+    Check.requireAll(checks);
     Decision[] answers = new Decision[checks.size()];
     List<Check> remote = localAnswers(checks, answers);
     if (!remote.isEmpty()) {
@@ -216,7 +216,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
 
   @Override
   public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    Objects.requireNonNull(checks, "checks must not be null");
+    Check.requireAll(checks);
     Decision[] answers = new Decision[checks.size()];
     List<Check> remote = localAnswers(checks, answers);
     if (remote.isEmpty()) {
@@ -239,10 +239,6 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     List<Check> remote = new ArrayList<>(checks.size());
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
-      if (check == null) {
-        // Before any answer is taken from the grid: the caller's bug, not an outage.
-        throw new NullPointerException("checks[" + i + "] is null");
-      }
       Decision local = localAnswer(keyOf(check), check);
       if (local != null) {
         answers[i] = local;

@@ -1,5 +1,7 @@
 package dev.sluice.core;
 
+import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,5 +33,19 @@ public record Check(@Nullable String rule, @Nullable Policy policy, String key, 
 
   public static Check inline(Policy policy, String key, long permits) {
     return new Check(null, policy, key, permits);
+  }
+
+  /**
+   * The checks of a batch, refused before anything is decided if the list or one of its elements is
+   * null: the caller's bug, and the exception says which ({@code checks[2] is null}).
+   */
+  public static List<Check> requireAll(@Nullable List<Check> checks) {
+    Objects.requireNonNull(checks, "checks must not be null");
+    for (int i = 0; i < checks.size(); i++) {
+      if (checks.get(i) == null) {
+        throw new NullPointerException("checks[" + i + "] is null");
+      }
+    }
+    return checks;
   }
 }

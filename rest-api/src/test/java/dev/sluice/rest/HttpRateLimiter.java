@@ -28,7 +28,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -91,13 +90,8 @@ final class HttpRateLimiter implements RateLimiter {
   public List<Decision> tryAcquireAll(List<Check> checks) {
     // A Java null cannot be put on the wire as a check: refuse it as the Java runtimes do (the
     // server's answer to a JSON null in a batch is BadInputTest's).
-    Objects.requireNonNull(checks, "checks must not be null");
     ArrayNode array = MAPPER.createArrayNode();
-    for (int i = 0; i < checks.size(); i++) {
-      Check check = checks.get(i);
-      if (check == null) {
-        throw new NullPointerException("checks[" + i + "] is null");
-      }
+    for (Check check : Check.requireAll(checks)) {
       if (check.rule() != null) {
         array
             .addObject()

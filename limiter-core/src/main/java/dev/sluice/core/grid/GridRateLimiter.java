@@ -243,7 +243,7 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
    */
   public List<Decision> tryAcquireAll(List<Check> checks, Duration timeout)
       throws TimeoutException {
-    requireChecks(checks);
+    Check.requireAll(checks);
     long timeoutNanos = Objects.requireNonNull(timeout, "timeout").toNanos();
     if (!oneKeyOneRequest(checks)) {
       return awaitWithin(submitAll(checks), timeoutNanos);
@@ -295,18 +295,8 @@ public final class GridRateLimiter implements RateLimiter, AutoCloseable {
     return true;
   }
 
-  /** A null list or element is the caller's bug: say which, before anything is counted. */
-  private static void requireChecks(@Nullable List<Check> checks) {
-    Objects.requireNonNull(checks, "checks must not be null");
-    for (int i = 0; i < checks.size(); i++) {
-      if (checks.get(i) == null) {
-        throw new NullPointerException("checks[" + i + "] is null");
-      }
-    }
-  }
-
   private CompletableFuture<List<Decision>> submitAll(List<Check> checks) {
-    requireChecks(checks);
+    Check.requireAll(checks);
     List<Pending> pendings = new ArrayList<>(checks.size());
     for (Check check : checks) {
       pendings.add(pending(check));

@@ -140,13 +140,8 @@ public final class LocalRateLimiter implements RateLimiter {
    */
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
-    Objects.requireNonNull(checks, "checks must not be null");
-    List<Compiled> compiled = new ArrayList<>(checks.size());
-    for (int i = 0; i < checks.size(); i++) {
-      Check check = checks.get(i);
-      if (check == null) {
-        throw new NullPointerException("checks[" + i + "] is null");
-      }
+    List<Compiled> compiled = new ArrayList<>(Check.requireAll(checks).size());
+    for (Check check : checks) {
       Compiled one =
           check.rule() != null ? ruleCompiled(check.rule()) : inlineCompiled(check.policy());
       compiled.add(checked(one, check.key(), check.permits()));
