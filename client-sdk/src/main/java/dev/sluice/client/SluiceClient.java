@@ -1,5 +1,6 @@
 package dev.sluice.client;
 
+import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.Check;
@@ -587,9 +588,13 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
       try {
         grid = new GridRateLimiter(hazelcast);
       } catch (RuntimeException e) {
-        // Offline, the client cannot create the limiter's map proxies. Stop it: its threads would
-        // otherwise keep running (and keep the JVM alive) with nobody left to close it.
+        // Whatever failed, stop the client: its threads would otherwise keep running (and keep the
+        // JVM alive) with nobody left to close it. Offline, it cannot create the limiter's map
+        // proxies; any other failure is not an outage and goes to the caller as it is.
         hazelcast.shutdown();
+        if (!(e instanceof HazelcastClientOfflineException)) {
+          throw e;
+        }
         throw new GridUnavailableException(
             "no member of cluster '"
                 + clusterName
