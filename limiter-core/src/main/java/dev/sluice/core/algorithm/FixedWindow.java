@@ -109,7 +109,11 @@ public final class FixedWindow implements LimiterAlgorithm {
 
   /** The count matters until its window ends. */
   @Override
-  public long stateTtlNanos() {
-    return windowNanos;
+  public long untilFreshNanos(long[] state, long nowNanos) {
+    if (state[COUNT] <= 0) {
+      return 0;
+    }
+    long windowEnd = NanoMath.saturatedAdd(state[WINDOW_START], windowNanos);
+    return Math.max(0, NanoMath.saturatedSubtract(windowEnd, nowNanos));
   }
 }

@@ -17,7 +17,7 @@ import dev.sluice.core.Policy;
  */
 public interface LimiterAlgorithm {
 
-  /** The state of a key never seen before (or idle for longer than {@link #stateTtlNanos()}). */
+  /** The state of a key never seen before (or one past {@link #untilFreshNanos}). */
   long[] newState();
 
   /**
@@ -48,10 +48,16 @@ public interface LimiterAlgorithm {
   long capacity();
 
   /**
-   * How long after the last decision the state still matters; after that a fresh state decides
-   * identically. Used as the grid entry's time-to-live, for cleanup only.
+   * How long from {@code nowNanos} until {@code state} decides exactly as a fresh state would, if
+   * nothing else is counted: the earliest instant a store may forget it. Never negative; 0 when it
+   * is fresh already.
+   *
+   * <p>Stores that expire entries (the grid's TTL, the local limiter's sweep) MUST keep a state at
+   * least this long after writing it, or its key gets a fresh budget early: an over-admission. The
+   * answer reads the state itself, not only the policy, so a state written under an older, slower
+   * rule (a TAT further ahead than this policy would put it) is kept as long as it still counts.
    */
-  long stateTtlNanos();
+  long untilFreshNanos(long[] state, long nowNanos);
 
   /** The algorithm {@code policy} names, configured by it. */
   static LimiterAlgorithm of(Policy policy) {

@@ -44,7 +44,7 @@ abstract class ScheduledAlgorithm implements LimiterAlgorithm {
   }
 
   @Override
-  public final long stateTtlNanos() {
-    return schedule.stateTtlNanos();
+  public final long untilFreshNanos(long[] state, long nowNanos) {
+    return schedule.untilFreshNanos(state, nowNanos);
   }
 }

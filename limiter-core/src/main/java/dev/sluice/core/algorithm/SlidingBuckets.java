@@ -314,9 +314,16 @@ public final class SlidingBuckets implements LimiterAlgorithm {
     return limit;
   }
 
-  /** A bucket counts until {@code W} after its end: at most {@code W + b} after its last write. */
+  /**
+   * A bucket counts until {@code W} after its end, so the newest written bucket {@code k} lasts
+   * until {@link #leavesAt}{@code (k) + 1}: at most {@code W + b} after the last write.
+   */
   @Override
-  public long stateTtlNanos() {
-    return NanoMath.saturatedAdd(windowNanos, bucketNanos);
+  public long untilFreshNanos(long[] state, long nowNanos) {
+    if (state[SUM] == 0) {
+      return 0;
+    }
+    long freshAt = NanoMath.saturatedAdd(leavesAt(state[NEWEST]), 1);
+    return Math.max(0, NanoMath.saturatedSubtract(freshAt, nowNanos));
   }
 }

@@ -173,9 +173,15 @@ public final class SlidingLog implements LimiterAlgorithm {
     return limit;
   }
 
-  /** An entry counts for {@code W} after it was appended. */
+  /** An entry counts for {@code W} after it was appended: the newest one lasts longest. */
   @Override
-  public long stateTtlNanos() {
-    return windowNanos;
+  public long untilFreshNanos(long[] state, long nowNanos) {
+    int size = (int) state[SIZE];
+    if (size == 0) {
+      return 0;
+    }
+    long newest = entry(state, (int) state[HEAD], size - 1);
+    return Math.max(
+        0, NanoMath.saturatedSubtract(NanoMath.saturatedAdd(newest, windowNanos), nowNanos));
   }
 }

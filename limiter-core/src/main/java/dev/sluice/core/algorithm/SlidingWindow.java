@@ -141,10 +141,17 @@ public final class SlidingWindow implements LimiterAlgorithm {
     return limit;
   }
 
-  /** The state matters until the current window has been the previous one for a whole window. */
+  /**
+   * A count matters until the window after its own has ended: the current count until {@code
+   * currentStart + 2W}, the previous one until {@code currentStart + W}.
+   */
   @Override
-  public long stateTtlNanos() {
-    return NanoMath.saturatedMultiply(windowNanos, 2);
+  public long untilFreshNanos(long[] state, long nowNanos) {
+    long lastsWindows = state[CURRENT] > 0 ? 2 : state[PREVIOUS] > 0 ? 1 : 0;
+    long freshAt =
+        NanoMath.saturatedAdd(
+            state[CURRENT_START], NanoMath.saturatedMultiply(windowNanos, lastsWindows));
+    return Math.max(0, NanoMath.saturatedSubtract(freshAt, nowNanos));
   }
 
   private long estimate(long previous, long current, long elapsed) {

@@ -124,9 +124,13 @@ final class VirtualSchedule {
     return state;
   }
 
-  /** The most debt a state can hold: after this long without traffic it is fresh again. */
-  long stateTtlNanos() {
-    return ceil(countDenied ? maxDebt : tolerance);
+  /**
+   * The debt, rounded up: once the TAT has passed the key is fresh again. Read from the state, not
+   * bounded by this policy's tolerance, since a TAT stored under a slower policy may lie further
+   * ahead (see {@link #debt}).
+   */
+  long untilFreshNanos(long[] state, long nowNanos) {
+    return ceil(debt(state, nowNanos));
   }
 
   /**

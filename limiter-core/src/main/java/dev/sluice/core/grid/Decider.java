@@ -90,11 +90,7 @@ final class Decider {
       return new Result(outcome, null, 0);
     }
     long ttlMillis =
-        Math.max(context.minStateTtlMillis(), ceilDiv(algorithm.stateTtlNanos(), 1_000_000L));
+        StateTtl.millis(algorithm.untilFreshNanos(state, nowNanos), context.minStateTtlMillis());
     return new Result(outcome, new GridState(fingerprint, state), ttlMillis);
-  }
-
-  private static long ceilDiv(long value, long divisor) {
-    return -Math.floorDiv(-value, divisor);
   }
 }

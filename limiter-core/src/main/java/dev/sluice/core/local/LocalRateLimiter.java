@@ -61,13 +61,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Memory</h2>
  *
- * A state idle for longer than its algorithm's {@link LimiterAlgorithm#stateTtlNanos()} (e.g. two
- * windows for sliding_window) decides exactly as a fresh one, so it is treated as fresh on its next
- * use and swept out of memory in the background at most every {@link #SWEEP_INTERVAL_NANOS} of the
- * limiter's clock ({@link #cleanUp()} sweeps at once). Expiry reads the injected {@link
- * TimeSource}, so a manual clock drives it in tests. At most {@code maxKeys} states are kept:
- * beyond that Caffeine evicts the least valuable, and an evicted key is forgiven its count, so size
- * {@code maxKeys} above the number of keys active within a window.
+ * A state idle past its algorithm's {@link LimiterAlgorithm#untilFreshNanos} (e.g. the end of the
+ * window after its current one, for sliding_window) decides exactly as a fresh one, so it is
+ * treated as fresh on its next use and swept out of memory in the background at most every {@link
+ * #SWEEP_INTERVAL_NANOS} of the limiter's clock ({@link #cleanUp()} sweeps at once). Expiry reads
+ * the injected {@link TimeSource}, so a manual clock drives it in tests. At most {@code maxKeys}
+ * states are kept: beyond that Caffeine evicts the least valuable, and an evicted key is forgiven
+ * its count, so size {@code maxKeys} above the number of keys active within a window.
  *
  * <p>Thread-safe. All operations complete synchronously; the async variants return completed
  * stages.
@@ -227,7 +227,8 @@ public final class LocalRateLimiter implements RateLimiter {
           state.values = compiled.algorithm.fit(state.values);
         }
         decision = compiled.algorithm.apply(state.values, nowNanos, permits);
-        state.expiresAtNanos = plusSaturated(nowNanos, compiled.ttlNanos);
+        state.expiresAtNanos =
+            plusSaturated(nowNanos, compiled.algorithm.untilFreshNanos(state.values, nowNanos));
       }
       if (nowNanos >= nextSweepNanos) {
         sweepInBackground(nowNanos);
@@ -385,13 +386,11 @@ public final class LocalRateLimiter implements RateLimiter {
     final Policy policy;
     final LimiterAlgorithm algorithm;
     final Shape shape;
-    final long ttlNanos;
 
     Compiled(Policy policy) {
       this.policy = policy;
       this.algorithm = LimiterAlgorithm.of(policy);
       this.shape = Shape.of(policy);
-      this.ttlNanos = Math.max(1, algorithm.stateTtlNanos());
     }
   }
 

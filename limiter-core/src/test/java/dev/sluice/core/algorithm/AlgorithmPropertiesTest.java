@@ -96,6 +96,43 @@ class AlgorithmPropertiesTest {
   }
 
   /**
+   * A store may forget a state once {@code untilFreshNanos} has passed (the grid's TTL and the
+   * local sweep rely on it): from then on it decides every request exactly as a fresh state, so
+   * forgetting it hands out no budget that was not already back. Checked after every request of
+   * random traces, at the instant itself and later, for a peek, one permit and the capacity.
+   */
+  @Test
+  void everyAlgorithm_afterUntilFresh_decidesAsAFreshState() {
+    for (Algorithm algorithm : Algorithm.values()) {
+      Seeded.run(
+          algorithm.wireName() + " untilFresh",
+          CASES,
+          seed -> {
+            Random random = new Random(seed);
+            Policy policy = randomPolicy(random, algorithm, random.nextInt(4) == 0);
+            LimiterAlgorithm limiter = LimiterAlgorithm.of(policy);
+            long[] state = limiter.newState();
+            for (Request request : randomTrace(random, policy, limiter.capacity(), 200)) {
+              limiter.apply(state, request.nowNanos, request.permits);
+              long untilFresh = limiter.untilFreshNanos(state, request.nowNanos);
+              assertThat(untilFresh).as("untilFresh").isNotNegative();
+              long later = (long) (random.nextDouble() * policy.windowNanos());
+              for (long at : new long[] {untilFresh, untilFresh + later}) {
+                long when = request.nowNanos + at;
+                for (long permits : new long[] {0, 1, limiter.capacity()}) {
+                  assertThat(limiter.apply(state.clone(), when, permits))
+                      .as(
+                          "%d permits %d ns after a state said fresh in %d ns",
+                          permits, at, untilFresh)
+                      .isEqualTo(limiter.apply(limiter.newState(), when, permits));
+                }
+              }
+            }
+          });
+    }
+  }
+
+  /**
    * The right invariant for each algorithm:
    *
    * <ul>

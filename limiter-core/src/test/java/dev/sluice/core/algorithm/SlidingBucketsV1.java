@@ -175,7 +175,7 @@ final class SlidingBucketsV1 implements LimiterAlgorithm {
 
   /** A bucket counts until {@code W} after its end: at most {@code W + b} after its last write. */
   @Override
-  public long stateTtlNanos() {
+  public long untilFreshNanos(long[] state, long nowNanos) {
     return NanoMath.saturatedAdd(windowNanos, bucketNanos);
   }
 }

@@ -14,6 +14,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.ManualTimeSource;
+import dev.sluice.core.TimeSource;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,7 @@ final class GridTestCluster implements AutoCloseable {
   private static final int TCP_PORTS = 10;
 
   final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T11:00:00Z"));
+  private final TimeSource memberClock;
   final TestHazelcastFactory factory = new TestHazelcastFactory();
   final List<HazelcastInstance> members = new ArrayList<>();
   final List<GridRateLimiter> limiters = new ArrayList<>();
@@ -57,6 +59,12 @@ final class GridTestCluster implements AutoCloseable {
   }
 
   private GridTestCluster(InMemoryFormat format, boolean wallClockTtl, boolean overTcp) {
+    this(format, wallClockTtl, overTcp, false);
+  }
+
+  private GridTestCluster(
+      InMemoryFormat format, boolean wallClockTtl, boolean overTcp, boolean systemClock) {
+    this.memberClock = systemClock ? TimeSource.system() : clock;
     this.format = format;
     this.wallClockTtl = wallClockTtl;
     // A random range per cluster, so that two runs on this machine rarely probe each other's.
@@ -80,6 +88,15 @@ final class GridTestCluster implements AutoCloseable {
    */
   static GridTestCluster startOverTcp(int members) {
     return start(new GridTestCluster(SluiceHazelcast.DEFAULT_STATE_FORMAT, false, true), members);
+  }
+
+  /**
+   * Members deciding on the system clock with the production TTL: what a grid node runs, for tests
+   * of what only the real clock shows ({@link #clock} is then unused).
+   */
+  static GridTestCluster startOnSystemClock(int members) {
+    return start(
+        new GridTestCluster(SluiceHazelcast.DEFAULT_STATE_FORMAT, true, false, true), members);
   }
 
   /** Members with the production TTL floor, for the test of TTL cleanup itself. */
@@ -118,7 +135,7 @@ final class GridTestCluster implements AutoCloseable {
         join.getTcpIpConfig().addMember("127.0.0.1:" + port);
       }
     }
-    return SluiceHazelcast.configure(config, clock, format);
+    return SluiceHazelcast.configure(config, memberClock, format);
   }
 
   private boolean overTcp() {

@@ -1,0 +1,120 @@
+package dev.sluice.core.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.TimeSource;
+import dev.sluice.core.contract.AdmissionBounds.Admission;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Exactness on the real clock: one key per {@link SaturationCase}, all saturated at once by several
+ * threads for a few seconds, every admission judged against its algorithm's bound ({@link
+ * AdmissionBounds}). A manual clock cannot show what this shows: a store that forgets a state while
+ * it still counts (an entry TTL rounded to whole seconds handed a per-second token bucket a fresh
+ * bucket about once a second).
+ *
+ * <p>A runtime extends this class with {@link #callers()}: limiters that share one state and decide
+ * on the system clock (the grid: limiters on several members and over a client). Each test thread
+ * calls through them in turn. Bounded in time ({@link #SATURATION}) and in calls per thread.
+ */
+public abstract class RealClockSaturationContract {
+  /** How long every key is saturated. */
+  protected static final Duration SATURATION = Duration.ofMillis(3_500);
+
+  private static final int THREADS_PER_CASE = 2;
+  private static final int MAX_CALLS_PER_THREAD = 500_000;
+
+  /** Limiters on one shared state, deciding on the system clock. */
+  protected abstract List<RateLimiter> callers();
+
+  @Test
+  void everyAlgorithm_oneKeySaturatedOnTheRealClock_admitsNoMoreThanItsBound() throws Exception {
+    String prefix = "sat" + Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffff, 36);
+    List<SaturationCase> cases = SaturationCase.all();
+    for (SaturationCase c : cases) {
+      callers().get(0).rules().put(new Rule(prefix + "-" + c.name(), c.policy()));
+    }
+    List<Run> runs = new ArrayList<>();
+    for (SaturationCase c : cases) {
+      runs.add(new Run(c, prefix + "-" + c.name()));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(cases.size() * THREADS_PER_CASE);
+    try {
+      long deadline = System.nanoTime() + SATURATION.toNanos();
+      List<Future<?>> threads = new ArrayList<>();
+      for (Run run : runs) {
+        for (int t = 0; t < THREADS_PER_CASE; t++) {
+          int first = t;
+          threads.add(pool.submit(() -> run.hammer(callers(), first, deadline)));
+        }
+      }
+      for (Future<?> thread : threads) {
+        thread.get(SATURATION.toMillis() + 60_000, TimeUnit.MILLISECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    List<String> failures = new ArrayList<>();
+    StringBuilder table =
+        new StringBuilder(
+            String.format(Locale.ROOT, "%n%-20s %9s %9s%n", "case", "admitted", "denied"));
+    for (Run run : runs) {
+      table.append(
+          String.format(
+              Locale.ROOT, "%-20s %9d %9d%n", run.c.name(), run.admitted.size(), run.denied.get()));
+      if (run.denied.get() == 0) {
+        failures.add(run.c.name() + ": never denied, so the key was not saturated");
+      }
+      Optional<String> violation =
+          AdmissionBounds.violation(run.c.policy(), List.copyOf(run.admitted));
+      violation.ifPresent(v -> failures.add(run.c.name() + " (" + run.c.policy() + "): " + v));
+    }
+    System.out.println(getClass().getSimpleName() + ", " + SATURATION.toMillis() + " ms:" + table);
+    assertThat(failures).as("over-admissions on the real clock%s", table).isEmpty();
+  }
+
+  /** One case's key and what its threads saw. */
+  private static final class Run {
+    final SaturationCase c;
+    final String rule;
+    final String key = "hot";
+    final ConcurrentLinkedQueue<Admission> admitted = new ConcurrentLinkedQueue<>();
+    final AtomicLong denied = new AtomicLong();
+
+    Run(SaturationCase c, String rule) {
+      this.c = c;
+      this.rule = rule;
+    }
+
+    void hammer(List<RateLimiter> callers, int first, long deadlineNanos) {
+      TimeSource clock = TimeSource.system();
+      for (int i = 0; i < MAX_CALLS_PER_THREAD && System.nanoTime() < deadlineNanos; i++) {
+        RateLimiter limiter = callers.get((first + i) % callers.size());
+        long sent = clock.nowNanos();
+        Decision decision = limiter.tryAcquire(rule, key);
+        long answered = clock.nowNanos();
+        if (decision.allowed()) {
+          admitted.add(new Admission(sent, answered));
+        } else {
+          denied.incrementAndGet();
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package dev.sluice.core.contract;
+
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.Policy;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A policy to saturate on the real clock: the shapes where a state that expires early would show,
+ * at and around Hazelcast's one-second TTL resolution (per-second rates, sub-second windows, small
+ * bursts, gcra with burst 0).
+ */
+public record SaturationCase(String name, Policy policy) {
+
+  public static List<SaturationCase> all() {
+    return List.of(
+        of(
+            "tb-50-1s",
+            Policy.builder().algorithm(Algorithm.TOKEN_BUCKET).limit(50).window(ms(1000))),
+        of(
+            "tb-50-1s-burst10",
+            Policy.builder()
+                .algorithm(Algorithm.TOKEN_BUCKET)
+                .limit(50)
+                .window(ms(1000))
+                .burst(10)),
+        of(
+            "tb-5-200ms",
+            Policy.builder().algorithm(Algorithm.TOKEN_BUCKET).limit(5).window(ms(200))),
+        of("gcra-50-1s", Policy.builder().algorithm(Algorithm.GCRA).limit(50).window(ms(1000))),
+        of(
+            "gcra-50-1s-burst0",
+            Policy.builder().algorithm(Algorithm.GCRA).limit(50).window(ms(1000)).burst(0)),
+        of(
+            "gcra-100-2s-burst3",
+            Policy.builder().algorithm(Algorithm.GCRA).limit(100).window(ms(2000)).burst(3)),
+        of(
+            "leaky-50-1s-burst5",
+            Policy.builder().algorithm(Algorithm.LEAKY_BUCKET).limit(50).window(ms(1000)).burst(5)),
+        of("sw-20-500ms", Policy.builder().limit(20).window(ms(500))),
+        of("sw-50-1s", Policy.builder().limit(50).window(ms(1000))),
+        of(
+            "fw-20-500ms",
+            Policy.builder().algorithm(Algorithm.FIXED_WINDOW).limit(20).window(ms(500))),
+        of(
+            "fw-50-1s",
+            Policy.builder().algorithm(Algorithm.FIXED_WINDOW).limit(50).window(ms(1000))),
+        of(
+            "log-20-500ms",
+            Policy.builder().algorithm(Algorithm.SLIDING_LOG).limit(20).window(ms(500))),
+        of(
+            "log-50-1s",
+            Policy.builder().algorithm(Algorithm.SLIDING_LOG).limit(50).window(ms(1000))),
+        of(
+            "buckets-50-1s-10",
+            Policy.builder()
+                .algorithm(Algorithm.SLIDING_BUCKETS)
+                .limit(50)
+                .window(ms(1000))
+                .buckets(10)),
+        of(
+            "buckets-20-500ms-5",
+            Policy.builder()
+                .algorithm(Algorithm.SLIDING_BUCKETS)
+                .limit(20)
+                .window(ms(500))
+                .buckets(5)));
+  }
+
+  private static SaturationCase of(String name, Policy.Builder policy) {
+    return new SaturationCase(name, policy.build());
+  }
+
+  private static Duration ms(long millis) {
+    return Duration.ofMillis(millis);
+  }
+}

@@ -1,0 +1,37 @@
+package dev.sluice.core.grid;
+
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.contract.RealClockSaturationContract;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * Three members on the system clock with the production TTL, called through two members' limiters
+ * (one batched, one direct) and a client's: what a grid node runs, saturated.
+ */
+class GridRealClockSaturationTest extends RealClockSaturationContract {
+  private static GridTestCluster cluster;
+  private static List<RateLimiter> callers;
+
+  @BeforeAll
+  static void start() {
+    cluster = GridTestCluster.startOnSystemClock(3);
+    callers =
+        List.of(
+            cluster.limiter(0),
+            cluster.limiter(
+                cluster.members.get(1), GridRateLimiter.Options.defaults().withBatching(false)),
+            cluster.limiter(cluster.newClient(), GridRateLimiter.Options.defaults()));
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  @Override
+  protected List<RateLimiter> callers() {
+    return callers;
+  }
+}
