@@ -60,7 +60,7 @@ final class Coalescer {
   private static final Decision LEAD =
       new Decision(false, 0, 0, 0, 0, 0, false, Decision.DecidedBy.LIMITER);
 
-  private final ConcurrentHashMap<DeniedUntilCache.Key, Lane> lanes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
   private final BatchDecider decider;
 
   Coalescer(BatchDecider decider) {
@@ -68,12 +68,12 @@ final class Coalescer {
   }
 
   private static final class Lane {
-    final DeniedUntilCache.Key key;
+    final String key;
     final ArrayDeque<Pending> queue = new ArrayDeque<>();
     boolean busy;
     boolean retired;
 
-    Lane(DeniedUntilCache.Key key) {
+    Lane(String key) {
       this.key = key;
     }
   }
@@ -94,7 +94,7 @@ final class Coalescer {
     }
   }
 
-  Decision decide(DeniedUntilCache.Key key, Check check) {
+  Decision decide(String key, Check check) {
     Pending self = new Pending(check, true);
     Lane lane = enqueue(key, self);
     if (lane != null) {
@@ -107,7 +107,7 @@ final class Coalescer {
     return answer;
   }
 
-  CompletionStage<Decision> decideAsync(DeniedUntilCache.Key key, Check check) {
+  CompletionStage<Decision> decideAsync(String key, Check check) {
     Pending self = new Pending(check, false);
     Lane lane = enqueue(key, self);
     if (lane != null) {
@@ -122,7 +122,7 @@ final class Coalescer {
   }
 
   /** Queues {@code pending}, or returns its lane if the caller must fly it now. */
-  private @Nullable Lane enqueue(DeniedUntilCache.Key key, Pending pending) {
+  private @Nullable Lane enqueue(String key, Pending pending) {
     while (true) {
       Lane lane = lanes.computeIfAbsent(key, Lane::new);
       synchronized (lane) {

@@ -3,7 +3,6 @@ package dev.sluice.client;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.sluice.core.Decision;
-import dev.sluice.core.Policy;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -58,13 +57,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class DeniedUntilCache {
 
-  /** The identity of a limiter state: a rule and key, or an inline policy and key. */
-  record Key(@Nullable String rule, @Nullable Policy policy, String key) {}
-
   /** A recorded denial: requests for at least {@code minPermits} are denied until {@code until}. */
   record Denial(long minPermits, long untilNanos, Decision decision) {}
 
-  private final Cache<Key, Denial> cache;
+  private final Cache<String, Denial> cache;
   private final LongSupplier nanoClock;
 
   DeniedUntilCache(long maximumSize, LongSupplier nanoClock) {
@@ -76,10 +72,12 @@ final class DeniedUntilCache {
   }
 
   /**
-   * A local denial for {@code permits} on {@code key}, or {@code null} when the grid must decide.
-   * The answer's {@code retryAfter} is the time left on the client's clock.
+   * A local denial for {@code permits} on the state {@code key} ({@link
+   * dev.sluice.core.Check#stateKey()}: a rule and subject, or an inline policy and subject), or
+   * {@code null} when the grid must decide. The answer's {@code retryAfter} is the time left on the
+   * client's clock.
    */
-  @Nullable Decision lookup(Key key, long permits) {
+  @Nullable Decision lookup(String key, long permits) {
     Denial denial = cache.getIfPresent(key);
     if (denial == null || permits < denial.minPermits() || permits > denial.decision().limit()) {
       // Fewer permits may fit; more than the key can ever hold is an error the limiter reports.
@@ -106,7 +104,7 @@ final class DeniedUntilCache {
    * Records the grid's answer to a request for {@code permits} sent at {@code sentAtNanos}
    * (monotonic). Only denials with a positive retry-after are kept.
    */
-  void record(Key key, long permits, long sentAtNanos, Decision decision) {
+  void record(String key, long permits, long sentAtNanos, Decision decision) {
     if (decision.allowed() || decision.retryAfterNanos() <= 0 || permits <= 0) {
       return;
     }
@@ -126,12 +124,13 @@ final class DeniedUntilCache {
     return oldExpired || fresh.minPermits() <= old.minPermits() ? fresh : old;
   }
 
-  void invalidate(Key key) {
+  void invalidate(String key) {
     cache.invalidate(key);
   }
 
   void invalidateRule(String rule) {
-    cache.asMap().keySet().removeIf(k -> rule.equals(k.rule()));
+    String prefix = rule + '|';
+    cache.asMap().keySet().removeIf(k -> k.startsWith(prefix));
   }
 
   void invalidateAll() {

@@ -17,6 +17,7 @@ import com.hazelcast.map.listener.EntryExpiredListener;
 import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import com.hazelcast.map.listener.MapClearedListener;
+import dev.sluice.core.Check;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.GridRateLimiter;
@@ -107,8 +108,11 @@ final class GridSupport {
       return;
     }
     try {
+      // Both paths a call takes: the timed one of single checks, the batched one of the rest.
       for (int i = 0; i < 3; i++) {
-        grid.tryAcquireAsync(WARM_UP_POLICY, "sluice-client-warm-up-" + i, 0)
+        Check warmUp = Check.inline(WARM_UP_POLICY, "sluice-client-warm-up-" + i, 0);
+        grid.tryAcquire(warmUp, timeout);
+        grid.tryAcquireAsync(warmUp)
             .toCompletableFuture()
             .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       }

@@ -1,8 +1,10 @@
 package dev.sluice.client;
 
+import dev.sluice.core.BatchMode;
+import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
-import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
@@ -58,23 +60,13 @@ final class LaggingLimiter implements RateLimiter {
   }
 
   @Override
-  public Decision tryAcquire(String rule, String key, long permits) {
-    return tryAcquireAsync(rule, key, permits).toCompletableFuture().join();
+  public Decision tryAcquire(Check check) {
+    return tryAcquireAsync(check).toCompletableFuture().join();
   }
 
   @Override
-  public Decision tryAcquire(Policy policy, String key, long permits) {
-    return tryAcquireAsync(policy, key, permits).toCompletableFuture().join();
-  }
-
-  @Override
-  public CompletionStage<Decision> tryAcquireAsync(String rule, String key, long permits) {
-    return later(() -> limiter.tryAcquire(rule, key, permits));
-  }
-
-  @Override
-  public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long permits) {
-    return later(() -> limiter.tryAcquire(policy, key, permits));
+  public CompletionStage<Decision> tryAcquireAsync(Check check) {
+    return later(() -> limiter.tryAcquire(check));
   }
 
   @Override
@@ -88,13 +80,23 @@ final class LaggingLimiter implements RateLimiter {
   }
 
   @Override
-  public Decision peek(String rule, String key) {
-    return limiter.peek(rule, key);
+  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
+    return later(() -> limiter.tryAcquireAll(checks, mode)).toCompletableFuture().join();
   }
 
   @Override
-  public void reset(String rule, String key) {
-    limiter.reset(rule, key);
+  public Decision release(Check check) {
+    return later(() -> limiter.release(check)).toCompletableFuture().join();
+  }
+
+  @Override
+  public Decision peek(PolicyRef ref, String key) {
+    return limiter.peek(ref, key);
+  }
+
+  @Override
+  public void reset(PolicyRef ref, String key) {
+    limiter.reset(ref, key);
   }
 
   /** The limiter's rules, unreachable like its decisions while {@code down}. */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.Algorithm;
-import dev.sluice.core.Policy;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Rule;
 import dev.sluice.core.rules.RulesFile;
 import java.io.IOException;
@@ -81,8 +81,8 @@ class RulesContractTest {
         .containsExactlyInAnyOrderElementsOf(
             Arrays.stream(Algorithm.values()).map(Algorithm::wireName).toList());
     assertThat(rule.path("properties").path("limit").path("maximum").asLong())
-        .isEqualTo(Policy.MAX_LIMIT);
+        .isEqualTo(Limit.MAX_LIMIT);
     assertThat(rule.path("properties").path("buckets").path("maximum").asInt())
-        .isEqualTo(Policy.MAX_BUCKETS);
+        .isEqualTo(Limit.MAX_BUCKETS);
   }
 }

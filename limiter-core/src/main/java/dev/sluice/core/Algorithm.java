@@ -7,24 +7,45 @@ import java.util.stream.Collectors;
 /** The limiter algorithms Sluice offers, by their wire names (DESIGN §2). */
 public enum Algorithm {
   /** Cloudflare's two-counter estimate; the default. */
-  SLIDING_WINDOW("sliding_window"),
+  SLIDING_WINDOW("sliding_window", 0),
   /** One counter per epoch-aligned window (INCR + EXPIRE). */
-  FIXED_WINDOW("fixed_window"),
+  FIXED_WINDOW("fixed_window", 1),
   /** Exact: one timestamp per admitted permit, bounded. */
-  SLIDING_LOG("sliding_log"),
+  SLIDING_LOG("sliding_log", 2),
   /** Figma's N sub-window counters; never over-admits. */
-  SLIDING_BUCKETS("sliding_buckets"),
+  SLIDING_BUCKETS("sliding_buckets", 3),
   /** Continuous refill up to a burst capacity. */
-  TOKEN_BUCKET("token_bucket"),
+  TOKEN_BUCKET("token_bucket", 4),
   /** Generic cell rate algorithm, redis-cell semantics. */
-  GCRA("gcra"),
+  GCRA("gcra", 5),
   /** Shaping: admitted requests are told how long to wait. */
-  LEAKY_BUCKET("leaky_bucket");
+  LEAKY_BUCKET("leaky_bucket", 6);
 
   private final String wireName;
+  private final int code;
 
-  Algorithm(String wireName) {
+  Algorithm(String wireName, int code) {
     this.wireName = wireName;
+    this.code = code;
+  }
+
+  /** The algorithm's code in binary formats; never renumbered (unlike an ordinal). */
+  public int code() {
+    return code;
+  }
+
+  /**
+   * The algorithm with this binary code.
+   *
+   * @throws IllegalArgumentException for a code no algorithm has
+   */
+  public static Algorithm ofCode(int code) {
+    for (Algorithm algorithm : values()) {
+      if (algorithm.code == code) {
+        return algorithm;
+      }
+    }
+    throw new IllegalArgumentException("unknown algorithm code " + code);
   }
 
   /** The name used in rules files, JSON and metrics, e.g. {@code sliding_window}. */

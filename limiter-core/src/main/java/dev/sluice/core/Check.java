@@ -5,17 +5,21 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One request for permits in a batch: either against a named rule or with an inline policy
- * (redis-cell style), never both.
+ * One request for permits: under a named rule or an inline policy ({@link PolicyRef}), on a key
+ * (the subject: a user id, an IP, an API key), for a number of permits. Validated on construction,
+ * so a {@code Check} that exists can be decided by any runtime; what only the rule can tell (a cost
+ * above its capacity, an unknown rule) is checked where the rule is known, before anything is
+ * counted.
+ *
+ * @param ref the rule or inline policy
+ * @param key any non-empty UTF-8 text up to {@value StateKey#MAX_SUBJECT_BYTES} bytes
+ * @param permits the cost, at least 0 (0 reports the state and consumes nothing)
  */
-public record Check(@Nullable String rule, @Nullable Policy policy, String key, long permits) {
+public record Check(PolicyRef ref, String key, long permits) {
 
   public Check {
-    if ((rule == null) == (policy == null)) {
+    if (ref == null) {
       throw new InvalidPolicyException("rule", "give either a rule name or an inline policy");
-    }
-    if (rule != null) {
-      Rule.checkName(rule, "rule");
     }
     StateKey.checkSubject(key);
     if (permits < 0) {
@@ -24,15 +28,25 @@ public record Check(@Nullable String rule, @Nullable Policy policy, String key, 
   }
 
   public static Check of(String rule, String key, long permits) {
-    return new Check(rule, null, key, permits);
+    return new Check(PolicyRef.rule(rule), key, permits);
   }
 
   public static Check of(String rule, String key) {
-    return new Check(rule, null, key, 1);
+    return of(rule, key, 1);
   }
 
   public static Check inline(Policy policy, String key, long permits) {
-    return new Check(null, policy, key, permits);
+    return new Check(PolicyRef.inline(policy), key, permits);
+  }
+
+  /** The key this check's state is stored under. */
+  public String stateKey() {
+    return ref.stateKey(key);
+  }
+
+  /** The same request for another number of permits. */
+  public Check withPermits(long newPermits) {
+    return new Check(ref, key, newPermits);
   }
 
   /**

@@ -29,13 +29,38 @@ public record Decision(
   /** Who made a decision. Everything but {@link #LIMITER} was decided without the limiter. */
   public enum DecidedBy {
     /** The algorithm, on the state that owns the key. */
-    LIMITER,
+    LIMITER(0),
     /** The client's denied-until cache: a recent denial has not expired yet. */
-    DENIED_CACHE,
+    DENIED_CACHE(1),
     /** The grid was unreachable and the rule fails open. */
-    FAIL_OPEN,
+    FAIL_OPEN(2),
     /** The grid was unreachable and the rule fails closed. */
-    FAIL_CLOSED
+    FAIL_CLOSED(3);
+
+    private final int code;
+
+    DecidedBy(int code) {
+      this.code = code;
+    }
+
+    /** The code in binary formats; never renumbered (unlike an ordinal). */
+    public int code() {
+      return code;
+    }
+
+    /**
+     * The value with this binary code.
+     *
+     * @throws IllegalArgumentException for a code none has
+     */
+    public static DecidedBy ofCode(int code) {
+      for (DecidedBy by : values()) {
+        if (by.code == code) {
+          return by;
+        }
+      }
+      throw new IllegalArgumentException("unknown decidedBy code " + code);
+    }
   }
 
   public Decision {

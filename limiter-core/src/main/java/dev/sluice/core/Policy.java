@@ -1,259 +1,205 @@
 package dev.sluice.core;
 
-import java.math.BigInteger;
 import java.time.Duration;
-import org.jspecify.annotations.Nullable;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * What a limit is: {@code limit} permits per {@code window}, decided by {@code algorithm}.
+ * What a rule (or an inline check) enforces: one or several {@link Limit}s, and how denials are
+ * treated. A request is admitted only if <em>every</em> limit admits it, atomically in the key's
+ * one state; when one denies, none counts it (Bucket4j's several bandwidths, Stripe's per-second
+ * plus per-day).
  *
- * <p>Construction validates every field and names the bad one ({@link InvalidPolicyException}), so
- * a {@code Policy} that exists is one every algorithm can run without overflow or rounding a rate
- * to zero.
+ * <pre>{@code
+ * Policy.of(5, Duration.ofMinutes(1));                                  // one limit
+ * Policy.builder().algorithm(Algorithm.GCRA).limit(100).window(Duration.ofSeconds(1)).burst(20).build();
+ * Policy.builder().limit(10).window(Duration.ofSeconds(1))             // 10/s and 1,000/h
+ *     .and(Limit.of(1_000, Duration.ofHours(1))).build();
+ * }</pre>
  *
- * @param algorithm how permits are counted; {@link Algorithm#SLIDING_WINDOW} by default
- * @param limit permits per window, 1 to {@value #MAX_LIMIT}
- * @param window the window length, {@link #MIN_WINDOW} to {@link #MAX_WINDOW}
- * @param burst token_bucket capacity, gcra burst (limit = burst + 1), leaky_bucket queue length;
- *     unused by the window algorithms, and the {@link Builder} refuses one for them. See {@link
- *     #defaultBurst}.
- * @param buckets sub-windows of sliding_buckets (1 to {@value #MAX_BUCKETS}); unused elsewhere, and
- *     the {@link Builder} refuses a count for other algorithms
+ * @param limits one to {@value #MAX_LIMITS} limits, no two the same
  * @param shadow decide and count, but never deny: would-be denials are only reported
  * @param countDenied denied requests consume too (Figma-style penalty): a client that keeps
- *     hammering stays limited
+ *     hammering stays limited. With several limits a denied request counts in every one.
  */
-public record Policy(
-    Algorithm algorithm,
-    long limit,
-    Duration window,
-    long burst,
-    int buckets,
-    boolean shadow,
-    boolean countDenied) {
+public record Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
 
-  /** Largest limit accepted. Larger counts are not rate limits but typos. */
-  public static final long MAX_LIMIT = 1_000_000_000L;
-
-  public static final Duration MIN_WINDOW = Duration.ofMillis(1);
-  public static final Duration MAX_WINDOW = Duration.ofDays(30);
-
-  /**
-   * Highest rate accepted, in permits per second. At this rate one permit is worth one nanosecond,
-   * the resolution of the member clock; beyond it emission intervals would round to zero.
-   */
-  public static final long MAX_RATE_PER_SECOND = 1_000_000_000L;
-
-  public static final int DEFAULT_BUCKETS = 60;
-  public static final int MAX_BUCKETS = 3_600;
-
-  /**
-   * Longest burst accepted for gcra, token_bucket and leaky_bucket, as the time the burst takes to
-   * drain at the sustained rate ({@code slots × window / limit}). Their state is an instant up to
-   * this far ahead of now; a century keeps it far from overflowing a nanosecond clock.
-   */
-  public static final Duration MAX_BURST_SPAN = Duration.ofDays(36_500);
-
-  /** The system property that sets {@link #SLIDING_LOG_MAX_LIMIT}. */
-  public static final String SLIDING_LOG_MAX_LIMIT_PROPERTY = "sluice.slidingLog.maxLimit";
-
-  /** {@link #SLIDING_LOG_MAX_LIMIT} when {@link #SLIDING_LOG_MAX_LIMIT_PROPERTY} is not set. */
-  public static final long DEFAULT_SLIDING_LOG_MAX_LIMIT = 10_000L;
-
-  /**
-   * The highest cap {@link #SLIDING_LOG_MAX_LIMIT_PROPERTY} may set: a ring of a million timestamps
-   * is 8 MB per key, past which sliding_buckets is the honest choice.
-   */
-  public static final long SLIDING_LOG_MAX_LIMIT_CEILING = 1_000_000L;
-
-  /**
-   * The largest limit a sliding_log policy may have. The sliding log keeps one timestamp per
-   * admitted permit, {@code 8 × (limit + 2)} bytes per key, so its limit is capped.
-   *
-   * <p>The cap is a deployment's memory budget, not part of a rule, so it is one JVM-wide setting:
-   * the system property {@value #SLIDING_LOG_MAX_LIMIT_PROPERTY} (1 to {@value
-   * #SLIDING_LOG_MAX_LIMIT_CEILING}, default {@value #DEFAULT_SLIDING_LOG_MAX_LIMIT}), read once
-   * when this class is loaded, so every policy in the JVM is validated against the same cap and a
-   * {@code Policy} that exists stays valid. Set it to the same value on every member and client of
-   * a cluster: a rule with a sliding_log limit above a JVM's cap is refused there. A malformed or
-   * out-of-range value fails the first use of {@code Policy} with an error naming the property.
-   */
-  public static final long SLIDING_LOG_MAX_LIMIT =
-      slidingLogMaxLimit(System.getProperty(SLIDING_LOG_MAX_LIMIT_PROPERTY));
+  /** The most limits one policy may hold. */
+  public static final int MAX_LIMITS = 8;
 
   public Policy {
-    if (algorithm == null) {
-      throw new InvalidPolicyException("algorithm", "is required");
+    if (limits == null || limits.isEmpty()) {
+      throw new InvalidPolicyException("limits", "at least one limit is required");
     }
-    if (window == null) {
-      throw new InvalidPolicyException("window", "is required");
-    }
-    if (limit < 1 || limit > MAX_LIMIT) {
+    if (limits.size() > MAX_LIMITS) {
       throw new InvalidPolicyException(
-          "limit", "must be between 1 and " + MAX_LIMIT + ", was " + limit);
+          "limits", "at most " + MAX_LIMITS + " limits per policy, was " + limits.size());
     }
-    if (window.compareTo(MIN_WINDOW) < 0 || window.compareTo(MAX_WINDOW) > 0) {
-      throw new InvalidPolicyException(
-          "window", "must be between 1ms and 30d, was " + Durations.format(window));
-    }
-    if (window.toNanos() / limit < 1_000_000_000L / MAX_RATE_PER_SECOND) {
-      throw new InvalidPolicyException(
-          "limit",
-          limit
-              + " per "
-              + Durations.format(window)
-              + " is faster than one permit per nanosecond; use a longer window");
-    }
-    if (burst < 0 || burst > MAX_LIMIT) {
-      throw new InvalidPolicyException(
-          "burst", "must be between 0 and " + MAX_LIMIT + ", was " + burst);
-    }
-    if (algorithm == Algorithm.TOKEN_BUCKET && burst < 1) {
-      throw new InvalidPolicyException(
-          "burst", "token_bucket holds burst tokens and needs at least 1, was " + burst);
-    }
-    checkBurstSpan(algorithm, limit, window, burst);
-    if (buckets < 1 || buckets > MAX_BUCKETS) {
-      throw new InvalidPolicyException(
-          "buckets", "must be between 1 and " + MAX_BUCKETS + ", was " + buckets);
-    }
-    if (algorithm == Algorithm.SLIDING_BUCKETS && window.toNanos() / buckets < 1_000_000L) {
-      throw new InvalidPolicyException(
-          "buckets",
-          buckets
-              + " sub-windows of a "
-              + Durations.format(window)
-              + " window are shorter than 1ms; use fewer buckets");
-    }
-    if (algorithm == Algorithm.SLIDING_LOG && limit > SLIDING_LOG_MAX_LIMIT) {
-      throw new InvalidPolicyException(
-          "limit",
-          "sliding_log keeps one timestamp per admitted permit and allows at most "
-              + SLIDING_LOG_MAX_LIMIT
-              + " per window, was "
-              + limit
-              + "; use sliding_window or sliding_buckets for larger limits");
+    limits = List.copyOf(limits);
+    for (int i = 0; i < limits.size(); i++) {
+      for (int j = 0; j < i; j++) {
+        if (limits.get(i).equals(limits.get(j))) {
+          throw new InvalidPolicyException(
+              "limits[" + i + "]", "repeats limits[" + j + "] (" + limits.get(j).describe() + ")");
+        }
+      }
     }
   }
 
-  /**
-   * The sliding log cap that the value of {@value #SLIDING_LOG_MAX_LIMIT_PROPERTY} sets: the
-   * default when it is absent.
-   *
-   * @throws IllegalArgumentException naming the property if the value is not a whole number from 1
-   *     to {@value #SLIDING_LOG_MAX_LIMIT_CEILING}
-   */
-  static long slidingLogMaxLimit(String value) {
-    if (value == null) {
-      return DEFAULT_SLIDING_LOG_MAX_LIMIT;
-    }
-    long cap;
-    try {
-      cap = Long.parseLong(value.strip());
-    } catch (NumberFormatException e) {
-      cap = 0;
-    }
-    if (cap < 1 || cap > SLIDING_LOG_MAX_LIMIT_CEILING) {
-      throw new IllegalArgumentException(
-          SLIDING_LOG_MAX_LIMIT_PROPERTY
-              + " must be a whole number from 1 to "
-              + SLIDING_LOG_MAX_LIMIT_CEILING
-              + ", was '"
-              + value
-              + "'");
-    }
-    return cap;
+  /** A policy of one limit, enforced and not penalising denials. */
+  public Policy(Limit limit) {
+    this(List.of(limit), false, false);
   }
 
-  private static void checkBurstSpan(Algorithm algorithm, long limit, Duration window, long burst) {
-    long slots =
-        switch (algorithm) {
-          case GCRA, LEAKY_BUCKET -> burst + 1;
-          case TOKEN_BUCKET -> burst;
-          default -> 0;
-        };
-    BigInteger spanNanos =
-        BigInteger.valueOf(slots)
-            .multiply(BigInteger.valueOf(window.toNanos()))
-            .divide(BigInteger.valueOf(limit));
-    if (spanNanos.compareTo(BigInteger.valueOf(MAX_BURST_SPAN.toNanos())) > 0) {
-      throw new InvalidPolicyException(
-          "burst",
-          "a burst of "
-              + burst
-              + " at "
-              + limit
-              + " per "
-              + Durations.format(window)
-              + " takes more than 100 years to drain; use a smaller burst");
-    }
-  }
-
-  /** A policy with the defaults: sliding_window, the algorithm's default burst, 60 buckets. */
+  /** A policy with the defaults: one sliding_window limit of {@code limit} per {@code window}. */
   public static Policy of(long limit, Duration window) {
-    return builder().limit(limit).window(window).build();
+    return new Policy(Limit.of(limit, window));
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
+  /** Whether this policy has exactly one limit, which {@link #only()} returns. */
+  public boolean isSingle() {
+    return limits.size() == 1;
+  }
+
   /**
-   * The burst an algorithm uses when none is given: a token bucket holds one window's worth, a gcra
-   * key admits {@code limit} at once ({@code burst = limit - 1}, since gcra's limit is burst + 1),
-   * and a leaky bucket queues one window's worth.
+   * The policy's one limit.
+   *
+   * @throws IllegalStateException if it has several: code that handles any policy reads {@link
+   *     #limits()}
    */
-  public static long defaultBurst(Algorithm algorithm, long limit) {
-    return switch (algorithm) {
-      case TOKEN_BUCKET, LEAKY_BUCKET -> limit;
-      case GCRA -> limit - 1;
-      default -> 0;
-    };
+  public Limit only() {
+    if (limits.size() != 1) {
+      throw new IllegalStateException(
+          "this policy has " + limits.size() + " limits; read limits() instead");
+    }
+    return limits.get(0);
   }
 
+  /** The algorithm of the policy's one limit (see {@link #only()}). */
+  public Algorithm algorithm() {
+    return only().algorithm();
+  }
+
+  /** The count of the policy's one limit (see {@link #only()}). */
+  public long limit() {
+    return only().limit();
+  }
+
+  /** The window of the policy's one limit (see {@link #only()}). */
+  public Duration window() {
+    return only().window();
+  }
+
+  /** The window of the policy's one limit, in nanoseconds (see {@link #only()}). */
   public long windowNanos() {
-    return window.toNanos();
+    return only().windowNanos();
   }
 
-  /** The same policy with another limit: used by callers that scale or tune a rule. */
+  /** The burst of the policy's one limit (see {@link #only()}). */
+  public long burst() {
+    return only().burst();
+  }
+
+  /** The bucket count of the policy's one limit (see {@link #only()}). */
+  public int buckets() {
+    return only().buckets();
+  }
+
+  /** The same policy with every limit's count replaced: for one-limit policies, tuning tests. */
   public Policy withLimit(long newLimit) {
-    return new Policy(algorithm, newLimit, window, burst, buckets, shadow, countDenied);
+    return new Policy(List.of(only().withLimit(newLimit)), shadow, countDenied);
   }
 
-  /** Builds a {@link Policy}; unset fields take their documented defaults. */
+  /** The same limits as a shadow policy or not. */
+  public Policy withShadow(boolean newShadow) {
+    return new Policy(limits, newShadow, countDenied);
+  }
+
+  /**
+   * A short, stable name of this policy's content, the same in every JVM and version that writes
+   * it: the part of an inline policy's state key that gives each policy on one key its own state
+   * ({@link StateKey#inline}). A 64-bit FNV-1a hash of the canonical text, in base 36.
+   */
+  public String identity() {
+    StringBuilder canonical = new StringBuilder("p1");
+    for (Limit limit : limits) {
+      canonical
+          .append(';')
+          .append(limit.algorithm().wireName())
+          .append(',')
+          .append(limit.limit())
+          .append(',')
+          .append(limit.windowNanos())
+          .append(',')
+          .append(limit.burst())
+          .append(',')
+          .append(limit.buckets());
+    }
+    canonical.append(';').append(shadow ? 's' : '-').append(countDenied ? 'd' : '-');
+    long hash = 0xcbf29ce484222325L;
+    for (int i = 0; i < canonical.length(); i++) {
+      hash ^= canonical.charAt(i);
+      hash *= 0x100000001b3L;
+    }
+    return Long.toUnsignedString(hash, 36);
+  }
+
+  /**
+   * Builds a {@link Policy}. The single-limit setters ({@link #algorithm}, {@link #limit}, {@link
+   * #window}, {@link #burst}, {@link #buckets}) describe the first limit; {@link #and} adds more.
+   */
   public static final class Builder {
-    private Algorithm algorithm = Algorithm.SLIDING_WINDOW;
-    private long limit;
-    private Duration window = Duration.ZERO;
-    private @Nullable Long burst;
-    private @Nullable Integer buckets;
+    private final Limit.Builder first = Limit.builder();
+    private boolean firstSet;
+    private final List<Limit> more = new ArrayList<>();
     private boolean shadow;
     private boolean countDenied;
 
     private Builder() {}
 
     public Builder algorithm(Algorithm algorithm) {
-      this.algorithm = algorithm;
+      first.algorithm(algorithm);
+      firstSet = true;
       return this;
     }
 
     public Builder limit(long limit) {
-      this.limit = limit;
+      first.limit(limit);
+      firstSet = true;
       return this;
     }
 
     public Builder window(Duration window) {
-      this.window = window;
+      first.window(window);
+      firstSet = true;
       return this;
     }
 
     public Builder burst(long burst) {
-      this.burst = burst;
+      first.burst(burst);
+      firstSet = true;
       return this;
     }
 
     public Builder buckets(int buckets) {
-      this.buckets = buckets;
+      first.buckets(buckets);
+      firstSet = true;
+      return this;
+    }
+
+    /** One more limit, after the first (and any added before). */
+    public Builder and(Limit limit) {
+      more.add(limit);
+      return this;
+    }
+
+    /** Limits to add, in order. */
+    public Builder limits(List<Limit> limits) {
+      more.addAll(limits);
       return this;
     }
 
@@ -268,26 +214,16 @@ public record Policy(
     }
 
     /**
-     * The policy, validated. A burst or a bucket count given for an algorithm that has none is an
-     * error, not ignored: {@code burst: 20} on a sliding window reads like a promise the limiter
-     * would not keep.
+     * The policy, validated. The first limit comes from the single-limit setters, if any was called
+     * (or if no limit was added at all, so that a missing limit or window is reported).
      */
     public Policy build() {
-      if (burst != null && !algorithm.hasBurst()) {
-        throw new InvalidPolicyException(
-            "burst",
-            "applies to token_bucket, gcra and leaky_bucket; "
-                + algorithm.wireName()
-                + " has no burst (its limit is the most it admits per window)");
+      List<Limit> all = new ArrayList<>();
+      if (firstSet || more.isEmpty()) {
+        all.add(first.build());
       }
-      if (buckets != null && !algorithm.hasBuckets()) {
-        throw new InvalidPolicyException(
-            "buckets", "applies to sliding_buckets only; " + algorithm.wireName() + " has none");
-      }
-      long resolvedBurst = burst != null ? burst : defaultBurst(algorithm, Math.max(limit, 1));
-      int resolvedBuckets = buckets != null ? buckets : DEFAULT_BUCKETS;
-      return new Policy(
-          algorithm, limit, window, resolvedBurst, resolvedBuckets, shadow, countDenied);
+      all.addAll(more);
+      return new Policy(all, shadow, countDenied);
     }
   }
 }

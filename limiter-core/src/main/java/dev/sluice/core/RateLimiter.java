@@ -5,49 +5,98 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Decides whether requests may proceed. The one interface every runtime implements: {@code
- * LocalRateLimiter} in one JVM, the grid through an embedded member or a Hazelcast client, and the
- * client SDK's decorators over those. One contract suite checks them all.
+ * LocalRateLimiter} in one JVM, the grid through an embedded member or a Hazelcast client, the
+ * client SDK's decorators over those, and the REST API over any of them. One contract suite checks
+ * them all.
  *
- * <p>Keys ("subjects") are any UTF-8 string up to 512 bytes: a user id, an IP, an API key. Permits
- * ("cost") are at least 0; 0 reports the state without consuming. Asking for more than the rule can
- * ever hold is an {@link InvalidPolicyException}, not a denial forever.
+ * <p>A request is a {@link Check}: a named rule or an inline policy ({@link PolicyRef}), a key (the
+ * subject: any UTF-8 up to 512 bytes) and a cost in permits (0 reports the state without
+ * consuming). Asking for more than the policy can ever hold is an {@link InvalidPolicyException},
+ * not a denial forever; a rule nobody defined is an {@link UnknownRuleException}. Either way
+ * nothing is counted.
  */
 public interface RateLimiter {
 
-  /** Takes one permit from {@code key} under the named rule. */
-  default Decision tryAcquire(String rule, String key) {
-    return tryAcquire(rule, key, 1);
-  }
+  /** Decides one check. */
+  Decision tryAcquire(Check check);
 
-  /**
-   * Takes {@code permits} from {@code key} under the named rule.
-   *
-   * @throws UnknownRuleException if no rule has that name
-   * @throws InvalidPolicyException if the key or permits are out of bounds
-   */
-  Decision tryAcquire(String rule, String key, long permits);
-
-  /** Takes {@code permits} from {@code key} under an inline policy (redis-cell style). */
-  Decision tryAcquire(Policy policy, String key, long permits);
-
-  CompletionStage<Decision> tryAcquireAsync(String rule, String key, long permits);
-
-  CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long permits);
+  CompletionStage<Decision> tryAcquireAsync(Check check);
 
   /**
    * Decides every check; the answers are in the order of the checks. Checks on the same key are
-   * decided in order, each seeing the ones before it.
+   * decided in order, each seeing the ones before it. If any check is invalid (an unknown rule, a
+   * cost above its capacity) the batch fails and nothing is counted.
    */
   List<Decision> tryAcquireAll(List<Check> checks);
 
   CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks);
 
-  /** The key's state as a request for 0 permits would see it, consuming nothing. */
-  Decision peek(String rule, String key);
+  /**
+   * Decides a batch in {@code mode}: {@link BatchMode#EACH} as {@link #tryAcquireAll(List)}; {@link
+   * BatchMode#ALL} admits every check or none, giving back what the others took when one is denied.
+   */
+  BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode);
 
-  /** Forgets the key's state: it is back to full capacity. */
-  void reset(String rule, String key);
+  /**
+   * Gives back {@code check.permits()} permits admitted earlier on the check's key, and answers the
+   * key's state after that. It never frees more than the key can hold nor more than its current
+   * window admitted (see {@link dev.sluice.core.algorithm.LimiterAlgorithm#release}): release what
+   * you acquired and did not use, soon after.
+   */
+  Decision release(Check check);
+
+  /** The key's state as a request for 0 permits would see it, consuming nothing. */
+  Decision peek(PolicyRef ref, String key);
+
+  /**
+   * Forgets the key's state: it is back to full capacity.
+   *
+   * @throws UnknownRuleException if {@code ref} names a rule there is none of
+   */
+  void reset(PolicyRef ref, String key);
 
   /** The named rules this limiter decides with. */
   RuleStore rules();
+
+  // ---------------------------------------------------------------- shorthands
+
+  /** Takes one permit from {@code key} under the named rule. */
+  default Decision tryAcquire(String rule, String key) {
+    return tryAcquire(Check.of(rule, key, 1));
+  }
+
+  /** Takes {@code permits} from {@code key} under the named rule. */
+  default Decision tryAcquire(String rule, String key, long permits) {
+    return tryAcquire(Check.of(rule, key, permits));
+  }
+
+  /** Takes {@code permits} from {@code key} under an inline policy (redis-cell style). */
+  default Decision tryAcquire(Policy policy, String key, long permits) {
+    return tryAcquire(Check.inline(policy, key, permits));
+  }
+
+  default CompletionStage<Decision> tryAcquireAsync(String rule, String key, long permits) {
+    return tryAcquireAsync(Check.of(rule, key, permits));
+  }
+
+  default CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long permits) {
+    return tryAcquireAsync(Check.inline(policy, key, permits));
+  }
+
+  /**
+   * Gives back {@code permits} on {@code key} under the named rule; see {@link #release(Check)}.
+   */
+  default Decision release(String rule, String key, long permits) {
+    return release(Check.of(rule, key, permits));
+  }
+
+  /** {@link #peek(PolicyRef, String)} under the named rule. */
+  default Decision peek(String rule, String key) {
+    return peek(PolicyRef.rule(rule), key);
+  }
+
+  /** {@link #reset(PolicyRef, String)} under the named rule. */
+  default void reset(String rule, String key) {
+    reset(PolicyRef.rule(rule), key);
+  }
 }

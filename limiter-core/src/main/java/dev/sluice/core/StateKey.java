@@ -3,12 +3,15 @@ package dev.sluice.core;
 import java.util.Locale;
 
 /**
- * The key a limiter's state is stored under: {@code <rule>|<subject>} (DESIGN §3). Inline policies
- * share the namespace {@value #INLINE_NAMESPACE}, which no rule can take because rule names cannot
- * contain {@code ~}.
+ * The key a limiter's state is stored under: {@code <rule>|<subject>} (DESIGN §3), and {@code
+ * ~<policy identity>|<subject>} for an inline policy, so that each inline policy on a subject has a
+ * state of its own ({@link Policy#identity()}). No rule can take a {@code ~} name: rule names are
+ * {@code [A-Za-z0-9_.-]}.
  */
 public final class StateKey {
-  public static final String INLINE_NAMESPACE = "~inline";
+  /** What every inline state key starts with. */
+  public static final char INLINE_PREFIX = '~';
+
   public static final int MAX_SUBJECT_BYTES = 512;
 
   private StateKey() {}
@@ -17,11 +20,17 @@ public final class StateKey {
     return rule + '|' + subject;
   }
 
-  public static String inline(String subject) {
-    return INLINE_NAMESPACE + '|' + subject;
+  /** The key of {@code subject}'s state under the inline {@code policy}. */
+  public static String inline(Policy policy, String subject) {
+    return INLINE_PREFIX + policy.identity() + '|' + subject;
   }
 
-  /** The rule part of a state key ({@value #INLINE_NAMESPACE} for inline policies). */
+  /** Whether {@code stateKey} is an inline policy's. */
+  public static boolean isInline(String stateKey) {
+    return !stateKey.isEmpty() && stateKey.charAt(0) == INLINE_PREFIX;
+  }
+
+  /** The rule part of a state key (for an inline key, {@code ~} and the policy's identity). */
   public static String ruleOf(String stateKey) {
     return stateKey.substring(0, stateKey.indexOf('|'));
   }

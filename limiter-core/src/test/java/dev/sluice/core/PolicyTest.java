@@ -13,7 +13,7 @@ class PolicyTest {
   void of_defaults_slidingWindowSixtyBucketsNoBurst() {
     Policy policy = Policy.of(10, Duration.ofMinutes(1));
     assertThat(policy.algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW);
-    assertThat(policy.buckets()).isEqualTo(Policy.DEFAULT_BUCKETS);
+    assertThat(policy.buckets()).isEqualTo(Limit.DEFAULT_BUCKETS);
     assertThat(policy.burst()).isZero();
     assertThat(policy.shadow()).isFalse();
     assertThat(policy.countDenied()).isFalse();
@@ -39,7 +39,7 @@ class PolicyTest {
 
   @Test
   void limit_zeroNegativeOrAboveMax_rejectedNamingLimit() {
-    for (long limit : new long[] {0, -1, Policy.MAX_LIMIT + 1}) {
+    for (long limit : new long[] {0, -1, Limit.MAX_LIMIT + 1}) {
       assertRejected(
           Policy.builder().limit(limit).window(Duration.ofSeconds(1)), "limit", "between 1 and");
     }
@@ -51,7 +51,7 @@ class PolicyTest {
     assertRejected(
         Policy.builder().limit(1).window(Duration.ofNanos(999_999)), "window", "between 1ms");
     assertRejected(Policy.builder().limit(1).window(Duration.ofDays(31)), "window", "31d");
-    assertThatThrownBy(() -> new Policy(Algorithm.FIXED_WINDOW, 1, null, 0, 60, false, false))
+    assertThatThrownBy(() -> new Limit(Algorithm.FIXED_WINDOW, 1, null, 0, 60))
         .isInstanceOfSatisfying(
             InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("window"));
   }
@@ -68,7 +68,7 @@ class PolicyTest {
 
   @Test
   void algorithm_missing_rejectedNamingAlgorithm() {
-    assertThatThrownBy(() -> new Policy(null, 1, Duration.ofSeconds(1), 0, 60, false, false))
+    assertThatThrownBy(() -> new Limit(null, 1, Duration.ofSeconds(1), 0, 60))
         .isInstanceOfSatisfying(
             InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("algorithm"));
     assertThatThrownBy(() -> Algorithm.fromWireName("sliding-window"))
@@ -88,7 +88,7 @@ class PolicyTest {
             .algorithm(Algorithm.GCRA)
             .limit(1)
             .window(Duration.ofSeconds(1))
-            .burst(Policy.MAX_LIMIT + 1),
+            .burst(Limit.MAX_LIMIT + 1),
         "burst",
         "between 0 and");
   }
@@ -174,7 +174,7 @@ class PolicyTest {
             .algorithm(Algorithm.SLIDING_BUCKETS)
             .limit(1)
             .window(Duration.ofDays(1))
-            .buckets(Policy.MAX_BUCKETS + 1),
+            .buckets(Limit.MAX_BUCKETS + 1),
         "buckets",
         "between 1 and");
     assertRejected(
@@ -192,7 +192,7 @@ class PolicyTest {
     assertRejected(
         Policy.builder()
             .algorithm(Algorithm.SLIDING_LOG)
-            .limit(Policy.SLIDING_LOG_MAX_LIMIT + 1)
+            .limit(Limit.SLIDING_LOG_MAX_LIMIT + 1)
             .window(Duration.ofMinutes(1)),
         "limit",
         "use sliding_window or sliding_buckets");

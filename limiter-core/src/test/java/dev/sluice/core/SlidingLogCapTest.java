@@ -21,22 +21,22 @@ class SlidingLogCapTest {
 
   @Test
   void slidingLogMaxLimit_unset_isTheDefaultTenThousand() {
-    assertThat(Policy.slidingLogMaxLimit(null)).isEqualTo(10_000L);
-    assertThat(Policy.DEFAULT_SLIDING_LOG_MAX_LIMIT).isEqualTo(10_000L);
+    assertThat(Limit.slidingLogMaxLimit(null)).isEqualTo(10_000L);
+    assertThat(Limit.DEFAULT_SLIDING_LOG_MAX_LIMIT).isEqualTo(10_000L);
   }
 
   @Test
   void slidingLogMaxLimit_wholeNumberInRange_isTheCap() {
-    assertThat(Policy.slidingLogMaxLimit("1")).isEqualTo(1);
-    assertThat(Policy.slidingLogMaxLimit(" 50000 ")).isEqualTo(50_000);
-    assertThat(Policy.slidingLogMaxLimit("1000000")).isEqualTo(1_000_000);
+    assertThat(Limit.slidingLogMaxLimit("1")).isEqualTo(1);
+    assertThat(Limit.slidingLogMaxLimit(" 50000 ")).isEqualTo(50_000);
+    assertThat(Limit.slidingLogMaxLimit("1000000")).isEqualTo(1_000_000);
   }
 
   @Test
   void slidingLogMaxLimit_malformedOrOutOfRange_rejectedNamingTheProperty() {
     for (String bad :
         new String[] {"", "0", "-5", "ten", "1e4", "1000001", "99999999999999999999"}) {
-      assertThatThrownBy(() -> Policy.slidingLogMaxLimit(bad))
+      assertThatThrownBy(() -> Limit.slidingLogMaxLimit(bad))
           .as("'%s'", bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("sluice.slidingLog.maxLimit must be a whole number from 1 to")

@@ -1,21 +1,23 @@
 package dev.sluice.rest;
 
-import dev.sluice.core.Algorithm;
 import dev.sluice.core.Check;
-import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
-import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
-import java.time.Duration;
+import dev.sluice.core.spec.LimitSpec;
+import dev.sluice.core.spec.PolicySpec;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The body of {@code POST /v1/check} and one element of a batch: a named rule, or an inline policy
- * (redis-cell style), never both.
+ * The body of {@code POST /v1/check}, one element of a batch, and of the routes that address one
+ * key ({@code /v1/release}, {@code /v1/limits/peek}, {@code /v1/limits/reset}): a named rule, or an
+ * inline policy (redis-cell style) in {@link PolicySpec}'s fields, never both.
  *
  * <pre>
  * {"rule": "login", "key": "203.0.113.7", "cost": 1}
  * {"key": "203.0.113.7", "limit": 10, "window": "1m", "algorithm": "gcra", "burst": 5}
+ * {"key": "user-42", "limits": [{"limit": 10, "window": "1s"}, {"limit": 1000, "window": "1h"}]}
  * </pre>
  *
  * Every field is boxed so that "absent" is visible: {@link #toCheck()} applies the defaults and
@@ -30,6 +32,7 @@ public record CheckRequest(
     @Nullable String algorithm,
     @Nullable Long burst,
     @Nullable Integer buckets,
+    @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied) {
 
@@ -38,90 +41,32 @@ public record CheckRequest(
     if (key == null) {
       throw new InvalidPolicyException("key", "is required: the subject to limit, e.g. a user id");
     }
-    long permits = cost == null ? 1 : cost;
+    return new Check(ref(), key, cost == null ? 1 : cost);
+  }
+
+  /** The rule or inline policy this request names, validated. */
+  PolicyRef ref() {
+    PolicySpec spec = policy();
     if (rule != null) {
-      if (hasInlinePolicy()) {
+      if (spec.hasAnyField()) {
         throw new InvalidPolicyException(
             "rule",
-            "give either a rule name or an inline policy (limit, window, algorithm, burst,"
-                + " buckets, shadow, countDenied), not both");
+            "give either a rule name or an inline policy (" + PolicySpec.FIELDS + "), not both");
       }
       try {
-        Rule.checkName(rule);
+        return PolicyRef.rule(Rule.checkName(rule));
       } catch (InvalidPolicyException e) {
-        throw new InvalidPolicyException("rule", CheckRoutes.problem(e));
+        throw new InvalidPolicyException("rule", LimitSpec.problem(e));
       }
-      return Check.of(rule, key, permits);
     }
-    if (limit == null && window == null && !hasInlinePolicy()) {
+    if (!spec.hasAnyField()) {
       throw new InvalidPolicyException(
           "rule", "is required, or give an inline policy with limit and window");
     }
-    return Check.inline(toPolicy(), key, permits);
+    return PolicyRef.inline(spec.toPolicy());
   }
 
-  private boolean hasInlinePolicy() {
-    return limit != null
-        || window != null
-        || algorithm != null
-        || burst != null
-        || buckets != null
-        || shadow != null
-        || countDenied != null;
-  }
-
-  /**
-   * Parses a window, quoting the text as written when it is not positive ({@code "0s"}), rather
-   * than a normalized form of it.
-   */
-  static Duration parseWindow(String text) {
-    Duration window = Durations.parse("window", text);
-    if (window.isZero() || window.isNegative()) {
-      throw new InvalidPolicyException(
-          "window", "must be positive (1ms to 30d), was '" + text + "'");
-    }
-    return window;
-  }
-
-  private Policy toPolicy() {
-    if (limit == null) {
-      throw new InvalidPolicyException("limit", "is required for an inline policy");
-    }
-    if (window == null) {
-      throw new InvalidPolicyException(
-          "window", "is required for an inline policy, e.g. \"1m\", \"250ms\" or \"PT1M\"");
-    }
-    return policy(limit, window, algorithm, burst, buckets, shadow, countDenied);
-  }
-
-  /**
-   * The policy these JSON fields describe, with each absent optional field at its default: one
-   * place for inline checks and {@code PUT /v1/rules/{name}} alike. {@link Policy} validates.
-   */
-  static Policy policy(
-      long limit,
-      String window,
-      @Nullable String algorithm,
-      @Nullable Long burst,
-      @Nullable Integer buckets,
-      @Nullable Boolean shadow,
-      @Nullable Boolean countDenied) {
-    Policy.Builder builder = Policy.builder().limit(limit).window(parseWindow(window));
-    if (algorithm != null) {
-      builder.algorithm(Algorithm.fromWireName(algorithm));
-    }
-    if (burst != null) {
-      builder.burst(burst);
-    }
-    if (buckets != null) {
-      builder.buckets(buckets);
-    }
-    if (shadow != null) {
-      builder.shadow(shadow);
-    }
-    if (countDenied != null) {
-      builder.countDenied(countDenied);
-    }
-    return builder.build();
+  private PolicySpec policy() {
+    return new PolicySpec(limit, window, algorithm, burst, buckets, limits, shadow, countDenied);
   }
 }

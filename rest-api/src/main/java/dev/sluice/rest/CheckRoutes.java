@@ -1,89 +1,102 @@
 package dev.sluice.rest;
 
+import dev.sluice.core.BatchMode;
+import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
-import dev.sluice.core.UnknownRuleException;
-import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.spec.LimitSpec;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The decision routes: check, batch check, peek and reset. Each one validates everything first and
- * only then asks the limiter, so a rejected request counts nothing.
+ * The decision routes: check, batch, release, peek and reset. A route reads its body into {@link
+ * Check}s (which validate themselves) and hands them to the limiter, whose pipeline refuses what
+ * the policy cannot admit before anything is counted; the route only finds the policy a check runs
+ * under, for the answer's headers, and answers 404 for a rule that does not exist.
  */
 final class CheckRoutes {
   private final RateLimiter limiter;
   private final Bodies bodies;
-  private final SluiceMetrics metrics;
   private final int maxBatchChecks;
 
-  CheckRoutes(RateLimiter limiter, Bodies bodies, SluiceMetrics metrics, int maxBatchChecks) {
+  CheckRoutes(RateLimiter limiter, Bodies bodies, int maxBatchChecks) {
     this.limiter = limiter;
     this.bodies = bodies;
-    this.metrics = metrics;
     this.maxBatchChecks = maxBatchChecks;
   }
 
   /** {@code POST /v1/check}: 200 allowed, 429 denied. */
   void check(Context ctx) {
-    Resolved resolved = resolve(bodies.read(ctx, CheckRequest.class), "");
-    Check check = resolved.check();
-    Decision decision =
-        check.rule() != null
-            ? limiter.tryAcquire(check.rule(), check.key(), check.permits())
-            : limiter.tryAcquire(resolved.policy(), check.key(), check.permits());
-    metrics.recordDecision(resolved.label(), decision);
-    RateLimitHeaders.apply(ctx, resolved.label(), resolved.policy().window(), decision);
-    respond(ctx, decision.allowed() ? 200 : 429, resolved.body(decision));
+    Request request = request(bodies.read(ctx, CheckRequest.class), "");
+    Decision decision = limiter.tryAcquire(request.check());
+    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    respond(ctx, decision.allowed() ? 200 : 429, request.body(decision, false));
   }
 
-  /** {@code POST /v1/check/batch}: 200 if every check is allowed, else 429. */
+  /** {@code POST /v1/check/batch}: 200 if every check (or, in mode all, the batch) is allowed. */
   void batch(Context ctx) {
-    BatchRequest request = bodies.read(ctx, BatchRequest.class);
-    if (request.checks() == null) {
+    BatchRequest body = bodies.read(ctx, BatchRequest.class);
+    if (body.checks() == null) {
       throw ApiError.invalidField(
           "checks", "is required: an array of 1 to " + maxBatchChecks + " checks");
     }
-    int size = request.checks().size();
+    int size = body.checks().size();
     if (size < 1 || size > maxBatchChecks) {
       throw ApiError.invalidField(
           "checks", "must hold 1 to " + maxBatchChecks + " checks, was " + size);
     }
-    List<Resolved> resolved = new ArrayList<>(size);
+    BatchMode mode = body.mode() == null ? BatchMode.EACH : mode(body.mode());
+    List<Request> requests = new ArrayList<>(size);
     List<Check> checks = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
-      CheckRequest element = request.checks().get(i);
-      String at = "checks[" + i + "].";
+      CheckRequest element = body.checks().get(i);
       if (element == null) {
         throw ApiError.invalidField("checks[" + i + "]", "must be an object, was null");
       }
-      Resolved one = resolve(element, at);
-      resolved.add(one);
+      Request one = request(element, "checks[" + i + "].");
+      requests.add(one);
       checks.add(one.check());
     }
-    List<Decision> decisions = limiter.tryAcquireAll(checks);
+    BatchOutcome outcome =
+        mode == BatchMode.EACH
+            ? BatchOutcome.each(limiter.tryAcquireAll(checks))
+            : limiter.tryAcquireAll(checks, mode);
 
     List<DecisionBody> results = new ArrayList<>(size);
-    boolean allAllowed = true;
     int headline = 0;
     for (int i = 0; i < size; i++) {
-      Decision decision = decisions.get(i);
-      metrics.recordDecision(resolved.get(i).label(), decision);
-      results.add(resolved.get(i).body(decision));
-      allAllowed &= decision.allowed();
-      if (moreRestrictive(decision, decisions.get(headline))) {
+      Decision decision = outcome.decisions().get(i);
+      results.add(requests.get(i).body(decision, outcome.released().contains(i)));
+      if (moreRestrictive(decision, outcome.decisions().get(headline))) {
         headline = i;
       }
     }
-    Resolved head = resolved.get(headline);
-    RateLimitHeaders.apply(ctx, head.label(), head.policy().window(), decisions.get(headline));
-    respond(ctx, allAllowed ? 200 : 429, new BatchBody(allAllowed, results));
+    Request head = requests.get(headline);
+    RateLimitHeaders.apply(ctx, head.label(), head.policy(), outcome.decisions().get(headline));
+    respond(
+        ctx,
+        outcome.allowed() ? 200 : 429,
+        new BatchBody(
+            outcome.allowed(), outcome.deniedBy() < 0 ? null : outcome.deniedBy(), results));
+  }
+
+  /**
+   * {@code POST /v1/release}: gives {@code cost} permits back on the key (a check's body) and
+   * answers the key's state after that.
+   */
+  void release(Context ctx) {
+    Request request = request(bodies.read(ctx, CheckRequest.class), "");
+    Decision decision = limiter.release(request.check());
+    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    respond(ctx, 200, request.body(decision, false));
   }
 
   /** {@code GET /v1/limits/{rule}/{key}}: the key's state, consuming nothing. */
@@ -91,8 +104,8 @@ final class CheckRoutes {
     Rule rule = ruleFromPath(ctx);
     String key = keyFromPath(ctx);
     Decision decision = limiter.peek(rule.name(), key);
-    RateLimitHeaders.apply(ctx, rule.name(), rule.policy().window(), decision);
-    respond(ctx, 200, DecisionBody.of(decision, rule.name(), rule.policy().algorithm()));
+    RateLimitHeaders.apply(ctx, rule.name(), rule.policy(), decision);
+    respond(ctx, 200, DecisionBody.of(decision, rule.name(), rule.policy()));
   }
 
   /** {@code DELETE /v1/limits/{rule}/{key}} (admin): the key is back to full capacity. */
@@ -103,31 +116,44 @@ final class CheckRoutes {
   }
 
   /**
-   * Validates one request completely, including that its rule exists and its cost fits the rule's
-   * capacity, so that a batch fails before any of its checks is counted.
+   * {@code POST /v1/limits/peek}: the state of the key a check's body names (a rule or an inline
+   * policy), consuming nothing. The one way to read an inline policy's key.
    */
-  private Resolved resolve(CheckRequest request, String at) {
-    Check check;
-    Policy policy;
-    try {
-      check = request.toCheck();
-      policy = check.policy() != null ? check.policy() : lookUp(check.rule(), at);
-      long capacity = LimiterAlgorithm.of(policy).capacity();
-      if (check.permits() > capacity) {
-        throw new InvalidPolicyException(
-            "cost",
-            "asks for "
-                + check.permits()
-                + " permits but the "
-                + (check.rule() != null ? "rule '" + check.rule() + "'" : "policy")
-                + " never holds more than "
-                + capacity);
-      }
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField(at + e.field(), problem(e));
+  void peekBody(Context ctx) {
+    Request request = keyRequest(bodies.read(ctx, CheckRequest.class));
+    Decision decision = limiter.peek(request.check().ref(), request.check().key());
+    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    respond(ctx, 200, request.body(decision, false));
+  }
+
+  /** {@code POST /v1/limits/reset} (admin): resets the key a check's body names. */
+  void resetBody(Context ctx) {
+    Request request = keyRequest(bodies.read(ctx, CheckRequest.class));
+    limiter.reset(request.check().ref(), request.check().key());
+    ctx.status(204);
+  }
+
+  /** A body that names a key, not a cost: peek and reset. */
+  private Request keyRequest(CheckRequest body) {
+    if (body.cost() != null) {
+      throw ApiError.invalidField("cost", "is not taken here: this route names a key, not a cost");
     }
-    String label = check.rule() != null ? check.rule() : StateKey.INLINE_NAMESPACE;
-    return new Resolved(check, policy, label);
+    return request(body, "");
+  }
+
+  /** Reads one check and finds its policy; errors name the field, with {@code at} before it. */
+  private Request request(CheckRequest body, String at) {
+    Check check;
+    try {
+      check = body.toCheck();
+    } catch (InvalidPolicyException e) {
+      throw ApiError.invalidField(at + e.field(), LimitSpec.problem(e));
+    }
+    Policy policy =
+        check.ref() instanceof PolicyRef.Inline inline
+            ? inline.policy()
+            : lookUp(((PolicyRef.Named) check.ref()).rule(), at);
+    return new Request(check, policy);
   }
 
   private Policy lookUp(String rule, String at) {
@@ -138,18 +164,25 @@ final class CheckRoutes {
         .policy();
   }
 
+  private static BatchMode mode(String text) {
+    try {
+      return BatchMode.fromWireName(text);
+    } catch (InvalidPolicyException e) {
+      throw ApiError.invalidField("mode", LimitSpec.problem(e));
+    }
+  }
+
   private Rule ruleFromPath(Context ctx) {
     String name = ctx.pathParam("rule");
     try {
       Rule.checkName(name);
     } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField("rule", problem(e));
+      throw ApiError.invalidField("rule", LimitSpec.problem(e));
     }
-    try {
-      return limiter.rules().get(name);
-    } catch (UnknownRuleException e) {
-      throw new ApiError(404, ApiError.UNKNOWN_RULE, unknownRule("", name));
-    }
+    return limiter
+        .rules()
+        .find(name)
+        .orElseThrow(() -> new ApiError(404, ApiError.UNKNOWN_RULE, unknownRule("", name)));
   }
 
   private static String keyFromPath(Context ctx) {
@@ -157,24 +190,16 @@ final class CheckRoutes {
     try {
       return StateKey.checkSubject(key);
     } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField("key", problem(e));
+      throw ApiError.invalidField("key", LimitSpec.problem(e));
     }
   }
 
+  /** The message of a 404 for {@code rule}, named where the request named it ({@code at}). */
   static String unknownRule(String at, String rule) {
     return (at.isEmpty() ? "" : at + "rule: ")
         + "unknown rule '"
         + rule
         + "'; GET /v1/rules lists the rules, or send an inline policy (limit, window)";
-  }
-
-  /** The problem part of an {@link InvalidPolicyException}, without its "field: " prefix. */
-  static String problem(InvalidPolicyException e) {
-    String message = e.getMessage();
-    String prefix = e.field() + ": ";
-    return message != null && message.startsWith(prefix)
-        ? message.substring(prefix.length())
-        : String.valueOf(message);
   }
 
   /**
@@ -194,10 +219,18 @@ final class CheckRoutes {
     ctx.status(status).contentType("application/json").result(Json.write(body));
   }
 
-  /** A validated check with the policy it runs under and its label for headers and metrics. */
-  private record Resolved(Check check, Policy policy, String label) {
-    DecisionBody body(Decision decision) {
-      return DecisionBody.of(decision, check.rule(), policy.algorithm());
+  /** A validated check with the policy it runs under. */
+  private record Request(Check check, Policy policy) {
+    String label() {
+      return check.ref().label();
+    }
+
+    @Nullable String rule() {
+      return check.ref() instanceof PolicyRef.Named named ? named.rule() : null;
+    }
+
+    DecisionBody body(Decision decision, boolean released) {
+      return DecisionBody.of(decision, rule(), policy, released);
     }
   }
 }

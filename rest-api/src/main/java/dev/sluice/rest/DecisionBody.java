@@ -3,6 +3,7 @@ package dev.sluice.rest;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +21,8 @@ import org.jspecify.annotations.Nullable;
  * @param decidedBy only when the answer was made without the grid's limiter: {@code fail_open} or
  *     {@code fail_closed} (the grid was unreachable; the rule's failure policy answered) or {@code
  *     denied_cache} (a recent denial of the key has not run out); absent when the limiter decided
+ * @param released only in an all-or-nothing batch that was denied: this check was admitted and its
+ *     permits were given back
  */
 public record DecisionBody(
     boolean allowed,
@@ -30,9 +33,18 @@ public record DecisionBody(
     @Nullable String rule,
     boolean shadow,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long delayMs,
-    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String decidedBy) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String decidedBy,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean released) {
 
-  static DecisionBody of(Decision decision, @Nullable String rule, Algorithm algorithm) {
+  /** The answer for {@code decision}, under {@code rule} (null: inline) of {@code policy}. */
+  static DecisionBody of(Decision decision, @Nullable String rule, Policy policy) {
+    return of(decision, rule, policy, false);
+  }
+
+  static DecisionBody of(
+      Decision decision, @Nullable String rule, Policy policy, boolean released) {
+    boolean shaping =
+        policy.limits().stream().anyMatch(limit -> limit.algorithm() == Algorithm.LEAKY_BUCKET);
     return new DecisionBody(
         decision.allowed(),
         decision.limit(),
@@ -41,8 +53,9 @@ public record DecisionBody(
         decision.retryAfterMillis(),
         rule,
         decision.shadowDenied(),
-        algorithm == Algorithm.LEAKY_BUCKET ? decision.delayMillis() : null,
-        decidedBy(decision.decidedBy()));
+        shaping ? decision.delayMillis() : null,
+        decidedBy(decision.decidedBy()),
+        released ? Boolean.TRUE : null);
   }
 
   /** The wire name of a local decision's maker, like the metric's {@code reason} label. */

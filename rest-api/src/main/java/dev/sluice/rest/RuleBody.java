@@ -1,40 +1,45 @@
 package dev.sluice.rest;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
-import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
+import dev.sluice.core.spec.LimitSpec;
+import dev.sluice.core.spec.PolicySpec;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A rule as JSON, with the field names of the rules file: what {@code GET /v1/rules/{name}} answers
- * (every field the algorithm has, defaults resolved; {@code burst} and {@code buckets} only where
- * the algorithm takes them, so that an answer can be sent back as a {@code PUT} as it is) and what
- * {@code PUT /v1/rules/{name}} accepts (only {@code limit} and {@code window} required; {@code
+ * A rule as JSON, with the field names of the rules file ({@link PolicySpec}): what {@code GET
+ * /v1/rules/{name}} answers (every field the algorithm has, defaults resolved; one limit in flat
+ * fields, several as {@code limits}; {@code burst} and {@code buckets} only where the algorithm
+ * takes them, so that an answer can be sent back as a {@code PUT} as it is) and what {@code PUT
+ * /v1/rules/{name}} accepts ({@code limit} and {@code window}, or {@code limits}, required; {@code
  * name}, if given, must match the path).
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record RuleBody(
     @Nullable String name,
     @Nullable String algorithm,
     @Nullable Long limit,
     @Nullable String window,
-    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long burst,
-    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer buckets,
+    @Nullable Long burst,
+    @Nullable Integer buckets,
+    @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied) {
 
   static RuleBody of(Rule rule) {
-    Policy policy = rule.policy();
+    PolicySpec spec = PolicySpec.of(rule.policy());
     return new RuleBody(
         rule.name(),
-        policy.algorithm().wireName(),
-        policy.limit(),
-        Durations.format(policy.window()),
-        policy.algorithm().hasBurst() ? policy.burst() : null,
-        policy.algorithm().hasBuckets() ? policy.buckets() : null,
-        policy.shadow(),
-        policy.countDenied());
+        spec.algorithm(),
+        spec.limit(),
+        spec.window(),
+        spec.burst(),
+        spec.buckets(),
+        spec.limits(),
+        spec.shadow(),
+        spec.countDenied());
   }
 
   /** The rule this body defines under {@code pathName}, validated. */
@@ -44,14 +49,9 @@ public record RuleBody(
       throw new InvalidPolicyException(
           "name", "'" + name + "' does not match the rule name in the path, '" + pathName + "'");
     }
-    if (limit == null) {
-      throw new InvalidPolicyException("limit", "is required: permits per window");
-    }
-    if (window == null) {
-      throw new InvalidPolicyException("window", "is required, e.g. \"1m\", \"250ms\" or \"PT1M\"");
-    }
     return new Rule(
         pathName,
-        CheckRequest.policy(limit, window, algorithm, burst, buckets, shadow, countDenied));
+        new PolicySpec(limit, window, algorithm, burst, buckets, limits, shadow, countDenied)
+            .toPolicy());
   }
 }

@@ -3,6 +3,7 @@ package dev.sluice.rest;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
+import dev.sluice.core.spec.LimitSpec;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -46,7 +47,7 @@ final class RuleRoutes {
     try {
       rule = body.toRule(name);
     } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField(e.field(), CheckRoutes.problem(e));
+      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
     }
     boolean existed = rules.find(name).isPresent();
     rules.put(rule);
@@ -67,7 +68,7 @@ final class RuleRoutes {
     try {
       return Rule.checkName(name);
     } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField("name", CheckRoutes.problem(e));
+      throw ApiError.invalidField("name", LimitSpec.problem(e));
     }
   }
 }

@@ -6,6 +6,7 @@ import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.metrics.MeteredRateLimiter;
 import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -40,7 +41,8 @@ public final class SluiceApi {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceApi.class);
   private static final String START_NANOS = "sluice.startNanos";
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
-  private static final Set<String> TIMED_ROUTES = Set.of("/v1/check", "/v1/check/batch");
+  private static final Set<String> TIMED_ROUTES =
+      Set.of("/v1/check", "/v1/check/batch", "/v1/release");
 
   /** Routes that need the admin token when one is set. */
   public enum Role implements RouteRole {
@@ -63,8 +65,9 @@ public final class SluiceApi {
       ReadinessProbe readiness,
       LongSupplier keysOwned) {
     SluiceMetrics metrics = new SluiceMetrics(registry, keysOwned);
+    RateLimiter metered = MeteredRateLimiter.wrap(limiter, registry);
     Bodies bodies = new Bodies(settings.maxBodyBytes());
-    CheckRoutes checks = new CheckRoutes(limiter, bodies, metrics, settings.maxBatchChecks());
+    CheckRoutes checks = new CheckRoutes(metered, bodies, settings.maxBatchChecks());
     RuleRoutes rules = new RuleRoutes(limiter.rules(), bodies);
     AdminAuth auth = new AdminAuth(settings.adminToken());
     byte[] openApi = openApiDocument();
@@ -82,8 +85,11 @@ public final class SluiceApi {
                   .routes
                   .post("/v1/check", checks::check)
                   .post("/v1/check/batch", checks::batch)
+                  .post("/v1/release", checks::release)
                   .get("/v1/limits/{rule}/{key}", checks::peek)
                   .delete("/v1/limits/{rule}/{key}", checks::reset, Role.ADMIN)
+                  .post("/v1/limits/peek", checks::peekBody)
+                  .post("/v1/limits/reset", checks::resetBody, Role.ADMIN)
                   .get("/v1/rules", rules::list)
                   .get("/v1/rules/{name}", rules::get)
                   .put("/v1/rules/{name}", rules::put, Role.ADMIN)
@@ -134,7 +140,14 @@ public final class SluiceApi {
         (e, ctx) -> error(ctx, 400, ApiError.INVALID_FIELD, e.getMessage()));
     routes.exception(
         UnknownRuleException.class,
-        (e, ctx) -> error(ctx, 404, ApiError.UNKNOWN_RULE, CheckRoutes.unknownRule("", e.rule())));
+        (e, ctx) ->
+            error(
+                ctx,
+                404,
+                ApiError.UNKNOWN_RULE,
+                CheckRoutes.unknownRule(
+                    e.field().equals("rule") ? "" : e.field().substring(0, e.field().length() - 4),
+                    e.rule())));
     routes.exception(HttpResponseException.class, SluiceApi::httpError);
     routes.exception(
         Exception.class,

@@ -3,6 +3,7 @@ package dev.sluice.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.core.metrics.MeteredRateLimiter;
 import java.net.http.HttpRequest;
 import java.util.List;
 import java.util.function.Function;
@@ -512,7 +513,7 @@ class BadInputTest {
       assertThat(server.get("/v1/limits/login/victim").json().get("remaining").asLong())
           .as("nothing was counted")
           .isEqualTo(5);
-      assertThat(server.registry.find(SluiceMetrics.DECISIONS).counters())
+      assertThat(server.registry.find(MeteredRateLimiter.DECISIONS).counters())
           .allSatisfy(counter -> assertThat(counter.count()).isZero());
       assertThat(ruleNames(server)).isEqualTo(rulesBefore);
     }

@@ -6,15 +6,18 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.BatchMode;
+import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
-import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.spec.PolicySpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -26,9 +29,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.regex.Matcher;
@@ -52,7 +57,9 @@ final class HttpRateLimiter implements RateLimiter {
   private static final ObjectWriter ESCAPING_WRITER =
       MAPPER.writer().with(JsonWriteFeature.ESCAPE_NON_ASCII);
   private static final Pattern QUOTED_RULE = Pattern.compile("unknown rule '([^']*)'");
-  private static final Pattern FIELD = Pattern.compile("^(?:checks\\[\\d+]\\.)?([A-Za-z]+): ");
+  private static final Pattern FIELD =
+      Pattern.compile("^((?:checks\\[\\d+]\\.)?(?:limits\\[\\d+]\\.)?[A-Za-z]+): ");
+  private static final Pattern RULE_FIELD = Pattern.compile("^(checks\\[\\d+]\\.rule): ");
 
   private final URI base;
   private final @Nullable String adminToken;
@@ -65,49 +72,48 @@ final class HttpRateLimiter implements RateLimiter {
   }
 
   @Override
-  public Decision tryAcquire(String rule, String key, long permits) {
-    ObjectNode body = MAPPER.createObjectNode().put("rule", rule).put("key", key);
-    body.put("cost", permits);
-    return decision(post("/v1/check", body));
+  public Decision tryAcquire(Check check) {
+    return decision(post("/v1/check", checkBody(check)));
   }
 
   @Override
-  public Decision tryAcquire(Policy policy, String key, long permits) {
-    return decision(post("/v1/check", inline(policy, key, permits)));
-  }
-
-  @Override
-  public CompletionStage<Decision> tryAcquireAsync(String rule, String key, long permits) {
-    return CompletableFuture.supplyAsync(() -> tryAcquire(rule, key, permits));
-  }
-
-  @Override
-  public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long permits) {
-    return CompletableFuture.supplyAsync(() -> tryAcquire(policy, key, permits));
+  public CompletionStage<Decision> tryAcquireAsync(Check check) {
+    return CompletableFuture.supplyAsync(() -> tryAcquire(check));
   }
 
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
+    return tryAcquireAll(checks, BatchMode.EACH).decisions();
+  }
+
+  @Override
+  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
     // A Java null cannot be put on the wire as a check: refuse it as the Java runtimes do (the
     // server's answer to a JSON null in a batch is BadInputTest's).
     ArrayNode array = MAPPER.createArrayNode();
     for (Check check : Check.requireAll(checks)) {
-      if (check.rule() != null) {
-        array
-            .addObject()
-            .put("rule", check.rule())
-            .put("key", check.key())
-            .put("cost", check.permits());
-      } else {
-        array.add(inline(check.policy(), check.key(), check.permits()));
-      }
+      array.add(checkBody(check));
     }
     ObjectNode body = MAPPER.createObjectNode();
     body.set("checks", array);
+    if (mode != BatchMode.EACH) {
+      body.put("mode", mode.wireName());
+    }
     JsonNode answer = post("/v1/check/batch", body);
     List<Decision> decisions = new ArrayList<>();
-    answer.get("results").forEach(result -> decisions.add(decision(result)));
-    return decisions;
+    Set<Integer> released = new HashSet<>();
+    JsonNode results = answer.get("results");
+    for (int i = 0; i < results.size(); i++) {
+      decisions.add(decision(results.get(i)));
+      if (results.get(i).path("released").asBoolean(false)) {
+        released.add(i);
+      }
+    }
+    return new BatchOutcome(
+        decisions,
+        answer.get("allowed").asBoolean(),
+        answer.has("deniedBy") ? answer.get("deniedBy").asInt() : -1,
+        released);
   }
 
   @Override
@@ -116,13 +122,29 @@ final class HttpRateLimiter implements RateLimiter {
   }
 
   @Override
-  public Decision peek(String rule, String key) {
-    return decision(send(HttpRequest.newBuilder(uri(limitPath(rule, key))).GET()).json());
+  public Decision release(Check check) {
+    return decision(post("/v1/release", checkBody(check)));
   }
 
   @Override
-  public void reset(String rule, String key) {
-    send(admin(HttpRequest.newBuilder(uri(limitPath(rule, key))).DELETE()));
+  public Decision peek(PolicyRef ref, String key) {
+    if (ref instanceof PolicyRef.Named named) {
+      return decision(send(HttpRequest.newBuilder(uri(limitPath(named.rule(), key))).GET()).json());
+    }
+    return decision(post("/v1/limits/peek", keyBody(ref, key)));
+  }
+
+  @Override
+  public void reset(PolicyRef ref, String key) {
+    if (ref instanceof PolicyRef.Named named) {
+      send(admin(HttpRequest.newBuilder(uri(limitPath(named.rule(), key))).DELETE()));
+      return;
+    }
+    send(
+        admin(
+            HttpRequest.newBuilder(uri("/v1/limits/reset"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json(keyBody(ref, key))))));
   }
 
   @Override
@@ -152,16 +174,7 @@ final class HttpRateLimiter implements RateLimiter {
 
     @Override
     public void put(Rule rule) {
-      Policy policy = rule.policy();
-      ObjectNode body =
-          MAPPER
-              .createObjectNode()
-              .put("algorithm", policy.algorithm().wireName())
-              .put("limit", policy.limit())
-              .put("window", Durations.format(policy.window()))
-              .put("shadow", policy.shadow())
-              .put("countDenied", policy.countDenied());
-      putShape(body, policy);
+      ObjectNode body = policyBody(rule.policy());
       send(
           admin(
               HttpRequest.newBuilder(uri("/v1/rules/" + encode(rule.name())))
@@ -186,28 +199,40 @@ final class HttpRateLimiter implements RateLimiter {
     }
   }
 
-  private static ObjectNode inline(Policy policy, String key, long permits) {
+  /** A check as the API reads it: the rule or the inline policy's fields, the key, the cost. */
+  private static ObjectNode checkBody(Check check) {
+    return keyBody(check.ref(), check.key()).put("cost", check.permits());
+  }
+
+  /** A key as the API reads it: the rule or the inline policy's fields, and the key. */
+  private static ObjectNode keyBody(PolicyRef ref, String key) {
     ObjectNode body =
-        MAPPER
-            .createObjectNode()
-            .put("key", key)
-            .put("cost", permits)
-            .put("limit", policy.limit())
-            .put("window", Durations.format(policy.window()))
-            .put("algorithm", policy.algorithm().wireName())
-            .put("shadow", policy.shadow())
-            .put("countDenied", policy.countDenied());
-    putShape(body, policy);
+        ref instanceof PolicyRef.Inline inline
+            ? policyBody(inline.policy())
+            : MAPPER.createObjectNode().put("rule", ((PolicyRef.Named) ref).rule());
+    return body.put("key", key);
+  }
+
+  /** A policy in the fields of the rules file and the API ({@link PolicySpec}). */
+  private static ObjectNode policyBody(Policy policy) {
+    ObjectNode body = MAPPER.valueToTree(PolicySpec.of(policy));
+    removeNulls(body);
     return body;
   }
 
-  /** {@code burst} and {@code buckets}, each only where the policy's algorithm takes it. */
-  private static void putShape(ObjectNode body, Policy policy) {
-    if (policy.algorithm().hasBurst()) {
-      body.put("burst", policy.burst());
-    }
-    if (policy.algorithm().hasBuckets()) {
-      body.put("buckets", policy.buckets());
+  private static void removeNulls(JsonNode node) {
+    if (node instanceof ObjectNode object) {
+      List<String> nulls = new ArrayList<>();
+      for (var field : object.properties()) {
+        if (field.getValue().isNull()) {
+          nulls.add(field.getKey());
+        } else {
+          removeNulls(field.getValue());
+        }
+      }
+      object.remove(nulls);
+    } else if (node instanceof ArrayNode array) {
+      array.forEach(HttpRateLimiter::removeNulls);
     }
   }
 
@@ -295,7 +320,9 @@ final class HttpRateLimiter implements RateLimiter {
       String message = error.path("message").asText();
       if (code.equals(ApiError.UNKNOWN_RULE)) {
         Matcher rule = QUOTED_RULE.matcher(message);
-        throw new UnknownRuleException(rule.find() ? rule.group(1) : message);
+        Matcher field = RULE_FIELD.matcher(message);
+        throw new UnknownRuleException(
+            rule.find() ? rule.group(1) : message, field.find() ? field.group(1) : "rule");
       }
       if (code.equals(ApiError.INVALID_FIELD)) {
         Matcher field = FIELD.matcher(message);

@@ -3,6 +3,7 @@ package dev.sluice.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.core.metrics.MeteredRateLimiter;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
@@ -141,7 +142,7 @@ class MalformedHttpTest {
       assertThat(server.get("/v1/limits/login/victim").json().get("remaining").asLong())
           .as("nothing was counted")
           .isEqualTo(5);
-      assertThat(server.registry.find(SluiceMetrics.DECISIONS).counters())
+      assertThat(server.registry.find(MeteredRateLimiter.DECISIONS).counters())
           .allSatisfy(counter -> assertThat(counter.count()).isZero());
     }
   }

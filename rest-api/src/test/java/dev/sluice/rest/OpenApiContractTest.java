@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
+import dev.sluice.core.spec.LimitSpec;
 import io.javalin.router.Endpoint;
 import io.javalin.router.ParsedEndpoint;
 import io.javalin.security.Roles;
@@ -46,7 +47,8 @@ class OpenApiContractTest {
           RuleBody.class,
           RulesBody.class,
           HealthBody.class,
-          ErrorBody.class);
+          ErrorBody.class,
+          LimitSpec.class);
 
   private static ApiServer server;
   private static JsonNode openApi;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
-import dev.sluice.core.algorithm.SlidingWindow;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
@@ -27,7 +27,7 @@ class RedisSlidingWindowTest {
     Random random = new Random(seed);
     long limit = 1 + random.nextInt(20);
     long windowMicros = Duration.ofSeconds(10).toNanos() / 1_000;
-    SlidingWindow algorithm = new SlidingWindow(Policy.of(limit, Duration.ofSeconds(10)));
+    LimiterAlgorithm algorithm = LimiterAlgorithm.of(Policy.of(limit, Duration.ofSeconds(10)));
     long[] state = algorithm.newState();
 
     try (RedisServer server = RedisServer.start(RedisServer.findBinary().get(), logs);

@@ -1,7 +1,7 @@
 package dev.sluice.core.algorithm;
 
 import dev.sluice.core.Decision;
-import dev.sluice.core.Policy;
+import dev.sluice.core.Limit;
 
 /**
  * Fixed window counter: one counter per epoch-aligned window, the classic Redis {@code INCR} +
@@ -51,10 +51,10 @@ public final class FixedWindow implements LimiterAlgorithm {
   private final long windowNanos;
   private final boolean countDenied;
 
-  public FixedWindow(Policy policy) {
-    this.limit = policy.limit();
-    this.windowNanos = policy.windowNanos();
-    this.countDenied = policy.countDenied();
+  FixedWindow(Limit spec, boolean countDenied) {
+    this.limit = spec.limit();
+    this.windowNanos = spec.windowNanos();
+    this.countDenied = countDenied;
   }
 
   @Override
@@ -100,6 +100,47 @@ public final class FixedWindow implements LimiterAlgorithm {
     return allowed
         ? Decision.allow(limit, remaining, resetAfter)
         : Decision.deny(limit, remaining, toNextWindow, resetAfter);
+  }
+
+  /** Takes the permits off the current window's count, at most that count. */
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits) {
+    Permits.check(permits, limit);
+    if (state[WINDOW_START] >= NanoMath.windowStart(nowNanos, windowNanos) && permits > 0) {
+      state[COUNT] -= Math.min(permits, state[COUNT]);
+    }
+    return apply(state, nowNanos, 0);
+  }
+
+  /** Takes the permits off the count if they were admitted in the window it counts. */
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos) {
+    Permits.check(permits, limit);
+    long admittedIn = NanoMath.windowStart(admittedAtNanos, windowNanos);
+    if (permits > 0 && admittedIn == state[WINDOW_START]) {
+      state[COUNT] -= Math.min(permits, state[COUNT]);
+    }
+    return apply(state, nowNanos, 0);
+  }
+
+  /** The count at the last instant of its window, or now if that is later. */
+  @Override
+  public Admissions admissions(long[] state, long nowNanos) {
+    long windowLast = NanoMath.saturatedAdd(state[WINDOW_START], windowNanos - 1);
+    return new Admissions.Builder().add(Math.min(nowNanos, windowLast), state[COUNT]).build();
+  }
+
+  @Override
+  public long[] fromAdmissions(Admissions admissions, long nowNanos) {
+    long[] state = newState();
+    long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
+    state[WINDOW_START] = windowStart;
+    for (int i = 0; i < admissions.size(); i++) {
+      if (admissions.instant(i) >= windowStart) {
+        state[COUNT] = NanoMath.saturatedAdd(state[COUNT], admissions.permits(i));
+      }
+    }
+    return state;
   }
 
   @Override

@@ -1,6 +1,6 @@
 package dev.sluice.core.algorithm;
 
-import dev.sluice.core.Policy;
+import dev.sluice.core.Limit;
 
 /**
  * Generic cell rate algorithm with redis-cell's {@code CL.THROTTLE} semantics (and throttled's,
@@ -67,7 +67,7 @@ import dev.sluice.core.Policy;
 public final class Gcra extends ScheduledAlgorithm {
 
   /** Capacity {@code burst + 1}: the tolerance holds that many emission intervals. */
-  public Gcra(Policy policy) {
-    super(policy, policy.burst() + 1, false);
+  Gcra(Limit spec, boolean countDenied) {
+    super(spec, countDenied, spec.burst() + 1, false);
   }
 }

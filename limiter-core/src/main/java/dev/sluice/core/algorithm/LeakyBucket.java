@@ -1,6 +1,6 @@
 package dev.sluice.core.algorithm;
 
-import dev.sluice.core.Policy;
+import dev.sluice.core.Limit;
 
 /**
  * Leaky bucket as a queue: shaping, not policing. Requests join a queue that drains one permit
@@ -62,7 +62,7 @@ import dev.sluice.core.Policy;
 public final class LeakyBucket extends ScheduledAlgorithm {
 
   /** Capacity {@code burst + 1}: one request in service and {@code burst} waiting. */
-  public LeakyBucket(Policy policy) {
-    super(policy, policy.burst() + 1, true);
+  LeakyBucket(Limit spec, boolean countDenied) {
+    super(spec, countDenied, spec.burst() + 1, true);
   }
 }

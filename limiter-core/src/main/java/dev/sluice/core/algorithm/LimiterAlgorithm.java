@@ -1,10 +1,14 @@
 package dev.sluice.core.algorithm;
 
 import dev.sluice.core.Decision;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * One algorithm, configured by a {@link Policy}, deciding on a key's state.
+ * One algorithm, configured by a {@link Limit} (or a {@link Policy}'s several limits, as one {@link
+ * LimitSet}), deciding on a key's state.
  *
  * <p>A key's state is a {@code long[]} whose layout belongs to the algorithm (each class documents
  * it). The array is owned by the caller: {@link #apply} reads it and, when the request is admitted
@@ -59,16 +63,66 @@ public interface LimiterAlgorithm {
    */
   long untilFreshNanos(long[] state, long nowNanos);
 
-  /** The algorithm {@code policy} names, configured by it. */
+  /**
+   * Gives back {@code permits} admitted earlier, and reports the state as a peek then sees it. It
+   * never frees more than the key holds (a bucket does not fill past its capacity) nor more than
+   * the current window admitted (a window algorithm takes them off the current window's count, or
+   * the newest entries of its log or buckets); what the caller releases beyond that is ignored.
+   * Releasing permits admitted in an earlier window therefore frees nothing, which is the strict
+   * side: a permit counted in the previous window cannot be told apart from anyone else's.
+   *
+   * @throws dev.sluice.core.InvalidPolicyException naming {@code cost} if {@code permits} is
+   *     negative or above {@link #capacity()}
+   */
+  Decision release(long[] state, long nowNanos, long permits);
+
+  /**
+   * Gives back {@code permits} that this key admitted at {@code admittedAtNanos} (the owner's
+   * clock, as the admitting decision read it), freeing no more than forgetting that admission
+   * would: the exact undo of a grant, for all-or-nothing batches and leases. Window algorithms take
+   * the permits off the window, log entries or bucket they were counted in; the rate algorithms
+   * free their {@code p·T} of debt less the time since the admission (an idle spell since then may
+   * already have drained part of it, and which part cannot be told), so a late return frees less,
+   * never more.
+   */
+  Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos);
+
+  /**
+   * What {@code state} still counts, each permit placed at the latest instant it can have been
+   * admitted and never after {@code nowNanos}: the conservative summary a rule change carries over
+   * into another algorithm's state ({@link Admissions}).
+   */
+  Admissions admissions(long[] state, long nowNanos);
+
+  /**
+   * A state of this algorithm that counts {@code admissions} as if each had been admitted at its
+   * instant, whatever the limit (none is refused): the other half of carrying a state over. Only
+   * what this algorithm would still count at {@code nowNanos} is kept.
+   */
+  long[] fromAdmissions(Admissions admissions, long nowNanos);
+
+  /** The algorithm of {@code policy}: its one limit's, or all of them as one {@link LimitSet}. */
   static LimiterAlgorithm of(Policy policy) {
-    return switch (policy.algorithm()) {
-      case SLIDING_WINDOW -> new SlidingWindow(policy);
-      case FIXED_WINDOW -> new FixedWindow(policy);
-      case SLIDING_LOG -> new SlidingLog(policy);
-      case SLIDING_BUCKETS -> new SlidingBuckets(policy);
-      case TOKEN_BUCKET -> new TokenBucket(policy);
-      case GCRA -> new Gcra(policy);
-      case LEAKY_BUCKET -> new LeakyBucket(policy);
+    if (policy.isSingle()) {
+      return of(policy.only(), policy.countDenied());
+    }
+    List<LimiterAlgorithm> parts = new ArrayList<>(policy.limits().size());
+    for (Limit limit : policy.limits()) {
+      parts.add(of(limit, policy.countDenied()));
+    }
+    return new LimitSet(parts, policy.countDenied());
+  }
+
+  /** The algorithm {@code limit} names, configured by it. */
+  static LimiterAlgorithm of(Limit limit, boolean countDenied) {
+    return switch (limit.algorithm()) {
+      case SLIDING_WINDOW -> new SlidingWindow(limit, countDenied);
+      case FIXED_WINDOW -> new FixedWindow(limit, countDenied);
+      case SLIDING_LOG -> new SlidingLog(limit, countDenied);
+      case SLIDING_BUCKETS -> new SlidingBuckets(limit, countDenied);
+      case TOKEN_BUCKET -> new TokenBucket(limit, countDenied);
+      case GCRA -> new Gcra(limit, countDenied);
+      case LEAKY_BUCKET -> new LeakyBucket(limit, countDenied);
     };
   }
 }

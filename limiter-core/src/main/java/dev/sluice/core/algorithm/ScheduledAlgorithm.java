@@ -1,7 +1,7 @@
 package dev.sluice.core.algorithm;
 
 import dev.sluice.core.Decision;
-import dev.sluice.core.Policy;
+import dev.sluice.core.Limit;
 
 /**
  * What the three rate algorithms share. Gcra, the token bucket and the leaky bucket are one {@link
@@ -15,11 +15,10 @@ abstract class ScheduledAlgorithm implements LimiterAlgorithm {
   private final long capacity;
   private final boolean shaping;
 
-  ScheduledAlgorithm(Policy policy, long capacity, boolean shaping) {
+  ScheduledAlgorithm(Limit spec, boolean countDenied, long capacity, boolean shaping) {
     this.capacity = capacity;
     this.shaping = shaping;
-    this.schedule =
-        new VirtualSchedule(policy.limit(), policy.windowNanos(), capacity, policy.countDenied());
+    this.schedule = new VirtualSchedule(spec.limit(), spec.windowNanos(), capacity, countDenied);
   }
 
   @Override
@@ -36,6 +35,28 @@ abstract class ScheduledAlgorithm implements LimiterAlgorithm {
   public final Decision apply(long[] state, long nowNanos, long permits) {
     Permits.check(permits, capacity);
     return schedule.apply(state, nowNanos, permits, shaping);
+  }
+
+  @Override
+  public final Decision release(long[] state, long nowNanos, long permits) {
+    Permits.check(permits, capacity);
+    return schedule.release(state, nowNanos, permits, shaping);
+  }
+
+  @Override
+  public final Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos) {
+    Permits.check(permits, capacity);
+    return schedule.release(state, nowNanos, permits, admittedAtNanos, shaping);
+  }
+
+  @Override
+  public final Admissions admissions(long[] state, long nowNanos) {
+    return schedule.admissions(state, nowNanos);
+  }
+
+  @Override
+  public final long[] fromAdmissions(Admissions admissions, long nowNanos) {
+    return schedule.fromAdmissions(admissions, nowNanos);
   }
 
   @Override

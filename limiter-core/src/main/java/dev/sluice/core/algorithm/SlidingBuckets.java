@@ -1,7 +1,7 @@
 package dev.sluice.core.algorithm;
 
 import dev.sluice.core.Decision;
-import dev.sluice.core.Policy;
+import dev.sluice.core.Limit;
 import java.util.Arrays;
 
 /**
@@ -101,7 +101,7 @@ public final class SlidingBuckets implements LimiterAlgorithm {
   private static final int V1_HEADER = 2;
 
   private static final long MIN_BUCKET_NANOS = 1_000_000L;
-  private static final long MAX_BUCKET_NANOS = Policy.MAX_WINDOW.toNanos();
+  private static final long MAX_BUCKET_NANOS = Limit.MAX_WINDOW.toNanos();
 
   private final long limit;
   private final long windowNanos;
@@ -109,12 +109,12 @@ public final class SlidingBuckets implements LimiterAlgorithm {
   private final int slots;
   private final boolean countDenied;
 
-  public SlidingBuckets(Policy policy) {
-    this.limit = policy.limit();
-    this.windowNanos = policy.windowNanos();
-    this.bucketNanos = NanoMath.ceilDiv(windowNanos, policy.buckets());
-    this.slots = policy.buckets() + 1;
-    this.countDenied = policy.countDenied();
+  SlidingBuckets(Limit spec, boolean countDenied) {
+    this.limit = spec.limit();
+    this.windowNanos = spec.windowNanos();
+    this.bucketNanos = NanoMath.ceilDiv(windowNanos, spec.buckets());
+    this.slots = spec.buckets() + 1;
+    this.countDenied = countDenied;
   }
 
   @Override
@@ -221,6 +221,89 @@ public final class SlidingBuckets implements LimiterAlgorithm {
       slot = next(slot);
     }
     return Decision.deny(limit, remaining, retryAfter, resetAfter);
+  }
+
+  /**
+   * Takes the permits off the newest buckets inside the window, newest first, at most what they
+   * hold.
+   */
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits) {
+    Permits.check(permits, limit);
+    long newest = state[NEWEST];
+    long decidedAt = Math.max(nowNanos, newest * bucketNanos);
+    long oldestBucket = oldestOverlapping(decidedAt);
+    long left = permits;
+    int slot = slot(newest);
+    for (long k = newest; k >= oldestBucket && left > 0; k--) {
+      long taken = Math.min(left, state[slot]);
+      state[slot] -= taken;
+      if (state[SUM] != Long.MAX_VALUE) {
+        state[SUM] -= taken;
+      }
+      left -= taken;
+      slot = slot == HEADER ? state.length - 1 : slot - 1;
+    }
+    if (state[SUM] == Long.MAX_VALUE) {
+      state[SUM] = sum(state, newest - slots + 1, newest);
+    }
+    return apply(state, nowNanos, 0);
+  }
+
+  /**
+   * Takes the permits off the admission's bucket, then (had the clock stepped back, the admission
+   * counted in a later one) off the buckets after it, oldest first.
+   */
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos) {
+    Permits.check(permits, limit);
+    long newest = state[NEWEST];
+    long from = Math.max(Math.floorDiv(admittedAtNanos, bucketNanos), newest - slots + 1);
+    long left = permits;
+    for (long k = from; k <= newest && left > 0; k++) {
+      int slot = slot(k);
+      long taken = Math.min(left, state[slot]);
+      state[slot] -= taken;
+      if (state[SUM] != Long.MAX_VALUE) {
+        state[SUM] -= taken;
+      }
+      left -= taken;
+    }
+    if (state[SUM] == Long.MAX_VALUE) {
+      state[SUM] = sum(state, newest - slots + 1, newest);
+    }
+    return apply(state, nowNanos, 0);
+  }
+
+  /** Each bucket's count at the last instant of the bucket, or now if that is later. */
+  @Override
+  public Admissions admissions(long[] state, long nowNanos) {
+    Admissions.Builder admissions = new Admissions.Builder();
+    long newest = state[NEWEST];
+    int slot = slot(newest - slots + 1);
+    for (long k = newest - slots + 1; k <= newest; k++) {
+      long bucketLast = NanoMath.saturatedAdd(NanoMath.saturatedMultiply(k + 1, bucketNanos), -1);
+      admissions.add(Math.min(nowNanos, bucketLast), state[slot]);
+      slot = next(slot);
+    }
+    return admissions.build();
+  }
+
+  @Override
+  public long[] fromAdmissions(Admissions admissions, long nowNanos) {
+    long[] state = newState();
+    long newest = Math.floorDiv(nowNanos, bucketNanos);
+    long oldestBucket = oldestOverlapping(nowNanos);
+    state[NEWEST] = newest;
+    for (int i = 0; i < admissions.size(); i++) {
+      long bucket = Math.floorDiv(admissions.instant(i), bucketNanos);
+      if (bucket >= oldestBucket && bucket <= newest) {
+        int slot = slot(bucket);
+        state[slot] = NanoMath.saturatedAdd(state[slot], admissions.permits(i));
+        state[SUM] = NanoMath.saturatedAdd(state[SUM], admissions.permits(i));
+      }
+    }
+    return state;
   }
 
   /**

@@ -1,7 +1,7 @@
 package dev.sluice.core.algorithm;
 
 import dev.sluice.core.Decision;
-import dev.sluice.core.Policy;
+import dev.sluice.core.Limit;
 
 /**
  * Sliding log: one timestamp per admitted permit, the exact trailing-window count. The Redis
@@ -66,13 +66,13 @@ public final class SlidingLog implements LimiterAlgorithm {
   private final long windowNanos;
   private final boolean countDenied;
 
-  public SlidingLog(Policy policy) {
+  SlidingLog(Limit spec, boolean countDenied) {
     // Policy caps a sliding_log limit at SLIDING_LOG_MAX_LIMIT (at most a million), so the ring
     // fits an int.
-    this.limit = Math.min(policy.limit(), Policy.SLIDING_LOG_MAX_LIMIT);
+    this.limit = Math.min(spec.limit(), Limit.SLIDING_LOG_MAX_LIMIT);
     this.ringSize = (int) limit;
-    this.windowNanos = policy.windowNanos();
-    this.countDenied = policy.countDenied();
+    this.windowNanos = spec.windowNanos();
+    this.countDenied = countDenied;
   }
 
   @Override
@@ -153,6 +153,83 @@ public final class SlidingLog implements LimiterAlgorithm {
     state[HEAD] = head;
     state[SIZE] = size;
     return head;
+  }
+
+  /**
+   * Removes the newest live entries, at most {@code permits} of them: the ones a caller that
+   * admitted permits a moment ago and did not use them most likely holds.
+   */
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits) {
+    Permits.check(permits, limit);
+    int head = (int) state[HEAD];
+    int size = (int) state[SIZE];
+    long decidedAt = size > 0 ? Math.max(nowNanos, entry(state, head, size - 1)) : nowNanos;
+    long cutoff = NanoMath.saturatedSubtract(decidedAt, windowNanos);
+    int live = 0;
+    while (live < size && entry(state, head, size - 1 - live) > cutoff) {
+      live++;
+    }
+    state[SIZE] = size - Math.min(permits, live);
+    return apply(state, nowNanos, 0);
+  }
+
+  /**
+   * Removes the oldest entries logged at or after the admission: the admission appended its entries
+   * at that instant (or at the newest entry's, had the clock stepped back), and everything logged
+   * since came after them.
+   */
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos) {
+    Permits.check(permits, limit);
+    int head = (int) state[HEAD];
+    int size = (int) state[SIZE];
+    int first = 0;
+    while (first < size && entry(state, head, first) < admittedAtNanos) {
+      first++;
+    }
+    int removed = (int) Math.min(permits, size - first);
+    // Shift the entries after the removed run down over it, keeping the ring sorted.
+    for (int i = first; i + removed < size; i++) {
+      state[HEADER + (head + i) % ringSize] = entry(state, head, i + removed);
+    }
+    state[SIZE] = size - removed;
+    return apply(state, nowNanos, 0);
+  }
+
+  /** Every entry of the ring, at its own instant (never after now). */
+  @Override
+  public Admissions admissions(long[] state, long nowNanos) {
+    Admissions.Builder admissions = new Admissions.Builder();
+    int head = (int) state[HEAD];
+    int size = (int) state[SIZE];
+    for (int i = 0; i < size; i++) {
+      admissions.add(Math.min(nowNanos, entry(state, head, i)), 1);
+    }
+    return admissions.build();
+  }
+
+  /** The newest {@code limit} permits still inside the window, oldest first. */
+  @Override
+  public long[] fromAdmissions(Admissions admissions, long nowNanos) {
+    long[] state = newState();
+    long cutoff = NanoMath.saturatedSubtract(nowNanos, windowNanos);
+    int size = 0;
+    for (int i = admissions.size() - 1; i >= 0 && size < ringSize; i--) {
+      long instant = admissions.instant(i);
+      if (instant <= cutoff) {
+        break;
+      }
+      long copies = Math.min(admissions.permits(i), ringSize - size);
+      for (long c = 0; c < copies; c++) {
+        size++;
+        state[HEADER + ringSize - size] = instant;
+      }
+    }
+    // Filled from the end of the ring backwards: the oldest kept entry is at ringSize - size.
+    state[HEAD] = size == 0 ? 0 : ringSize - size;
+    state[SIZE] = size;
+    return state;
   }
 
   /** The {@code index}-th entry (0 = oldest) of the ring starting at {@code head}. */

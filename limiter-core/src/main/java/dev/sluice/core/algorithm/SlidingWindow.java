@@ -1,7 +1,7 @@
 package dev.sluice.core.algorithm;
 
 import dev.sluice.core.Decision;
-import dev.sluice.core.Policy;
+import dev.sluice.core.Limit;
 
 /**
  * Sliding window counter, Cloudflare's two-counter estimate. The default algorithm.
@@ -69,10 +69,10 @@ public final class SlidingWindow implements LimiterAlgorithm {
   private final long windowNanos;
   private final boolean countDenied;
 
-  public SlidingWindow(Policy policy) {
-    this.limit = policy.limit();
-    this.windowNanos = policy.windowNanos();
-    this.countDenied = policy.countDenied();
+  SlidingWindow(Limit spec, boolean countDenied) {
+    this.limit = spec.limit();
+    this.windowNanos = spec.windowNanos();
+    this.countDenied = countDenied;
   }
 
   @Override
@@ -134,6 +134,76 @@ public final class SlidingWindow implements LimiterAlgorithm {
     // Computed on the state as it is now, penalty included, so that waiting it out succeeds.
     long retryAfter = behind + retryAfter(previous, current, elapsed, permits);
     return Decision.deny(limit, remaining, retryAfter, resetAfter);
+  }
+
+  /**
+   * Takes the permits off the current window's count (at most that count): permits of the previous
+   * window are counted with everyone else's there and stay, the strict side.
+   */
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits) {
+    Permits.check(permits, limit);
+    long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
+    // A clock behind the stored window decides in the stored window, so it is the current one.
+    if (state[CURRENT_START] >= windowStart && permits > 0) {
+      state[CURRENT] -= Math.min(permits, state[CURRENT]);
+    }
+    return apply(state, nowNanos, 0);
+  }
+
+  /** Takes the permits off the count of the window they were admitted in, if it still counts. */
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos) {
+    Permits.check(permits, limit);
+    if (permits > 0) {
+      roll(state, nowNanos);
+      long admittedIn = NanoMath.windowStart(admittedAtNanos, windowNanos);
+      int slot =
+          admittedIn == state[CURRENT_START]
+              ? CURRENT
+              : admittedIn == state[CURRENT_START] - windowNanos ? PREVIOUS : -1;
+      if (slot >= 0) {
+        state[slot] -= Math.min(permits, state[slot]);
+      }
+    }
+    return apply(state, nowNanos, 0);
+  }
+
+  /** Moves the state into now's window (a window that ended becomes the previous one). */
+  private void roll(long[] state, long nowNanos) {
+    long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
+    if (windowStart > state[CURRENT_START]) {
+      state[PREVIOUS] = windowStart - state[CURRENT_START] == windowNanos ? state[CURRENT] : 0;
+      state[CURRENT] = 0;
+      state[CURRENT_START] = windowStart;
+    }
+  }
+
+  /** The previous count just before the current window; the current count at now. */
+  @Override
+  public Admissions admissions(long[] state, long nowNanos) {
+    long currentStart = state[CURRENT_START];
+    long currentLast = NanoMath.saturatedAdd(currentStart, windowNanos - 1);
+    return new Admissions.Builder()
+        .add(Math.min(nowNanos, currentStart - 1), state[PREVIOUS])
+        .add(Math.min(nowNanos, currentLast), state[CURRENT])
+        .build();
+  }
+
+  @Override
+  public long[] fromAdmissions(Admissions admissions, long nowNanos) {
+    long[] state = newState();
+    long currentStart = NanoMath.windowStart(nowNanos, windowNanos);
+    state[CURRENT_START] = currentStart;
+    for (int i = 0; i < admissions.size(); i++) {
+      long instant = admissions.instant(i);
+      if (instant >= currentStart) {
+        state[CURRENT] = NanoMath.saturatedAdd(state[CURRENT], admissions.permits(i));
+      } else if (instant >= currentStart - windowNanos) {
+        state[PREVIOUS] = NanoMath.saturatedAdd(state[PREVIOUS], admissions.permits(i));
+      }
+    }
+    return state;
   }
 
   @Override

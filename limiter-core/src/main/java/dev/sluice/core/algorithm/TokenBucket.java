@@ -1,6 +1,6 @@
 package dev.sluice.core.algorithm;
 
-import dev.sluice.core.Policy;
+import dev.sluice.core.Limit;
 
 /**
  * Token bucket: a bucket of {@code burst} tokens, refilled continuously at {@code L} per {@code W};
@@ -57,7 +57,7 @@ import dev.sluice.core.Policy;
 public final class TokenBucket extends ScheduledAlgorithm {
 
   /** Capacity {@code burst}: the bucket's size. */
-  public TokenBucket(Policy policy) {
-    super(policy, policy.burst(), false);
+  TokenBucket(Limit spec, boolean countDenied) {
+    super(spec, countDenied, spec.burst(), false);
   }
 }

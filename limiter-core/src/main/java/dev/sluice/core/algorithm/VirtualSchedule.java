@@ -1,6 +1,8 @@
 package dev.sluice.core.algorithm;
 
 import dev.sluice.core.Decision;
+import dev.sluice.core.Limit;
+import java.math.BigInteger;
 
 /**
  * The exact arithmetic shared by {@link Gcra}, {@link TokenBucket} and {@link LeakyBucket}: ITU-T
@@ -161,6 +163,87 @@ final class VirtualSchedule {
     // Waiting d drains d of debt: the same request fits once stateDebt - d + cost <= tolerance.
     long retryAfter = ceil(minus(plus(stateDebt, cost), tolerance));
     return Decision.deny(slots, remaining(stateDebt), retryAfter, ceil(stateDebt));
+  }
+
+  /**
+   * Gives back {@code permits}: their {@code p·T} of debt leaves the schedule, and the debt never
+   * goes below zero (the key never holds more than its capacity).
+   */
+  Decision release(long[] state, long nowNanos, long permits, boolean reportDelay) {
+    Span debt = debt(state, nowNanos);
+    if (permits > 0 && !debt.isZero()) {
+      Span cost = times(permits);
+      store(state, nowNanos, debt.compareTo(cost) > 0 ? minus(debt, cost) : Span.ZERO);
+    }
+    return apply(state, nowNanos, 0, reportDelay);
+  }
+
+  /**
+   * Gives back {@code permits} admitted at {@code admittedAtNanos}. Forgetting that admission would
+   * move the TAT back by {@code p·T}, less whatever idle time since then has absorbed: at most the
+   * time since the admission. So {@code p·T - (now - admittedAt)} is freed (never below zero, never
+   * more than the debt), which is exact for a prompt return and safe for a late one.
+   */
+  Decision release(
+      long[] state, long nowNanos, long permits, long admittedAtNanos, boolean reportDelay) {
+    Span debt = debt(state, nowNanos);
+    long since = Math.max(0, NanoMath.saturatedSubtract(nowNanos, admittedAtNanos));
+    Span freed = times(permits);
+    Span absorbed = new Span(since, 0);
+    if (permits > 0 && !debt.isZero() && freed.compareTo(absorbed) > 0) {
+      freed = minus(freed, absorbed);
+      store(state, nowNanos, debt.compareTo(freed) > 0 ? minus(debt, freed) : Span.ZERO);
+    }
+    return apply(state, nowNanos, 0, reportDelay);
+  }
+
+  /**
+   * The debt as permits admitted at now: {@code ceil(debt / T)} of them. A token bucket or a TAT
+   * does not remember when its permits came, only how many are still outstanding; now is the latest
+   * they can have come.
+   */
+  Admissions admissions(long[] state, long nowNanos) {
+    Span debt = debt(state, nowNanos);
+    if (debt.isZero()) {
+      return Admissions.NONE;
+    }
+    // ceil((nanos·L + fraction) / W), exactly: a debt left by a slower rule may exceed the
+    // tolerance, where intervalsCovering's estimate is not meant to be used.
+    BigInteger[] quotient =
+        BigInteger.valueOf(debt.nanos)
+            .multiply(BigInteger.valueOf(limit))
+            .add(BigInteger.valueOf(debt.fraction))
+            .divideAndRemainder(BigInteger.valueOf(windowNanos));
+    BigInteger permits = quotient[1].signum() == 0 ? quotient[0] : quotient[0].add(BigInteger.ONE);
+    long count = permits.bitLength() < Long.SIZE ? permits.longValue() : Long.MAX_VALUE;
+    return new Admissions.Builder().add(nowNanos, count).build();
+  }
+
+  /** A schedule that admitted every permit at its instant, each {@code T} after the one before. */
+  long[] fromAdmissions(Admissions admissions, long nowNanos) {
+    long[] state = newState();
+    for (int i = 0; i < admissions.size(); i++) {
+      long instant = Math.min(admissions.instant(i), nowNanos);
+      store(state, instant, plus(debt(state, instant), anyTimes(admissions.permits(i))));
+    }
+    return state;
+  }
+
+  /**
+   * {@code k × T} for any {@code k >= 0}, saturating: {@link #times} keeps to 64 bits only for the
+   * counts a request can ask for, while a carried-over count may be far larger.
+   */
+  private Span anyTimes(long k) {
+    if (k <= Limit.MAX_LIMIT + 1) {
+      return times(k);
+    }
+    BigInteger[] split =
+        BigInteger.valueOf(k)
+            .multiply(BigInteger.valueOf(windowNanos))
+            .divideAndRemainder(BigInteger.valueOf(limit));
+    return split[0].bitLength() < Long.SIZE
+        ? new Span(split[0].longValue(), split[1].longValue())
+        : new Span(Long.MAX_VALUE, 0);
   }
 
   /**

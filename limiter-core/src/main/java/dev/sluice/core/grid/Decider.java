@@ -1,96 +1,73 @@
 package dev.sluice.core.grid;
 
 import com.hazelcast.spi.exception.RetryableHazelcastException;
-import dev.sluice.core.Decision;
-import dev.sluice.core.InvalidPolicyException;
-import dev.sluice.core.Policy;
-import dev.sluice.core.algorithm.LimiterAlgorithm;
-import java.util.Arrays;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyDecision;
+import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.StoredState;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The owner-side step shared by the processors: resolve the policy, read the member clock, fit the
- * stored state, apply the algorithm to each request in order. Pure apart from the clock read; the
- * processors do the storing.
+ * The grid's side of the decision: what {@link KeyDecision} needs that only the owning member has.
+ * It resolves the policy from the member's local rules copy (no remote call), reads the member's
+ * clock, finds the former policy of a state written under another shape, and turns how long the new
+ * state counts into the entry's TTL ({@link StateTtl}). The processors store what it returns.
  */
 final class Decider {
   private Decider() {}
 
-  /** The result of deciding one key: the answers and the state to store (null: unchanged). */
-  record Result(KeyOutcome outcome, @Nullable GridState written, long ttlMillis) {}
+  /** One key's answers, and the state to store (null: unchanged) with its TTL. */
+  record Result(KeyOutcome outcome, @Nullable StoredState written, long ttlMillis) {}
 
   static Result decide(
-      @Nullable MemberContext context,
-      @Nullable String rule,
-      @Nullable Policy inline,
-      @Nullable GridState stored,
-      long[] permits) {
+      @Nullable MemberContext context, KeyCommand command, @Nullable StoredState stored) {
+    int size = command.ops().length;
     if (context == null) {
       return new Result(
           KeyOutcome.invalid(
-              permits.length,
+              size,
               "member",
               "member: this Hazelcast member was not configured with SluiceHazelcast.configure"),
           null,
           0);
     }
-    Policy policy;
-    LimiterAlgorithm algorithm;
-    int fingerprint;
-    if (rule != null) {
-      MemberContext.ResolvedRule resolved = context.rule(rule);
-      if (resolved == null) {
-        if (!context.rulesLoaded()) {
-          // The member has joined but not loaded the rules yet: let Hazelcast retry shortly.
-          throw new RetryableHazelcastException("Sluice rules are still loading on this member");
-        }
-        return new Result(KeyOutcome.unknownRule(permits.length, rule), null, 0);
+    CompiledPolicy policy;
+    try {
+      policy = context.rules().resolve(command.ref());
+    } catch (UnknownRuleException e) {
+      if (!context.rulesLoaded()) {
+        // The member has joined but not loaded the rules yet: let Hazelcast retry shortly.
+        throw new RetryableHazelcastException("Sluice rules are still loading on this member");
       }
-      if (resolved.algorithm() == null) {
-        return new Result(
-            KeyOutcome.invalid(permits.length, "algorithm", "algorithm: " + resolved.error()),
-            null,
-            0);
-      }
-      policy = resolved.policy();
-      algorithm = resolved.algorithm();
-      fingerprint = resolved.fingerprint();
-    } else {
-      policy = inline;
-      try {
-        algorithm = LimiterAlgorithm.of(policy);
-      } catch (RuntimeException e) {
-        return new Result(
-            KeyOutcome.invalid(permits.length, "algorithm", "algorithm: " + e.getMessage()),
-            null,
-            0);
-      }
-      fingerprint = GridState.fingerprint(policy);
-      context.rememberInline(fingerprint, policy);
+      return new Result(KeyOutcome.unknownRule(size, e.rule()), null, 0);
+    } catch (RuntimeException e) {
+      // A policy this build cannot run (an algorithm it does not have): the request's error.
+      return new Result(
+          KeyOutcome.invalid(size, "algorithm", "algorithm: " + e.getMessage()), null, 0);
     }
-
+    if (command.ref() instanceof PolicyRef.Inline inline) {
+      context.rememberInline(command.stateKey(), inline.policy());
+    }
     long nowNanos = context.timeSource().nowNanos();
-    long[] before = stored != null && stored.fingerprint() == fingerprint ? stored.state() : null;
-    // Copy: in OBJECT format the stored array is the map's own; it must change only via setValue.
-    long[] state = before != null ? algorithm.fit(before.clone()) : algorithm.newState();
-    KeyOutcome outcome = new KeyOutcome(permits.length);
-    for (int i = 0; i < permits.length; i++) {
-      try {
-        Decision decision = algorithm.apply(state, nowNanos, permits[i]);
-        outcome.setDecision(i, policy.shadow() ? decision.asShadow() : decision);
-      } catch (InvalidPolicyException e) {
-        outcome.setError(i, KeyOutcome.INVALID, e.field(), e.getMessage());
-      }
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            stored,
+            fingerprint -> context.formerPolicy(command.ref(), fingerprint),
+            nowNanos,
+            command.ops());
+    if (result.forgotten()) {
+      context.countForgottenState();
     }
-    boolean changed =
-        before != null
-            ? !Arrays.equals(before, state)
-            : !Arrays.equals(algorithm.newState(), state);
-    if (!changed) {
-      return new Result(outcome, null, 0);
+    if (result.written() == null) {
+      return new Result(result.outcome(), null, 0);
     }
-    long ttlMillis =
-        StateTtl.millis(algorithm.untilFreshNanos(state, nowNanos), context.minStateTtlMillis());
-    return new Result(outcome, new GridState(fingerprint, state), ttlMillis);
+    return new Result(
+        result.outcome(),
+        result.written(),
+        StateTtl.millis(result.untilFreshNanos(), context.minStateTtlMillis()));
   }
 }

@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -50,10 +49,8 @@ public final class GridRuleStore implements RuleStore {
     Rule.checkName(name);
     MemberContext member = localMember;
     if (member != null && member.rulesLoaded()) {
-      MemberContext.ResolvedRule local = member.rule(name);
-      return local == null
-          ? Optional.empty()
-          : Optional.of(new Rule(name, Objects.requireNonNull(local.policy())));
+      RuleRecord local = member.record(name);
+      return local == null ? Optional.empty() : Optional.of(local.toRule());
     }
     RuleRecord record = map.get(name);
     return record == null || record.isRemoved() ? Optional.empty() : Optional.of(record.toRule());

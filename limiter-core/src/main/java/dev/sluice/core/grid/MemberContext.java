@@ -8,9 +8,13 @@ import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.StateKey;
 import dev.sluice.core.TimeSource;
-import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.RuleBook;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,7 +35,9 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  *
  * Until the load has finished, a processor that misses a rule asks Hazelcast to retry rather than
- * answer "unknown rule" from an empty copy.
+ * answer "unknown rule" from an empty copy. Rules resolve through a {@link RuleBook} over this
+ * copy, as in every runtime; a record's former policies are how a state of an older shape is
+ * carried over.
  */
 public final class MemberContext implements LifecycleListener, HazelcastInstanceAware {
   /** The key of this context in the member config's user context. */
@@ -42,8 +48,11 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   private final TimeSource timeSource;
   private final String rulesMapName;
   private final long minStateTtlMillis;
-  private final ConcurrentHashMap<String, ResolvedRule> rules = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<Integer, Policy> inlinePolicies = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, RuleRecord> records = new ConcurrentHashMap<>();
+  private final RuleBook book;
+  private final ConcurrentHashMap<Long, CompiledPolicy> formerCompiled = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Policy> inlinePolicies = new ConcurrentHashMap<>();
+  private final AtomicLong forgottenStates = new AtomicLong();
   private volatile boolean rulesLoaded;
   private volatile @Nullable HazelcastInstance instance;
 
@@ -51,6 +60,12 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
     this.timeSource = timeSource;
     this.rulesMapName = rulesMapName;
     this.minStateTtlMillis = minStateTtlMillis;
+    this.book =
+        new RuleBook(
+            name -> {
+              RuleRecord record = records.get(name);
+              return record == null ? null : record.policy();
+            });
   }
 
   /** The member whose context {@link #of} found last, with that context. */
@@ -89,34 +104,78 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
     return rulesLoaded;
   }
 
-  /** The live rule named {@code name} in the local copy, or null. */
-  @Nullable ResolvedRule rule(String name) {
-    ResolvedRule rule = rules.get(name);
-    return rule == null || rule.policy() == null ? null : rule;
+  /** Rule resolution over this member's copy. */
+  RuleBook rules() {
+    return book;
+  }
+
+  /** The live record of rule {@code name} in the local copy, or null. */
+  @Nullable RuleRecord record(String name) {
+    RuleRecord record = records.get(name);
+    return record == null || record.isRemoved() ? null : record;
   }
 
   /**
-   * Remembers an inline policy this member decided, by its state fingerprint, so that {@link
-   * MostConsumedMergePolicy} can judge inline keys after a split brain. Bounded: past {@value
-   * #MAX_INLINE_POLICIES} distinct fingerprints new ones are not remembered (their keys then merge
-   * by latest update).
+   * The policy that wrote a state of {@code fingerprint} under {@code ref}: one of its rule's
+   * former policies, or null if none is known (an inline policy's state key names its policy, so
+   * its states never change shape).
    */
-  void rememberInline(int fingerprint, Policy policy) {
-    Policy known = inlinePolicies.get(fingerprint);
-    if (!policy.equals(known) && (known != null || inlinePolicies.size() < MAX_INLINE_POLICIES)) {
-      inlinePolicies.put(fingerprint, policy);
+  @Nullable CompiledPolicy formerPolicy(PolicyRef ref, int fingerprint) {
+    if (!(ref instanceof PolicyRef.Named named)) {
+      return null;
+    }
+    RuleRecord record = records.get(named.rule());
+    if (record == null) {
+      return null;
+    }
+    for (Policy former : record.former()) {
+      if (CompiledPolicy.fingerprint(former) == fingerprint) {
+        long cacheKey = ((long) named.rule().hashCode() << 32) ^ (fingerprint & 0xffffffffL);
+        CompiledPolicy compiled = formerCompiled.get(cacheKey);
+        if (compiled == null || !compiled.policy().equals(former)) {
+          compiled = CompiledPolicy.of(former);
+          if (formerCompiled.size() > MAX_INLINE_POLICIES) {
+            formerCompiled.clear();
+          }
+          formerCompiled.put(cacheKey, compiled);
+        }
+        return compiled;
+      }
+    }
+    return null;
+  }
+
+  /** Counts a state dropped because the policy that wrote it was no longer known. */
+  void countForgottenState() {
+    forgottenStates.incrementAndGet();
+  }
+
+  /** States dropped on this member because their former policy was no longer known. */
+  public long forgottenStates() {
+    return forgottenStates.get();
+  }
+
+  /**
+   * Remembers the inline policy of a state key this member decided, by the policy identity the key
+   * carries, so that {@link MostConsumedMergePolicy} can judge inline keys after a split brain.
+   * Bounded: past {@value #MAX_INLINE_POLICIES} identities new ones are not remembered (their keys
+   * then merge by latest update).
+   */
+  void rememberInline(String stateKey, Policy policy) {
+    String identity = StateKey.ruleOf(stateKey);
+    if (!inlinePolicies.containsKey(identity) && inlinePolicies.size() < MAX_INLINE_POLICIES) {
+      inlinePolicies.put(identity, policy);
     }
   }
 
-  /** The inline policy last decided with this state fingerprint, or null. */
-  @Nullable Policy inlinePolicy(int fingerprint) {
-    return inlinePolicies.get(fingerprint);
+  /** The inline policy of a state key's identity part ({@code ~...}), if this member saw it. */
+  @Nullable Policy inlinePolicy(String identity) {
+    return inlinePolicies.get(identity);
   }
 
   /** Applies a record if it is newer than the one held. */
   void apply(RuleRecord record) {
-    ResolvedRule next = ResolvedRule.of(record);
-    rules.merge(record.name(), next, (old, neu) -> neu.version() > old.version() ? neu : old);
+    records.merge(record.name(), record, (old, neu) -> neu.version() > old.version() ? neu : old);
   }
 
   @Override
@@ -155,36 +214,6 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
     @Override
     public void entryUpdated(com.hazelcast.core.EntryEvent<String, RuleRecord> event) {
       apply(event.getValue());
-    }
-  }
-
-  /**
-   * A rule as processors use it: the policy with its algorithm built once, or the reason it cannot
-   * be built (an algorithm this build does not have).
-   */
-  record ResolvedRule(
-      @Nullable Policy policy,
-      long version,
-      @Nullable LimiterAlgorithm algorithm,
-      int fingerprint,
-      @Nullable String error) {
-
-    static ResolvedRule of(RuleRecord record) {
-      Policy policy = record.policy();
-      if (policy == null) {
-        return new ResolvedRule(null, record.version(), null, 0, null);
-      }
-      try {
-        return new ResolvedRule(
-            policy,
-            record.version(),
-            LimiterAlgorithm.of(policy),
-            GridState.fingerprint(policy),
-            null);
-      } catch (RuntimeException e) {
-        return new ResolvedRule(
-            policy, record.version(), null, GridState.fingerprint(policy), e.getMessage());
-      }
     }
   }
 }

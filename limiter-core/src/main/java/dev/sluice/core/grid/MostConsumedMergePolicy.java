@@ -11,8 +11,11 @@ import com.hazelcast.spi.merge.MergingValue;
 import com.hazelcast.spi.merge.SplitBrainMergePolicy;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.StoredState;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,19 +53,19 @@ import org.jspecify.annotations.Nullable;
  * <h2>Finding the policy</h2>
  *
  * A rule key ({@code rule|subject}) resolves through the member's local rules copy ({@link
- * MemberContext}), with no remote call. An inline key carries no policy in its state, only a
- * fingerprint; the member remembers the inline policies it has recently decided by fingerprint, and
- * uses that. A state whose fingerprint is not the current policy's would be ignored by the next
- * decision anyway, so the other side is kept. When no policy can be found (an inline policy this
- * member never saw, a rule deleted meanwhile) the later-written state is kept (judged by its
- * expiration time, as the map keeps no per-entry update times); docs/reliability.md lists this
- * limit.
+ * MemberContext}), with no remote call. An inline key names its policy's identity ({@code
+ * ~identity|subject}); the member remembers the inline policies it has recently decided by
+ * identity, and uses that. A state whose fingerprint is not the current policy's would be ignored
+ * by the next decision anyway, so the other side is kept. When no policy can be found (an inline
+ * policy this member never saw, a rule deleted meanwhile) the later-written state is kept (judged
+ * by its expiration time, as the map keeps no per-entry update times); docs/reliability.md lists
+ * this limit.
  *
  * <p>Serialized through {@link SluiceDataSerializableFactory} like every Sluice type. It holds no
  * fields: the owner's {@link MemberContext} is injected where the merge runs.
  */
 public final class MostConsumedMergePolicy
-    implements SplitBrainMergePolicy<GridState, MergingEntry<Object, GridState>, Object>,
+    implements SplitBrainMergePolicy<StoredState, MergingEntry<Object, StoredState>, Object>,
         IdentifiedDataSerializable,
         HazelcastInstanceAware {
   private transient volatile @Nullable MemberContext context;
@@ -77,8 +80,8 @@ public final class MostConsumedMergePolicy
 
   @Override
   public @Nullable Object merge(
-      @Nullable MergingEntry<Object, GridState> merging,
-      @Nullable MergingEntry<Object, GridState> existing) {
+      @Nullable MergingEntry<Object, StoredState> merging,
+      @Nullable MergingEntry<Object, StoredState> existing) {
     if (merging == null) {
       return existing == null ? null : existing.getRawValue();
     }
@@ -89,9 +92,9 @@ public final class MostConsumedMergePolicy
   }
 
   private boolean keepMerging(
-      MergingEntry<Object, GridState> merging, MergingEntry<Object, GridState> existing) {
-    GridState mergingState = merging.getDeserializedValue();
-    GridState existingState = existing.getDeserializedValue();
+      MergingEntry<Object, StoredState> merging, MergingEntry<Object, StoredState> existing) {
+    StoredState mergingState = merging.getDeserializedValue();
+    StoredState existingState = existing.getDeserializedValue();
     if (mergingState == null || existingState == null) {
       return existingState == null;
     }
@@ -119,7 +122,8 @@ public final class MostConsumedMergePolicy
   /**
    * Whether {@code a} is strictly more consumed than {@code b}, by the rule in the class comment.
    */
-  static boolean moreConsumed(LimiterAlgorithm algorithm, GridState a, GridState b, long nowNanos) {
+  static boolean moreConsumed(
+      LimiterAlgorithm algorithm, StoredState a, StoredState b, long nowNanos) {
     Decision da = peek(algorithm, a, nowNanos);
     Decision db = peek(algorithm, b, nowNanos);
     return da.remaining() != db.remaining()
@@ -133,42 +137,38 @@ public final class MostConsumedMergePolicy
    * update times: they cost memory on every key.)
    */
   private static boolean laterWritten(
-      MergingValue<GridState> merging, MergingValue<GridState> existing) {
+      MergingValue<StoredState> merging, MergingValue<StoredState> existing) {
     return merging instanceof MergingExpirationTime a
         && existing instanceof MergingExpirationTime b
         && a.getExpirationTime() > b.getExpirationTime();
   }
 
-  private static Decision peek(LimiterAlgorithm algorithm, GridState state, long nowNanos) {
-    return algorithm.apply(algorithm.fit(state.state().clone()), nowNanos, 0);
+  private static Decision peek(LimiterAlgorithm algorithm, StoredState state, long nowNanos) {
+    return algorithm.apply(algorithm.fit(state.values().clone()), nowNanos, 0);
   }
 
   private static @Nullable Resolved resolve(
-      MemberContext member, String stateKey, GridState one, GridState other) {
+      MemberContext member, String stateKey, StoredState one, StoredState other) {
     int bar = stateKey.indexOf('|');
     if (bar < 0) {
       return null;
     }
-    String rule = stateKey.substring(0, bar);
-    if (rule.equals(StateKey.INLINE_NAMESPACE)) {
-      Policy policy = member.inlinePolicy(one.fingerprint());
-      if (policy == null) {
-        policy = member.inlinePolicy(other.fingerprint());
+    String prefix = stateKey.substring(0, bar);
+    try {
+      CompiledPolicy compiled;
+      if (StateKey.isInline(stateKey)) {
+        Policy policy = member.inlinePolicy(prefix);
+        if (policy == null) {
+          return null;
+        }
+        compiled = CompiledPolicy.of(policy);
+      } else {
+        compiled = member.rules().resolve(PolicyRef.rule(prefix));
       }
-      if (policy == null) {
-        return null;
-      }
-      try {
-        return new Resolved(LimiterAlgorithm.of(policy), GridState.fingerprint(policy));
-      } catch (RuntimeException e) {
-        return null;
-      }
+      return new Resolved(compiled.algorithm(), compiled.fingerprint());
+    } catch (RuntimeException e) {
+      return null; // a rule deleted meanwhile, or a policy this build cannot run
     }
-    MemberContext.ResolvedRule resolved = member.rule(rule);
-    if (resolved == null || resolved.algorithm() == null) {
-      return null;
-    }
-    return new Resolved(resolved.algorithm(), resolved.fingerprint());
   }
 
   private record Resolved(LimiterAlgorithm algorithm, int fingerprint) {}

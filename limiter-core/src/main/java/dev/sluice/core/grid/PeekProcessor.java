@@ -7,33 +7,38 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import dev.sluice.core.Policy;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.StoredState;
 import java.io.IOException;
 import java.util.Map;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reports a key's state as a request for 0 permits would see it, at the owner's {@code now}. {@link
- * ReadOnly}: it never writes, so Hazelcast skips the write path and there is no backup.
+ * Reports a key's state as a request for 0 permits would see it, at the owner's {@code now}: a
+ * command of peeks, decided by the same step as every other ({@link Decider}). {@link ReadOnly}: it
+ * never writes (the step stores nothing for a peek), so Hazelcast skips the write path and there is
+ * no backup.
  */
 public final class PeekProcessor
-    implements EntryProcessor<String, GridState, KeyOutcome>,
+    implements EntryProcessor<String, StoredState, KeyOutcome>,
         IdentifiedDataSerializable,
         HazelcastInstanceAware,
         ReadOnly {
-  private static final long[] PEEK = {0};
+  private static final int FORMAT = 1;
 
-  private @Nullable String rule;
-  private @Nullable Policy policy;
+  private @Nullable KeyCommand command;
   private transient @Nullable MemberContext context;
 
   /** For deserialization. */
   public PeekProcessor() {}
 
-  PeekProcessor(@Nullable String rule, @Nullable Policy policy) {
-    this.rule = rule;
-    this.policy = policy;
+  /** A processor for {@code command}, whose operations are all peeks. */
+  public PeekProcessor(KeyCommand command) {
+    if (!command.readOnly()) {
+      throw new IllegalArgumentException("a peek carries only peeks: " + command);
+    }
+    this.command = command;
   }
 
   @Override
@@ -42,12 +47,15 @@ public final class PeekProcessor
   }
 
   @Override
-  public KeyOutcome process(Map.Entry<String, GridState> entry) {
-    return Decider.decide(context, rule, policy, entry.getValue(), PEEK).outcome();
+  public KeyOutcome process(Map.Entry<String, StoredState> entry) {
+    if (command == null) {
+      return KeyOutcome.invalid(0, "key", "key: no command");
+    }
+    return Decider.decide(context, command, entry.getValue()).outcome();
   }
 
   @Override
-  public @Nullable EntryProcessor<String, GridState, KeyOutcome> getBackupProcessor() {
+  public @Nullable EntryProcessor<String, StoredState, KeyOutcome> getBackupProcessor() {
     return null;
   }
 
@@ -63,24 +71,20 @@ public final class PeekProcessor
 
   @Override
   public void writeData(ObjectDataOutput out) throws IOException {
-    if (rule != null) {
-      out.writeByte(0);
-      out.writeString(rule);
-    } else {
-      out.writeByte(1);
-      WireFormat.writePolicy(out, Objects.requireNonNull(policy));
-    }
+    out.writeByte(FORMAT);
+    WireFormat.writeCommand(out, java.util.Objects.requireNonNull(command));
   }
 
   @Override
   public void readData(ObjectDataInput in) throws IOException {
-    int tag = in.readByte();
-    if (tag == 0) {
-      rule = in.readString();
-    } else if (tag == 1) {
-      policy = WireFormat.readPolicy(in);
-    } else {
-      throw new IOException("unknown peek tag " + tag);
+    int format = in.readByte();
+    if (format != FORMAT) {
+      throw new IOException("unknown peek format " + format);
     }
+    KeyCommand read = WireFormat.readCommand(in);
+    if (!read.readOnly()) {
+      throw new IOException("a peek carries only peeks");
+    }
+    command = read;
   }
 }

@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RulePushTask
     implements Callable<Boolean>, IdentifiedDataSerializable, HazelcastInstanceAware {
+  private static final int FORMAT = 1;
+
   private RuleRecord record = new RuleRecord();
   private transient @Nullable HazelcastInstance member;
 
@@ -54,11 +56,16 @@ public final class RulePushTask
 
   @Override
   public void writeData(ObjectDataOutput out) throws IOException {
+    out.writeByte(FORMAT);
     record.writeData(out);
   }
 
   @Override
   public void readData(ObjectDataInput in) throws IOException {
+    int format = in.readByte();
+    if (format != FORMAT) {
+      throw new IOException("unknown rule push format " + format);
+    }
     record = new RuleRecord();
     record.readData(in);
   }

@@ -11,11 +11,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Puts (policy given) or removes (no policy: writes a tombstone) a rule in the rules map, bumping
- * the version in the same atomic step, and answers the new record. Rules change rarely, so the
- * backup simply re-runs this processor: it reads no clock and is deterministic.
+ * the version and keeping former policies of other shapes ({@link RuleRecord#next}) in the same
+ * atomic step, and answers the new record. Rules change rarely, so the backup simply re-runs this
+ * processor: it reads no clock and is deterministic.
  */
 public final class RuleUpdateProcessor
     implements EntryProcessor<String, RuleRecord, RuleRecord>, IdentifiedDataSerializable {
+  private static final int FORMAT = 1;
+
   private @Nullable Policy policy;
 
   /** For deserialization. */
@@ -35,8 +38,8 @@ public final class RuleUpdateProcessor
     if (policy == null && (current == null || current.isRemoved())) {
       return current != null ? current : new RuleRecord(entry.getKey(), null, 0);
     }
-    long version = current == null ? 1 : current.version() + 1;
-    RuleRecord next = new RuleRecord(entry.getKey(), policy, version);
+    RuleRecord next =
+        current == null ? new RuleRecord(entry.getKey(), policy, 1) : current.next(policy);
     entry.setValue(next);
     return next;
   }
@@ -53,6 +56,7 @@ public final class RuleUpdateProcessor
 
   @Override
   public void writeData(ObjectDataOutput out) throws IOException {
+    out.writeByte(FORMAT);
     out.writeBoolean(policy != null);
     if (policy != null) {
       WireFormat.writePolicy(out, policy);
@@ -61,6 +65,10 @@ public final class RuleUpdateProcessor
 
   @Override
   public void readData(ObjectDataInput in) throws IOException {
+    int format = in.readByte();
+    if (format != FORMAT) {
+      throw new IOException("unknown rule update format " + format);
+    }
     policy = in.readBoolean() ? WireFormat.readPolicy(in) : null;
   }
 }

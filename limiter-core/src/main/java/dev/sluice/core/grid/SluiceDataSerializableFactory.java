@@ -5,18 +5,17 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 
 /**
  * Creates every IdentifiedDataSerializable Sluice type: all but the state map's values, which have
- * {@link GridStateSerializer}. Registered by {@link SluiceHazelcast} on members and clients; ids
- * live in {@link SluiceSerializationIds}.
+ * stream serializers ({@link StoredStateSerializer}, {@link KeyOutcomeSerializer}). Registered by
+ * {@link SluiceHazelcast} on members and clients; ids live in {@link SluiceSerializationIds}.
  */
 public final class SluiceDataSerializableFactory implements DataSerializableFactory {
 
   @Override
   public IdentifiedDataSerializable create(int classId) {
     return switch (classId) {
-      case SluiceSerializationIds.ACQUIRE -> new AcquireProcessor();
+      case SluiceSerializationIds.DECIDE -> new DecideProcessor();
       case SluiceSerializationIds.STORE_STATES_BACKUP -> new StoreStatesBackup();
       case SluiceSerializationIds.PEEK -> new PeekProcessor();
-      case SluiceSerializationIds.KEY_OUTCOME -> new KeyOutcome();
       case SluiceSerializationIds.RULE_RECORD -> new RuleRecord();
       case SluiceSerializationIds.RULE_UPDATE -> new RuleUpdateProcessor();
       case SluiceSerializationIds.RULE_PUSH -> new RulePushTask();

@@ -11,6 +11,9 @@ import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.SerializationConfig;
 import com.hazelcast.config.SerializerConfig;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.grid.transport.AsyncCallbackExecutor;
+import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.StoredState;
 
 /**
  * The one place that configures Hazelcast for Sluice. Grid nodes, embedded members and clients all
@@ -27,14 +30,14 @@ import dev.sluice.core.TimeSource;
  * RateLimiter remote = new GridRateLimiter(HazelcastClient.newHazelcastClient(clientConfig));
  * }</pre>
  *
- * What it sets: the {@link SluiceDataSerializableFactory} and the {@link GridStateSerializer};
- * Hazelcast's Java serialization filter with an allow-list of {@code com.hazelcast.}, {@code java.}
- * and {@code javax.} (Sluice itself never uses Java serialization, so any other {@code
- * Serializable} class is refused); the state map {@value #STATE_MAP} (backup count 1, in-memory
- * format {@link #DEFAULT_STATE_FORMAT}, statistics on for {@code LocalMapStats}, no cached
- * deserialized values, split-brain healing by {@link MostConsumedMergePolicy}); the rules map
- * {@value #RULES_MAP}; and on members the {@link MemberContext} (clock and local rules copy) in the
- * config's user context.
+ * What it sets: the {@link SluiceDataSerializableFactory} and the stream serializers of the
+ * pipeline's types ({@link StoredStateSerializer}, {@link KeyOutcomeSerializer}); Hazelcast's Java
+ * serialization filter with an allow-list of {@code com.hazelcast.}, {@code java.} and {@code
+ * javax.} (Sluice itself never uses Java serialization, so any other {@code Serializable} class is
+ * refused); the state map {@value #STATE_MAP} (backup count 1, in-memory format {@link
+ * #DEFAULT_STATE_FORMAT}, statistics on for {@code LocalMapStats}, no cached deserialized values,
+ * split-brain healing by {@link MostConsumedMergePolicy}); the rules map {@value #RULES_MAP}; and
+ * on members the {@link MemberContext} (clock and local rules copy) in the config's user context.
  *
  * <p>Configure each member's {@code Config} once; members must not share one {@code Config} object.
  */
@@ -154,8 +157,12 @@ public final class SluiceHazelcast {
         SluiceSerializationIds.FACTORY_ID, new SluiceDataSerializableFactory());
     serialization.addSerializerConfig(
         new SerializerConfig()
-            .setImplementation(new GridStateSerializer())
-            .setTypeClass(GridState.class));
+            .setImplementation(new StoredStateSerializer())
+            .setTypeClass(StoredState.class));
+    serialization.addSerializerConfig(
+        new SerializerConfig()
+            .setImplementation(new KeyOutcomeSerializer())
+            .setTypeClass(KeyOutcome.class));
     serialization.setJavaSerializationFilterConfig(
         new JavaSerializationFilterConfig()
             .setWhitelist(new ClassFilter().addPrefixes("com.hazelcast.", "java.", "javax.")));

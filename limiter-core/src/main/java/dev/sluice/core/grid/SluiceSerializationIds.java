@@ -9,13 +9,16 @@ public final class SluiceSerializationIds {
   public static final int FACTORY_ID = 7_582_300;
 
   /**
-   * Retired: {@link GridState} was IdentifiedDataSerializable in builds that never shipped; it now
+   * Retired: the stored state was IdentifiedDataSerializable in builds that never shipped; it now
    * has {@link #STATE_TYPE_ID}. Never reuse the number.
    */
   public static final int RETIRED_STATE = 1;
 
-  /** {@link AcquireProcessor}: decides one or more keys' requests. */
-  public static final int ACQUIRE = 2;
+  /**
+   * Retired: the processor of the first release, which carried permits only; {@link
+   * DecideProcessor} has {@link #DECIDE}. Never reuse the number.
+   */
+  public static final int RETIRED_ACQUIRE = 2;
 
   /** {@link StoreStatesBackup}: stores the states the owner computed, on backups. */
   public static final int STORE_STATES_BACKUP = 3;
@@ -23,8 +26,11 @@ public final class SluiceSerializationIds {
   /** {@link PeekProcessor}: reports a key's state, read-only. */
   public static final int PEEK = 4;
 
-  /** {@link KeyOutcome}: the answers for one key. */
-  public static final int KEY_OUTCOME = 5;
+  /**
+   * Retired: the answers for one key were IdentifiedDataSerializable in the first release; they are
+   * a pipeline type now, with {@link #KEY_OUTCOME_TYPE_ID}. Never reuse the number.
+   */
+  public static final int RETIRED_KEY_OUTCOME = 5;
 
   /** {@link RuleRecord}: a named rule with its version, the value of the rules map. */
   public static final int RULE_RECORD = 6;
@@ -38,12 +44,18 @@ public final class SluiceSerializationIds {
   /** {@link MostConsumedMergePolicy}: heals the state map after a split brain. */
   public static final int MOST_CONSUMED_MERGE_POLICY = 9;
 
+  /** {@link DecideProcessor}: decides one or more keys' operations. */
+  public static final int DECIDE = 10;
+
   /**
-   * The type id of {@link GridStateSerializer}: the state map's values, in a format without the
+   * The type id of {@link StoredStateSerializer}: the state map's values, in a format without the
    * IdentifiedDataSerializable header. Custom serializer ids must be positive and unique among the
    * serializers of the cluster; this one is the factory id plus one.
    */
   public static final int STATE_TYPE_ID = FACTORY_ID + 1;
+
+  /** The type id of {@link KeyOutcomeSerializer}: one key's answers. */
+  public static final int KEY_OUTCOME_TYPE_ID = FACTORY_ID + 2;
 
   private SluiceSerializationIds() {}
 }

@@ -5,55 +5,45 @@ import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.StoredState;
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The backup side of {@link AcquireProcessor}: stores the states the owner computed, with the same
+ * The backup side of {@link DecideProcessor}: stores the states the owner computed, with the same
  * time-to-live. It reads no clock and runs no algorithm, so a backup can never disagree with its
  * owner (DESIGN §3).
  */
 public final class StoreStatesBackup
-    implements EntryProcessor<String, GridState, KeyOutcome>, IdentifiedDataSerializable {
+    implements EntryProcessor<String, StoredState, KeyOutcome>, IdentifiedDataSerializable {
+  private static final int FORMAT = 1;
+
   private String[] keys;
-  private GridState[] states;
+  private StoredState[] states;
   private long[] ttlMillis;
 
   /** For deserialization. */
   public StoreStatesBackup() {
-    this(new String[0], new GridState[0], new long[0]);
+    this(new String[0], new StoredState[0], new long[0]);
   }
 
-  StoreStatesBackup(String[] keys, GridState[] states, long[] ttlMillis) {
+  StoreStatesBackup(String[] keys, StoredState[] states, long[] ttlMillis) {
     this.keys = keys;
     this.states = states;
     this.ttlMillis = ttlMillis;
   }
 
-  static StoreStatesBackup of(List<KeyRequests> changed) {
-    int n = changed.size();
-    String[] keys = new String[n];
-    GridState[] states = new GridState[n];
-    long[] ttls = new long[n];
-    for (int i = 0; i < n; i++) {
-      KeyRequests r = changed.get(i);
-      keys[i] = r.key;
-      states[i] = Objects.requireNonNull(r.written);
-      ttls[i] = r.ttlMillis;
-    }
-    return new StoreStatesBackup(keys, states, ttls);
-  }
-
   @Override
-  public KeyOutcome process(Map.Entry<String, GridState> entry) {
+  public @Nullable KeyOutcome process(Map.Entry<String, StoredState> entry) {
     String key = entry.getKey();
     for (int i = 0; i < keys.length; i++) {
       if (keys[i].equals(key)) {
-        ((ExtendedMapEntry<String, GridState>) entry)
+        ((ExtendedMapEntry<String, StoredState>) entry)
             .setValue(states[i], ttlMillis[i], TimeUnit.MILLISECONDS);
         break;
       }
@@ -62,7 +52,7 @@ public final class StoreStatesBackup
   }
 
   @Override
-  public EntryProcessor<String, GridState, KeyOutcome> getBackupProcessor() {
+  public @Nullable EntryProcessor<String, StoredState, KeyOutcome> getBackupProcessor() {
     return null;
   }
 
@@ -78,26 +68,31 @@ public final class StoreStatesBackup
 
   @Override
   public void writeData(ObjectDataOutput out) throws IOException {
+    out.writeByte(FORMAT);
     WireFormat.writeVarInt(out, keys.length);
     for (int i = 0; i < keys.length; i++) {
       out.writeString(keys[i]);
-      states[i].writeTo(out);
+      StateFormat.write(out, states[i]);
       WireFormat.writeVarLong(out, ttlMillis[i]);
     }
   }
 
   @Override
   public void readData(ObjectDataInput in) throws IOException {
+    int format = in.readByte();
+    if (format != FORMAT) {
+      throw new IOException("unknown backup format " + format);
+    }
     int n = WireFormat.readVarInt(in);
-    if (n < 0 || n > AcquireProcessor.MAX_REQUESTS_PER_KEY) {
+    if (n < 0 || n > DecideProcessor.MAX_OPS_PER_KEY) {
       throw new IOException("implausible key count " + n);
     }
     keys = new String[n];
-    states = new GridState[n];
+    states = new StoredState[n];
     ttlMillis = new long[n];
     for (int i = 0; i < n; i++) {
       keys[i] = Objects.requireNonNull(in.readString(), "key");
-      states[i] = GridState.readFrom(in);
+      states[i] = StateFormat.read(in);
       ttlMillis[i] = WireFormat.readVarLong(in);
     }
   }

@@ -4,9 +4,17 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyOp;
+import dev.sluice.core.pipeline.KeyOutcome;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * Compact encodings shared by the serialized types: variable-length integers (LEB128, 7 bits per
@@ -78,35 +86,80 @@ final class WireFormat {
   private static final int SHADOW = 1;
   private static final int COUNT_DENIED = 2;
 
+  /** The policy format written since several limits: a format byte, then flags and limits. */
+  static final int POLICY_FORMAT = 2;
+
+  /**
+   * Writes a policy: {@code [format 2][flags][n][n × (algorithm code, limit, window, burst,
+   * buckets)]}, algorithms by their explicit {@link Algorithm#code()}, numbers as varints.
+   */
   static void writePolicy(ObjectDataOutput out, Policy policy) throws IOException {
-    out.writeByte(policy.algorithm().ordinal());
-    writeVarLong(out, policy.limit());
-    writeVarLong(out, policy.windowNanos());
-    writeVarLong(out, policy.burst());
-    writeVarInt(out, policy.buckets());
+    out.writeByte(POLICY_FORMAT);
     out.writeByte((policy.shadow() ? SHADOW : 0) | (policy.countDenied() ? COUNT_DENIED : 0));
+    writeVarInt(out, policy.limits().size());
+    for (Limit limit : policy.limits()) {
+      out.writeByte(limit.algorithm().code());
+      writeVarLong(out, limit.limit());
+      writeVarLong(out, limit.windowNanos());
+      writeVarLong(out, limit.burst());
+      writeVarInt(out, limit.buckets());
+    }
   }
 
-  /** Reads a policy; its constructor validates it again, so a corrupt one fails loudly. */
+  /** Reads a policy; its constructors validate it again, so a corrupt one fails loudly. */
   static Policy readPolicy(ObjectDataInput in) throws IOException {
-    int ordinal = in.readByte();
-    Algorithm[] algorithms = Algorithm.values();
-    if (ordinal < 0 || ordinal >= algorithms.length) {
-      throw new IOException("unknown algorithm ordinal " + ordinal);
+    int format = in.readByte();
+    if (format != POLICY_FORMAT) {
+      throw new IOException("unknown policy format " + format);
     }
+    int flags = in.readByte();
+    int count = readVarInt(in);
+    if (count < 1 || count > Policy.MAX_LIMITS) {
+      throw new IOException("implausible limit count " + count);
+    }
+    List<Limit> limits = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      limits.add(readLimit(in, algorithm(in.readByte())));
+    }
+    return valid(() -> new Policy(limits, (flags & SHADOW) != 0, (flags & COUNT_DENIED) != 0));
+  }
+
+  /**
+   * Reads a policy in the first format, which had no format byte and one limit: {@code [algorithm
+   * ordinal][limit][window][burst][buckets][flags]}. Rule records of the first release hold it
+   * ({@link RuleRecord}); the ordinals of that release are today's codes.
+   */
+  static Policy readLegacyPolicy(ObjectDataInput in) throws IOException {
+    Algorithm algorithm = algorithm(in.readByte());
+    Limit limit = readLimit(in, algorithm);
+    int flags = in.readByte();
+    return valid(
+        () -> new Policy(List.of(limit), (flags & SHADOW) != 0, (flags & COUNT_DENIED) != 0));
+  }
+
+  private static Limit readLimit(ObjectDataInput in, Algorithm algorithm) throws IOException {
     long limit = readVarLong(in);
     Duration window = Duration.ofNanos(readVarLong(in));
     long burst = readVarLong(in);
     int buckets = readVarInt(in);
-    int flags = in.readByte();
-    return new Policy(
-        algorithms[ordinal],
-        limit,
-        window,
-        burst,
-        buckets,
-        (flags & SHADOW) != 0,
-        (flags & COUNT_DENIED) != 0);
+    return valid(() -> new Limit(algorithm, limit, window, burst, buckets));
+  }
+
+  private static Algorithm algorithm(int code) throws IOException {
+    try {
+      return Algorithm.ofCode(code);
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage());
+    }
+  }
+
+  /** Runs a validating constructor, turning its refusal into the stream's failure. */
+  private static <T> T valid(java.util.function.Supplier<T> construct) throws IOException {
+    try {
+      return construct.get();
+    } catch (IllegalArgumentException e) {
+      throw new IOException("invalid policy in stream: " + e.getMessage(), e);
+    }
   }
 
   private static final int ALLOWED = 1;
@@ -115,7 +168,7 @@ final class WireFormat {
   static void writeDecision(ObjectDataOutput out, Decision decision) throws IOException {
     out.writeByte(
         (decision.allowed() ? ALLOWED : 0) | (decision.shadowDenied() ? SHADOW_DENIED : 0));
-    out.writeByte(decision.decidedBy().ordinal());
+    out.writeByte(decision.decidedBy().code());
     writeVarLong(out, decision.limit());
     writeVarLong(out, decision.remaining());
     writeVarLong(out, decision.retryAfterNanos());
@@ -125,10 +178,11 @@ final class WireFormat {
 
   static Decision readDecision(ObjectDataInput in) throws IOException {
     int flags = in.readByte();
-    int decidedBy = in.readByte();
-    Decision.DecidedBy[] values = Decision.DecidedBy.values();
-    if (decidedBy < 0 || decidedBy >= values.length) {
-      throw new IOException("unknown decidedBy ordinal " + decidedBy);
+    Decision.DecidedBy decidedBy;
+    try {
+      decidedBy = Decision.DecidedBy.ofCode(in.readByte());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage());
     }
     return new Decision(
         (flags & ALLOWED) != 0,
@@ -138,6 +192,113 @@ final class WireFormat {
         readVarLong(in),
         readVarLong(in),
         (flags & SHADOW_DENIED) != 0,
-        values[decidedBy]);
+        decidedBy);
+  }
+
+  private static final int NAMED = 0;
+  private static final int INLINE = 1;
+
+  /** A rule or inline policy: a tag, then the rule's name or the policy. */
+  static void writeRef(ObjectDataOutput out, PolicyRef ref) throws IOException {
+    if (ref instanceof PolicyRef.Named named) {
+      out.writeByte(NAMED);
+      out.writeString(named.rule());
+    } else {
+      out.writeByte(INLINE);
+      writePolicy(out, ((PolicyRef.Inline) ref).policy());
+    }
+  }
+
+  static PolicyRef readRef(ObjectDataInput in) throws IOException {
+    int tag = in.readByte();
+    if (tag == NAMED) {
+      String rule = Objects.requireNonNull(in.readString(), "rule");
+      return valid(() -> PolicyRef.rule(rule));
+    }
+    if (tag == INLINE) {
+      return PolicyRef.inline(readPolicy(in));
+    }
+    throw new IOException("unknown policy reference tag " + tag);
+  }
+
+  /**
+   * A key's command: the state key, the reference, then each operation as {@code [kind code]
+   * [permits]} plus, for a release, the admission instant.
+   */
+  static void writeCommand(ObjectDataOutput out, KeyCommand command) throws IOException {
+    out.writeString(command.stateKey());
+    writeRef(out, command.ref());
+    writeVarInt(out, command.ops().length);
+    for (KeyOp op : command.ops()) {
+      out.writeByte(op.kind().code());
+      writeVarLong(out, op.permits());
+      if (op.kind() == KeyOp.Kind.RELEASE) {
+        writeVarLong(out, op.admittedAtNanos());
+      }
+    }
+  }
+
+  static KeyCommand readCommand(ObjectDataInput in) throws IOException {
+    String stateKey = Objects.requireNonNull(in.readString(), "stateKey");
+    PolicyRef ref = readRef(in);
+    int count = readVarInt(in);
+    if (count < 0 || count > DecideProcessor.MAX_OPS_PER_KEY) {
+      throw new IOException("implausible operation count " + count);
+    }
+    KeyOp[] ops = new KeyOp[count];
+    for (int i = 0; i < count; i++) {
+      KeyOp.Kind kind;
+      try {
+        kind = KeyOp.Kind.ofCode(in.readByte());
+      } catch (IllegalArgumentException e) {
+        throw new IOException(e.getMessage());
+      }
+      long permits = readVarLong(in);
+      long admittedAt = kind == KeyOp.Kind.RELEASE ? readVarLong(in) : KeyOp.UNKNOWN;
+      ops[i] = valid(() -> new KeyOp(kind, permits, admittedAt));
+    }
+    return new KeyCommand(stateKey, ref, ops);
+  }
+
+  /** A key's outcome: the size, the decision instant, then each result. */
+  static void writeOutcome(ObjectDataOutput out, KeyOutcome outcome) throws IOException {
+    writeVarInt(out, outcome.size());
+    writeVarLong(out, outcome.decidedAtNanos());
+    for (int i = 0; i < outcome.size(); i++) {
+      KeyOutcome.Code code = outcome.code(i);
+      out.writeByte(code.code());
+      if (code == KeyOutcome.Code.OK) {
+        writeDecision(out, outcome.decisionOrNull(i));
+      } else {
+        out.writeString(outcome.subject(i));
+        out.writeString(outcome.message(i));
+      }
+    }
+  }
+
+  static KeyOutcome readOutcome(ObjectDataInput in) throws IOException {
+    int size = readVarInt(in);
+    if (size < 0 || size > DecideProcessor.MAX_OPS_PER_KEY) {
+      throw new IOException("implausible outcome size " + size);
+    }
+    KeyOutcome outcome = new KeyOutcome(size, readVarLong(in));
+    for (int i = 0; i < size; i++) {
+      KeyOutcome.Code code;
+      try {
+        code = KeyOutcome.Code.ofCode(in.readByte());
+      } catch (IllegalArgumentException e) {
+        throw new IOException(e.getMessage());
+      }
+      if (code == KeyOutcome.Code.OK) {
+        outcome.setDecision(i, readDecision(in));
+      } else {
+        outcome.setError(
+            i,
+            code,
+            Objects.requireNonNull(in.readString(), "subject"),
+            Objects.requireNonNull(in.readString(), "message"));
+      }
+    }
+    return outcome;
   }
 }

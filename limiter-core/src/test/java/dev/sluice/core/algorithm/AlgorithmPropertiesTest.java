@@ -384,15 +384,7 @@ class AlgorithmPropertiesTest {
           seed -> {
             Random random = new Random(seed);
             Policy plain = randomPolicy(random, algorithm, false);
-            Policy penalised =
-                new Policy(
-                    plain.algorithm(),
-                    plain.limit(),
-                    plain.window(),
-                    plain.burst(),
-                    plain.buckets(),
-                    false,
-                    true);
+            Policy penalised = new Policy(plain.limits(), false, true);
             LimiterAlgorithm a = LimiterAlgorithm.of(plain);
             LimiterAlgorithm b = LimiterAlgorithm.of(penalised);
             long[] plainState = a.newState();

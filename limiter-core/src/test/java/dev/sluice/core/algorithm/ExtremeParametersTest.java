@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.algorithm.AlgorithmPropertiesTest.Request;
 import java.time.Duration;
@@ -31,7 +32,7 @@ class ExtremeParametersTest {
           Policy policy;
           try {
             // sub-windows of at least 1 ms: 1 bucket at 1 ms, 60 at 1 s, the maximum at 30 days
-            int buckets = window == ONE_MS ? 1 : window == THIRTY_DAYS ? Policy.MAX_BUCKETS : 60;
+            int buckets = window == ONE_MS ? 1 : window == THIRTY_DAYS ? Limit.MAX_BUCKETS : 60;
             Policy.Builder builder =
                 Policy.builder().algorithm(algorithm).limit(limit).window(window);
             if (algorithm.hasBuckets()) {
@@ -44,7 +45,7 @@ class ExtremeParametersTest {
             assertThat(
                     window.toNanos() < limit
                         || (algorithm == Algorithm.SLIDING_LOG
-                            && limit > Policy.SLIDING_LOG_MAX_LIMIT))
+                            && limit > Limit.SLIDING_LOG_MAX_LIMIT))
                 .as("%s %d per %s rejected: %s", algorithm, limit, window, rejected.getMessage())
                 .isTrue();
             continue;

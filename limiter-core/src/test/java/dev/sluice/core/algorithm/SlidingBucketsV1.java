@@ -1,6 +1,7 @@
 package dev.sluice.core.algorithm;
 
 import dev.sluice.core.Decision;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import java.util.Arrays;
 
@@ -15,7 +16,7 @@ final class SlidingBucketsV1 implements LimiterAlgorithm {
   private static final int NEWEST = 1;
   private static final int HEADER = 2;
   private static final long MIN_BUCKET_NANOS = 1_000_000L;
-  private static final long MAX_BUCKET_NANOS = Policy.MAX_WINDOW.toNanos();
+  private static final long MAX_BUCKET_NANOS = Limit.MAX_WINDOW.toNanos();
 
   private final long limit;
   private final long windowNanos;
@@ -177,5 +178,26 @@ final class SlidingBucketsV1 implements LimiterAlgorithm {
   @Override
   public long untilFreshNanos(long[] state, long nowNanos) {
     return NanoMath.saturatedAdd(windowNanos, bucketNanos);
+  }
+
+  /** The frozen reference only decides: it never took part in releases or rule changes. */
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits) {
+    throw new UnsupportedOperationException("the first layout is only decided, never released");
+  }
+
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos) {
+    throw new UnsupportedOperationException("the first layout is only decided, never released");
+  }
+
+  @Override
+  public Admissions admissions(long[] state, long nowNanos) {
+    throw new UnsupportedOperationException("the first layout is never carried over");
+  }
+
+  @Override
+  public long[] fromAdmissions(Admissions admissions, long nowNanos) {
+    throw new UnsupportedOperationException("the first layout is never carried over");
   }
 }

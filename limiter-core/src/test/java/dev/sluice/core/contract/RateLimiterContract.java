@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.Algorithm;
+import dev.sluice.core.BatchMode;
+import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Limit;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
@@ -368,19 +372,204 @@ public abstract class RateLimiterContract {
     assertThat(next.remaining()).isEqualTo(10 - 3 - 1);
   }
 
+  /**
+   * A rule that changes its window, algorithm or list of limits carries each key's state over: the
+   * new rule never hands a key a fresh budget for what the old one already admitted. Tightening a
+   * rule during an attack must not re-admit the attacker.
+   */
   @Test
-  void windowOrAlgorithmChange_startsTheKeyAfresh() {
+  void windowOrAlgorithmChange_carriesOverWhatWasAdmitted() {
     String name = name("reshaped");
-    limiter().rules().put(new Rule(name, policy(Algorithm.SLIDING_LOG, 5, Duration.ofMinutes(1))));
+    limiter()
+        .rules()
+        .put(new Rule(name, policy(Algorithm.SLIDING_WINDOW, 3, Duration.ofMinutes(1))));
     String key = key("user");
-    acquireAll(name, key, 5);
+    acquireAll(name, key, 3);
     assertThat(acquire(name, key).allowed()).isFalse();
 
-    limiter().rules().put(new Rule(name, policy(Algorithm.SLIDING_LOG, 5, Duration.ofHours(1))));
-    assertThat(acquire(name, key).remaining()).isEqualTo(4);
+    // 3 per 2 minutes is stricter: the three admitted still count.
+    limiter()
+        .rules()
+        .put(new Rule(name, policy(Algorithm.SLIDING_WINDOW, 3, Duration.ofMinutes(2))));
+    assertThat(acquire(name, key).allowed()).as("after the window change").isFalse();
 
-    limiter().rules().put(new Rule(name, policy(Algorithm.FIXED_WINDOW, 5, Duration.ofHours(1))));
-    assertThat(acquire(name, key).remaining()).isEqualTo(4);
+    limiter().rules().put(new Rule(name, policy(Algorithm.SLIDING_LOG, 3, Duration.ofHours(1))));
+    assertThat(acquire(name, key).allowed()).as("after the algorithm change").isFalse();
+
+    limiter()
+        .rules()
+        .put(
+            new Rule(
+                name,
+                Policy.builder()
+                    .algorithm(Algorithm.FIXED_WINDOW)
+                    .limit(3)
+                    .window(Duration.ofHours(1))
+                    .and(Limit.of(100, Duration.ofDays(1)))
+                    .build()));
+    assertThat(acquire(name, key).allowed()).as("after gaining a second limit").isFalse();
+  }
+
+  /** A larger limit on the same shape keeps the counts and admits the difference. */
+  @Test
+  void windowChange_toALooserRule_admitsOnlyWhatTheNewRuleLeaves() {
+    String name = name("loosened");
+    limiter().rules().put(new Rule(name, policy(Algorithm.SLIDING_LOG, 3, Duration.ofMinutes(1))));
+    String key = key("user");
+    acquireAll(name, key, 3);
+
+    limiter().rules().put(new Rule(name, policy(Algorithm.SLIDING_LOG, 5, Duration.ofMinutes(2))));
+    assertThat(countAllowed(name, key, 5)).isEqualTo(2);
+  }
+
+  /**
+   * Each inline policy on a subject has its own state: two limits on one user (2 per 10 s and 3 per
+   * minute), sent alternately, each limits on its own.
+   */
+  @Test
+  void inlinePolicies_onOneKey_eachLimitsOnItsOwn() {
+    Policy shortWindow = Policy.of(2, Duration.ofSeconds(10));
+    Policy longWindow = Policy.of(3, Duration.ofMinutes(1));
+    String key = key("u1");
+    List<Boolean> allowed = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      allowed.add(limiter().tryAcquire(shortWindow, key, 1).allowed());
+      allowed.add(limiter().tryAcquire(longWindow, key, 1).allowed());
+    }
+    assertThat(allowed)
+        .containsExactly(
+            true, true, true, true, false, true, false, false, false, false, false, false);
+
+    Policy gcra =
+        Policy.builder().algorithm(Algorithm.GCRA).limit(2).window(Duration.ofSeconds(10)).build();
+    assertThat(limiter().tryAcquire(gcra, key, 1).allowed())
+        .as("the same window under another algorithm is another policy")
+        .isTrue();
+  }
+
+  @Test
+  void inlineKey_peekAndReset() {
+    Policy policy = Policy.of(3, Duration.ofMinutes(1));
+    PolicyRef ref = PolicyRef.inline(policy);
+    String key = key("inline");
+    limiter().tryAcquire(policy, key, 2);
+
+    assertThat(limiter().peek(ref, key).remaining()).isEqualTo(1);
+    limiter().reset(ref, key);
+    assertThat(limiter().peek(ref, key).remaining()).isEqualTo(3);
+    assertThat(
+            limiter().peek(PolicyRef.inline(Policy.of(4, Duration.ofMinutes(1))), key).remaining())
+        .as("another policy's state")
+        .isEqualTo(4);
+  }
+
+  /** LimitSet's worked example: 10 per second and 15 per minute. */
+  @Test
+  void severalLimits_admittedOnlyIfAllAdmit_andADenialCountsInNone() {
+    Policy both =
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_LOG)
+            .limit(10)
+            .window(Duration.ofSeconds(1))
+            .and(
+                Limit.builder()
+                    .algorithm(Algorithm.SLIDING_LOG)
+                    .limit(15)
+                    .window(Duration.ofMinutes(1))
+                    .build())
+            .build();
+    String name = rule(both);
+    String key = key("user");
+    alignTo(Duration.ofMinutes(1));
+
+    acquireAll(name, key, 10);
+    Decision eleventh = acquire(name, key);
+    assertThat(eleventh.allowed()).as("denied by the per-second limit").isFalse();
+    assertThat(eleventh.limit()).isEqualTo(10);
+    assertThat(eleventh.retryAfterMillis()).isEqualTo(1_000);
+
+    clock().advance(Duration.ofSeconds(1));
+    Decision fifteenth = null;
+    for (int i = 0; i < 5; i++) {
+      fifteenth = acquire(name, key);
+      assertThat(fifteenth.allowed()).as("request %d of the second second", i + 1).isTrue();
+    }
+    assertThat(fifteenth.remaining()).as("the minute limit binds").isZero();
+    assertThat(fifteenth.limit()).isEqualTo(15);
+    Decision sixteenth = acquire(name, key);
+    assertThat(sixteenth.allowed()).isFalse();
+    assertThat(sixteenth.limit()).isEqualTo(15);
+    assertThat(sixteenth.retryAfterMillis())
+        .as("until the first minute's permits leave")
+        .isEqualTo(59_000);
+  }
+
+  @Test
+  void severalLimits_costAboveTheSmallestLimit_isRefused() {
+    Policy both =
+        Policy.builder()
+            .limit(3)
+            .window(Duration.ofSeconds(1))
+            .and(Limit.of(100, Duration.ofMinutes(1)))
+            .build();
+    assertThatThrownBy(() -> limiter().tryAcquire(both, key("user"), 4))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("cost");
+    assertThat(limiter().peek(PolicyRef.inline(both), key("user")).remaining()).isEqualTo(3);
+  }
+
+  @Test
+  void release_givesBackPermits_neverBeyondTheCapacity() {
+    for (Algorithm algorithm : Algorithm.values()) {
+      String name = rule(policy(algorithm, 4, Duration.ofMinutes(1)));
+      String key = key("release-" + algorithm.wireName());
+      alignTo(Duration.ofMinutes(1));
+      long capacity = limiter().peek(name, key).remaining();
+      limiter().tryAcquire(name, key, 3);
+
+      Decision afterRelease = limiter().release(name, key, 2);
+      assertThat(afterRelease.remaining()).as(algorithm.wireName()).isEqualTo(capacity - 1);
+      Decision beyond = limiter().release(name, key, 4);
+      assertThat(beyond.remaining()).as(algorithm.wireName() + " beyond").isEqualTo(capacity);
+      assertThat(countAllowed(name, key, (int) capacity + 1))
+          .as(algorithm.wireName() + " admits its capacity again, no more")
+          .isEqualTo((int) capacity);
+    }
+  }
+
+  @Test
+  void release_unknownRuleOrCostAboveCapacity_isRefused() {
+    String name = rule(policy(Algorithm.SLIDING_WINDOW, 4, Duration.ofMinutes(1)));
+    assertThatThrownBy(() -> limiter().release(name("missing"), key("user"), 1))
+        .isInstanceOf(UnknownRuleException.class);
+    assertThatThrownBy(() -> limiter().release(name, key("user"), 5))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("cost");
+  }
+
+  @Test
+  void batchModeAll_oneDenied_givesBackWhatTheOthersTook() {
+    String name = rule(policy(Algorithm.SLIDING_WINDOW, 2, Duration.ofMinutes(1)));
+    String full = key("full");
+    acquireAll(name, full, 2);
+    List<Check> checks =
+        List.of(Check.of(name, key("a")), Check.of(name, full), Check.of(name, key("b"), 2));
+
+    BatchOutcome outcome = limiter().tryAcquireAll(checks, BatchMode.ALL);
+
+    assertThat(outcome.allowed()).isFalse();
+    assertThat(outcome.deniedBy()).isEqualTo(1);
+    assertThat(outcome.released()).containsExactlyInAnyOrder(0, 2);
+    assertThat(peek(name, key("a")).remaining()).isEqualTo(2);
+    assertThat(peek(name, key("b")).remaining()).isEqualTo(2);
+
+    BatchOutcome admitted =
+        limiter()
+            .tryAcquireAll(
+                List.of(Check.of(name, key("a")), Check.of(name, key("b"))), BatchMode.ALL);
+    assertThat(admitted.allowed()).isTrue();
+    assertThat(admitted.deniedBy()).isEqualTo(-1);
+    assertThat(peek(name, key("a")).remaining()).isEqualTo(1);
   }
 
   @Test
@@ -574,11 +763,12 @@ public abstract class RateLimiterContract {
                     .tryAcquireAll(
                         List.of(
                             Check.of(rule, key), Check.of(name("nope"), key), Check.of(rule, key))))
-        .isInstanceOf(UnknownRuleException.class);
+        .isInstanceOfSatisfying(
+            UnknownRuleException.class, e -> assertThat(e.field()).isEqualTo("checks[1].rule"));
     assertThatThrownBy(
             () -> limiter().tryAcquireAll(List.of(Check.of(rule, key), Check.of(rule, key, 3))))
         .isInstanceOfSatisfying(
-            InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("cost"));
+            InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("checks[1].cost"));
 
     assertThat(peek(rule, key).remaining()).isEqualTo(2);
   }
@@ -665,7 +855,8 @@ public abstract class RateLimiterContract {
 
   /** Puts a rule with {@code policy} under a unique name and returns the name. */
   protected final String rule(Policy policy) {
-    String name = name(policy.algorithm().wireName() + "-" + SEQUENCE.incrementAndGet());
+    String name =
+        name(policy.limits().get(0).algorithm().wireName() + "-" + SEQUENCE.incrementAndGet());
     limiter().rules().put(new Rule(name, policy));
     return name;
   }

@@ -13,6 +13,7 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.pipeline.StoredState;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +55,7 @@ class GridLifecycleTest {
       cluster.limiter(0).rules().put(new Rule("early", Policy.of(1, Duration.ofMinutes(1))));
       HazelcastInstance late = cluster.addMember();
       GridRateLimiter lateLimiter = cluster.limiter(late, GridRateLimiter.Options.defaults());
-      assertThat(MemberContext.of(late).rule("early")).isNotNull();
+      assertThat(MemberContext.of(late).record("early")).isNotNull();
       assertThat(lateLimiter.tryAcquire("early", "k").allowed()).isTrue();
       assertThat(lateLimiter.tryAcquire("early", "k").allowed()).isFalse();
     }
@@ -85,7 +86,7 @@ class GridLifecycleTest {
           .extracting(e -> ((InvalidPolicyException) e).field())
           .isEqualTo("cost");
       assertThat(limiter.peek("from-client", "c").remaining()).isEqualTo(2);
-      IMap<String, GridState> states = client.getMap(SluiceHazelcast.STATE_MAP);
+      IMap<String, StoredState> states = client.getMap(SluiceHazelcast.STATE_MAP);
       assertThat(states.containsKey("from-client|c")).isFalse();
     }
   }

@@ -11,6 +11,8 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.grid.transport.PartitionHold;
+import dev.sluice.core.pipeline.StoredState;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
@@ -101,7 +103,7 @@ class GridRateLimiterTest {
         .extracting(e -> ((InvalidPolicyException) e).field())
         .isEqualTo("cost");
     assertThat(batched.peek("bad-input", "k").remaining()).isEqualTo(3);
-    IMap<String, GridState> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StoredState> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
     assertThat(states.containsKey("bad-input|k")).isFalse();
   }
 
@@ -125,7 +127,7 @@ class GridRateLimiterTest {
   }
 
   @Test
-  void ruleChange_limitKeepsCounters_windowStartsAfresh() {
+  void ruleChange_limitKeepsCounters_windowCarriesThemOver() {
     batched.rules().put(new Rule("changing", Policy.of(2, Duration.ofMinutes(1))));
     batched.tryAcquire("changing", "k");
     batched.tryAcquire("changing", "k");
@@ -134,11 +136,12 @@ class GridRateLimiterTest {
     direct.rules().put(new Rule("changing", Policy.of(3, Duration.ofMinutes(1))));
     assertThat(batched.tryAcquire("changing", "k").remaining()).isZero();
     assertThat(batched.tryAcquire("changing", "k").allowed()).isFalse();
-    // A new window means the old counts mean nothing: the key starts afresh.
+    // A new window carries the three counted permits over, on whichever member decides next.
     direct.rules().put(new Rule("changing", Policy.of(3, Duration.ofMinutes(2))));
-    assertThat(batched.tryAcquire("changing", "k").remaining()).isEqualTo(2);
-    assertThat(((GridRuleStore) batched.rules()).record("changing").orElseThrow().version())
-        .isEqualTo(3);
+    assertThat(batched.tryAcquire("changing", "k").allowed()).isFalse();
+    RuleRecord record = ((GridRuleStore) batched.rules()).record("changing").orElseThrow();
+    assertThat(record.version()).isEqualTo(3);
+    assertThat(record.former()).containsExactly(Policy.of(3, Duration.ofMinutes(1)));
   }
 
   @Test

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * the test is about the network's own threads, over real TCP on loopback ({@link #startOverTcp}).
  * Each cluster gets its own cluster name, so concurrent test runs never meet.
  */
-final class GridTestCluster implements AutoCloseable {
+public final class GridTestCluster implements AutoCloseable {
   /** Where a cluster's members look for each other over TCP: {@link #TCP_PORTS} ports from here. */
   private static final int TCP_BASE_PORT = 15_900;
 
@@ -37,11 +37,11 @@ final class GridTestCluster implements AutoCloseable {
    */
   private static final int TCP_PORTS = 10;
 
-  final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T11:00:00Z"));
+  public final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T11:00:00Z"));
   private final TimeSource memberClock;
-  final TestHazelcastFactory factory = new TestHazelcastFactory();
-  final List<HazelcastInstance> members = new ArrayList<>();
-  final List<GridRateLimiter> limiters = new ArrayList<>();
+  public final TestHazelcastFactory factory = new TestHazelcastFactory();
+  public final List<HazelcastInstance> members = new ArrayList<>();
+  public final List<GridRateLimiter> limiters = new ArrayList<>();
   private final List<HazelcastInstance> tcpClients = new ArrayList<>();
   private final String clusterName = "test-" + UUID.randomUUID();
   private final InMemoryFormat format;
@@ -76,7 +76,7 @@ final class GridTestCluster implements AutoCloseable {
    * Members whose state entries outlive any test: the manual clock may run ahead of the wall clock,
    * and an entry expiring in wall time would hand its key a fresh budget mid-test.
    */
-  static GridTestCluster start(int members) {
+  public static GridTestCluster start(int members) {
     return start(new GridTestCluster(), members);
   }
 
@@ -86,7 +86,7 @@ final class GridTestCluster implements AutoCloseable {
    * hz.client_*} threads, members' answers on their IO and response threads, failures carried by
    * real sockets. Each member takes about a second to start: start them once per test class.
    */
-  static GridTestCluster startOverTcp(int members) {
+  public static GridTestCluster startOverTcp(int members) {
     return start(new GridTestCluster(SluiceHazelcast.DEFAULT_STATE_FORMAT, false, true), members);
   }
 
@@ -94,13 +94,13 @@ final class GridTestCluster implements AutoCloseable {
    * Members deciding on the system clock with the production TTL: what a grid node runs, for tests
    * of what only the real clock shows ({@link #clock} is then unused).
    */
-  static GridTestCluster startOnSystemClock(int members) {
+  public static GridTestCluster startOnSystemClock(int members) {
     return start(
         new GridTestCluster(SluiceHazelcast.DEFAULT_STATE_FORMAT, true, false, true), members);
   }
 
   /** Members with the production TTL floor, for the test of TTL cleanup itself. */
-  static GridTestCluster startWithWallClockTtl(int members) {
+  public static GridTestCluster startWithWallClockTtl(int members) {
     return start(new GridTestCluster(SluiceHazelcast.DEFAULT_STATE_FORMAT, true), members);
   }
 
@@ -111,7 +111,7 @@ final class GridTestCluster implements AutoCloseable {
     return cluster;
   }
 
-  Config memberConfig() {
+  public Config memberConfig() {
     Config config = new Config().setClusterName(clusterName);
     config.setProperty("hazelcast.phone.home.enabled", "false");
     config.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
@@ -146,7 +146,7 @@ final class GridTestCluster implements AutoCloseable {
    * A client of this cluster. Over TCP it routes to every member (smart routing) and is returned
    * once it holds a connection to each, so that a batch sent to an owner finds it connected.
    */
-  HazelcastInstance newClient() {
+  public HazelcastInstance newClient() {
     ClientConfig config = new ClientConfig().setClusterName(clusterName);
     if (!overTcp()) {
       return factory.newHazelcastClient(SluiceHazelcast.configure(config));
@@ -183,7 +183,7 @@ final class GridTestCluster implements AutoCloseable {
     return member.getCluster().getLocalMember().getAddress().getPort();
   }
 
-  HazelcastInstance addMember() {
+  public HazelcastInstance addMember() {
     HazelcastInstance member =
         overTcp()
             ? Hazelcast.newHazelcastInstance(memberConfig())
@@ -192,13 +192,13 @@ final class GridTestCluster implements AutoCloseable {
     return member;
   }
 
-  GridRateLimiter limiter(HazelcastInstance member, GridRateLimiter.Options options) {
+  public GridRateLimiter limiter(HazelcastInstance member, GridRateLimiter.Options options) {
     GridRateLimiter limiter = new GridRateLimiter(member, options);
     limiters.add(limiter);
     return limiter;
   }
 
-  GridRateLimiter limiter(int member) {
+  public GridRateLimiter limiter(int member) {
     return limiter(members.get(member), GridRateLimiter.Options.defaults());
   }
 
@@ -206,7 +206,7 @@ final class GridTestCluster implements AutoCloseable {
    * Waits (at most 60 s) until the members have placed every partition's replicas: until then the
    * map statistics skip partitions without a backup replica, and backup counts read low.
    */
-  GridTestCluster awaitSafe() throws InterruptedException {
+  public GridTestCluster awaitSafe() throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!members.get(0).getPartitionService().isClusterSafe()) {
       if (System.nanoTime() > deadline) {
@@ -222,7 +222,7 @@ final class GridTestCluster implements AutoCloseable {
    * batchers and, from the batch's callback, decides the first key again synchronously: a callback
    * left on a Hazelcast partition or network thread fails or hangs there.
    */
-  static Decision decideAgainFromBatchCallback(GridRateLimiter limiter, String rule)
+  public static Decision decideAgainFromBatchCallback(GridRateLimiter limiter, String rule)
       throws Exception {
     List<Check> checks = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
@@ -235,7 +235,7 @@ final class GridTestCluster implements AutoCloseable {
   }
 
   /** Backup entries of the state map, summed over the members. */
-  long backupEntries() {
+  public long backupEntries() {
     long total = 0;
     for (HazelcastInstance member : members) {
       total += member.getMap(SluiceHazelcast.STATE_MAP).getLocalMapStats().getBackupEntryCount();

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Policy;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.StoredState;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,7 +28,7 @@ class MostConsumedMergePolicyTest {
     Policy policy =
         Policy.builder().algorithm(algorithm).limit(50).window(Duration.ofMinutes(1)).build();
     LimiterAlgorithm limiter = LimiterAlgorithm.of(policy);
-    int fingerprint = GridState.fingerprint(policy);
+    int fingerprint = CompiledPolicy.fingerprint(policy);
     for (int trial = 0; trial < 200; trial++) {
       long[] light = limiter.newState();
       long[] heavy = limiter.newState();
@@ -40,8 +42,8 @@ class MostConsumedMergePolicyTest {
         }
         limiter.apply(heavy, now, 1);
       }
-      GridState a = new GridState(fingerprint, heavy);
-      GridState b = new GridState(fingerprint, light);
+      StoredState a = new StoredState(fingerprint, heavy);
+      StoredState b = new StoredState(fingerprint, light);
       assertThat(MostConsumedMergePolicy.moreConsumed(limiter, b, a, now))
           .as("%s trial %d: the lighter history judged more consumed", algorithm, trial)
           .isFalse();

@@ -12,8 +12,15 @@ import com.hazelcast.map.IMap;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyOp;
+import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.StoredState;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -38,7 +45,7 @@ class SerializationTest {
     return (T) SERIALIZATION.toObject(data);
   }
 
-  private static GridState roundTripState(GridState state) {
+  private static StoredState roundTripState(StoredState state) {
     Data data = SERIALIZATION.toData(state);
     assertThat(data.getType()).isEqualTo(SluiceSerializationIds.STATE_TYPE_ID);
     return SERIALIZATION.toObject(data);
@@ -56,11 +63,11 @@ class SerializationTest {
 
   @Test
   void gridState_roundTrips() {
-    GridState state = new GridState(-123, new long[] {1_767_265_200_000_000_000L, 3, -5, 0});
+    StoredState state = new StoredState(-123, new long[] {1_767_265_200_000_000_000L, 3, -5, 0});
     assertThat(roundTripState(state)).isEqualTo(state);
-    GridState unaligned = new GridState(7, new long[] {1_767_265_200_123_456_789L, 1});
+    StoredState unaligned = new StoredState(7, new long[] {1_767_265_200_123_456_789L, 1});
     assertThat(roundTripState(unaligned)).isEqualTo(unaligned);
-    GridState empty = new GridState(0, new long[0]);
+    StoredState empty = new StoredState(0, new long[0]);
     assertThat(roundTripState(empty)).isEqualTo(empty);
   }
 
@@ -95,9 +102,9 @@ class SerializationTest {
       (1L << 60) * 1_000
     };
     for (long value : values) {
-      GridState state = new GridState(1, new long[] {value, value, 3});
+      StoredState state = new StoredState(1, new long[] {value, value, 3});
       assertThat(roundTripState(state)).as("value %d", value).isEqualTo(state);
-      long code = GridState.scaledCode(value);
+      long code = StateFormat.scaledCode(value);
       if (code != -1) {
         assertThat(code).as("code of %d", value).isNotNegative();
       }
@@ -117,38 +124,62 @@ class SerializationTest {
         long scale = scales[random.nextInt(scales.length)];
         state[j] = random.nextBoolean() ? random.nextLong() : random.nextInt() * scale;
       }
-      GridState gridState = new GridState(random.nextInt(), state);
+      StoredState gridState = new StoredState(random.nextInt(), state);
       assertThat(roundTripState(gridState)).as("seed %d, state %d", seed, i).isEqualTo(gridState);
     }
   }
 
   @Test
   void keyOutcome_roundTripsDecisionsAndErrors() {
-    KeyOutcome outcome = new KeyOutcome(3);
+    KeyOutcome outcome = new KeyOutcome(3, 1_767_265_200_123_456_789L);
     outcome.setDecision(0, Decision.allow(16, 15, 2_000_000_000L));
     outcome.setDecision(1, Decision.deny(16, 0, 4_000_000_000L, 60_000_000_000L).asShadow());
-    outcome.setError(2, KeyOutcome.INVALID, "cost", "cost: 17 exceeds the capacity 16");
-    assertThat(roundTrip(outcome)).isEqualTo(outcome);
-    assertThat(roundTrip(KeyOutcome.unknownRule(2, "login")))
+    outcome.setError(2, KeyOutcome.Code.INVALID, "cost", "cost: 17 exceeds the capacity 16");
+    assertThat(roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID))
+        .isEqualTo(outcome);
+    assertThat(
+            roundTripStream(
+                KeyOutcome.unknownRule(2, "login"), SluiceSerializationIds.KEY_OUTCOME_TYPE_ID))
         .isEqualTo(KeyOutcome.unknownRule(2, "login"));
   }
 
+  private static <T> T roundTripStream(T object, int typeId) {
+    Data data = SERIALIZATION.toData(object);
+    assertThat(data.getType()).isEqualTo(typeId);
+    return SERIALIZATION.toObject(data);
+  }
+
+  private static final Policy TWO_LIMITS =
+      Policy.builder()
+          .limit(10)
+          .window(Duration.ofSeconds(1))
+          .and(
+              Limit.builder()
+                  .algorithm(Algorithm.TOKEN_BUCKET)
+                  .limit(1_000)
+                  .window(Duration.ofHours(1))
+                  .burst(50)
+                  .build())
+          .build();
+
   @Test
-  void acquireProcessor_roundTripsNamedAndInlineRequests() {
-    AcquireProcessor processor =
-        new AcquireProcessor(
-            new KeyRequests[] {
-              new KeyRequests("login|alice", 17, "login", null, new long[] {1, 2, 0}),
-              new KeyRequests("~inline|bob", 200, null, GCRA, new long[] {5}),
+  void decideProcessor_roundTripsNamedAndInlineCommands() {
+    KeyCommand named =
+        new KeyCommand(
+            "login|alice",
+            PolicyRef.rule("login"),
+            new KeyOp[] {
+              KeyOp.acquire(1),
+              KeyOp.acquire(2),
+              KeyOp.peek(),
+              KeyOp.release(3),
+              KeyOp.releaseAdmittedAt(1, 1_767_265_200_000_000_007L)
             });
-    KeyRequests[] back = roundTrip(processor).requests();
-    assertThat(back).hasSize(2);
-    assertThat(back[0].key).isEqualTo("login|alice");
-    assertThat(back[0].partitionId).isEqualTo(17);
-    assertThat(back[0].rule).isEqualTo("login");
-    assertThat(back[0].permits).containsExactly(1, 2, 0);
-    assertThat(back[1].policy).isEqualTo(GCRA);
-    assertThat(back[1].rule).isNull();
+    KeyCommand inline = KeyCommand.of(PolicyRef.inline(TWO_LIMITS), "bob", KeyOp.acquire(5));
+    DecideProcessor back =
+        roundTrip(new DecideProcessor(new KeyCommand[] {named, inline}, new int[] {17, 200}));
+    assertThat(back.commands()).containsExactly(named, inline);
+    assertThat(back.forKey(1).commands()).containsExactly(inline);
   }
 
   @Test
@@ -156,35 +187,111 @@ class SerializationTest {
     StoreStatesBackup backup =
         new StoreStatesBackup(
             new String[] {"a|1", "b|2"},
-            new GridState[] {new GridState(1, new long[] {1, 2, 3}), new GridState(2, new long[0])},
+            new StoredState[] {
+              new StoredState(1, new long[] {1, 2, 3}), new StoredState(2, new long[0])
+            },
             new long[] {1_000, 120_000});
     assertThat(roundTrip(backup)).isEqualTo(backup);
   }
 
   @Test
   void peekProcessor_andRuleTypes_roundTrip() {
-    PeekProcessor peek = roundTrip(new PeekProcessor(null, GCRA));
+    PeekProcessor peek =
+        roundTrip(new PeekProcessor(KeyCommand.of(PolicyRef.inline(GCRA), "bob", KeyOp.peek())));
     assertThat(peek.getClassId()).isEqualTo(SluiceSerializationIds.PEEK);
-    RuleRecord record = new RuleRecord("api", GCRA, 7);
+    RuleRecord record =
+        new RuleRecord("api", GCRA, 7, List.of(TWO_LIMITS, Policy.of(3, Duration.ofMinutes(1))));
     assertThat(roundTrip(record)).isEqualTo(record);
     RuleRecord tombstone = new RuleRecord("gone", null, 8);
     assertThat(roundTrip(tombstone)).isEqualTo(tombstone);
-    assertThat(roundTrip(new RuleUpdateProcessor(GCRA)).getClassId())
+    assertThat(roundTrip(new RuleUpdateProcessor(TWO_LIMITS)).getClassId())
         .isEqualTo(SluiceSerializationIds.RULE_UPDATE);
     assertThat(roundTrip(new RulePushTask(record)).getClassId())
         .isEqualTo(SluiceSerializationIds.RULE_PUSH);
   }
 
+  /**
+   * A rule record as the first release wrote it: no format byte, the policy with its algorithm as
+   * an ordinal and no list of limits. It still reads, as a policy of one limit.
+   */
+  @Test
+  void ruleRecord_firstFormat_stillReads() throws Exception {
+    ObjectDataOutput out = SERIALIZATION.createObjectDataOutput();
+    out.writeString("sms");
+    WireFormat.writeVarLong(out, 4);
+    out.writeBoolean(true);
+    out.writeByte(Algorithm.GCRA.ordinal());
+    WireFormat.writeVarLong(out, 30);
+    WireFormat.writeVarLong(out, 60_000_000_000L);
+    WireFormat.writeVarLong(out, 15);
+    WireFormat.writeVarInt(out, 60);
+    out.writeByte(1); // shadow
+    RuleRecord read = new RuleRecord();
+    read.readData(SERIALIZATION.createObjectDataInput(out.toByteArray()));
+
+    assertThat(read.name()).isEqualTo("sms");
+    assertThat(read.version()).isEqualTo(4);
+    assertThat(read.policy())
+        .isEqualTo(
+            Policy.builder()
+                .algorithm(Algorithm.GCRA)
+                .limit(30)
+                .window(Duration.ofMinutes(1))
+                .burst(15)
+                .shadow(true)
+                .build());
+    assertThat(read.former()).isEmpty();
+  }
+
+  /** A rule change that alters the shape keeps the old policy, once per shape, newest first. */
+  @Test
+  void ruleRecord_next_keepsFormerShapesOnly() {
+    Policy perMinute = Policy.of(3, Duration.ofMinutes(1));
+    Policy perMinuteMore = Policy.of(5, Duration.ofMinutes(1));
+    Policy perHour = Policy.of(3, Duration.ofHours(1));
+    RuleRecord first = new RuleRecord("t", perMinute, 1);
+
+    RuleRecord limitOnly = first.next(perMinuteMore);
+    assertThat(limitOnly.version()).isEqualTo(2);
+    assertThat(limitOnly.former()).isEmpty();
+
+    RuleRecord reshaped = limitOnly.next(perHour);
+    assertThat(reshaped.former()).containsExactly(perMinuteMore);
+
+    RuleRecord back = reshaped.next(perMinute);
+    assertThat(back.former()).containsExactly(perHour);
+
+    RuleRecord removed = back.next(null);
+    assertThat(removed.isRemoved()).isTrue();
+    assertThat(removed.former()).containsExactly(perMinute, perHour);
+  }
+
   @Test
   void factory_createsEveryId_andRefusesUnknownOnes() {
     SluiceDataSerializableFactory factory = new SluiceDataSerializableFactory();
-    for (int id = SluiceSerializationIds.ACQUIRE; id <= SluiceSerializationIds.RULE_PUSH; id++) {
+    for (int id :
+        new int[] {
+          SluiceSerializationIds.DECIDE,
+          SluiceSerializationIds.STORE_STATES_BACKUP,
+          SluiceSerializationIds.PEEK,
+          SluiceSerializationIds.RULE_RECORD,
+          SluiceSerializationIds.RULE_UPDATE,
+          SluiceSerializationIds.RULE_PUSH,
+          SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY
+        }) {
       assertThat(factory.create(id).getClassId()).isEqualTo(id);
       assertThat(factory.create(id).getFactoryId()).isEqualTo(SluiceSerializationIds.FACTORY_ID);
     }
     assertThatThrownBy(() -> factory.create(999)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> factory.create(SluiceSerializationIds.RETIRED_STATE))
-        .isInstanceOf(IllegalArgumentException.class);
+    for (int retired :
+        new int[] {
+          SluiceSerializationIds.RETIRED_STATE,
+          SluiceSerializationIds.RETIRED_ACQUIRE,
+          SluiceSerializationIds.RETIRED_KEY_OUTCOME
+        }) {
+      assertThatThrownBy(() -> factory.create(retired))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
   }
 
   /**
@@ -201,21 +308,21 @@ class SerializationTest {
   @Test
   void gridState_writesTheShorterFormat_pinnedBytes() throws Exception {
     long start = 1_767_265_200_000_000_000L;
-    assertThat(stateBytes(new GridState(0x12345678, new long[] {start, 3, 5})))
+    assertThat(stateBytes(new StoredState(0x12345678, new long[] {start, 3, 5})))
         .isEqualTo(SCALED_FIXTURE);
-    assertThat(stateBytes(new GridState(0x12345678, new long[] {start + 1, 3, 5})))
+    assertThat(stateBytes(new StoredState(0x12345678, new long[] {start + 1, 3, 5})))
         .isEqualTo(VARINT_FIXTURE);
     assertThat(readState(SCALED_FIXTURE))
-        .isEqualTo(new GridState(0x12345678, new long[] {start, 3, 5}));
+        .isEqualTo(new StoredState(0x12345678, new long[] {start, 3, 5}));
     assertThat(readState(VARINT_FIXTURE))
-        .isEqualTo(new GridState(0x12345678, new long[] {start + 1, 3, 5}));
+        .isEqualTo(new StoredState(0x12345678, new long[] {start + 1, 3, 5}));
   }
 
   /** What S6 in docs/benchmarks.md stores per key: 8 bytes of Hazelcast header, 13 of state. */
   @Test
   void gridState_oneMinuteSlidingWindow_takesTwentyOneBytes() {
     long start = 29_454_420L * 60_000_000_000L;
-    Data data = SERIALIZATION.toData(new GridState(-1, new long[] {start, 1, 0}));
+    Data data = SERIALIZATION.toData(new StoredState(-1, new long[] {start, 1, 0}));
     assertThat(data.totalSize()).isEqualTo(21);
   }
 
@@ -233,22 +340,22 @@ class SerializationTest {
         .hasMessageContaining("out of range");
   }
 
-  private static String stateBytes(GridState state) throws Exception {
+  private static String stateBytes(StoredState state) throws Exception {
     ObjectDataOutput out = SERIALIZATION.createObjectDataOutput();
-    new GridStateSerializer().write(out, state);
+    new StoredStateSerializer().write(out, state);
     return HexFormat.of().formatHex(out.toByteArray());
   }
 
-  private static GridState readState(String hex) throws Exception {
-    return new GridStateSerializer()
+  private static StoredState readState(String hex) throws Exception {
+    return new StoredStateSerializer()
         .read(SERIALIZATION.createObjectDataInput(HexFormat.of().parseHex(hex)));
   }
 
   /**
    * sliding_buckets changed its state layout (a tag and a running sum were added) without a new
-   * GridState format: the bytes hold any {@code long[]}, and the algorithm's {@code fit} reads the
-   * first layout. A state stored in the first layout, 4 per 60 s in 6 buckets after two permits at
-   * 5 s, one at 25 s and one at 45 s, still decides as the worked example in docs/algorithms.md.
+   * StoredState format: the bytes hold any {@code long[]}, and the algorithm's {@code fit} reads
+   * the first layout. A state stored in the first layout, 4 per 60 s in 6 buckets after two permits
+   * at 5 s, one at 25 s and one at 45 s, still decides as the worked example in docs/algorithms.md.
    */
   @Test
   void gridState_slidingBucketsFirstLayout_stillDecidesAsBefore() {
@@ -262,11 +369,12 @@ class SerializationTest {
     long second = 1_000_000_000L;
     // [bucketNanos, newestBucket, count_0 .. count_6]: buckets 0, 2 and 4 hold 2, 1 and 1.
     long[] firstLayout = {10 * second, 4, 2, 0, 1, 0, 1, 0, 0};
-    GridState stored = roundTripState(new GridState(GridState.fingerprint(policy), firstLayout));
-    assertThat(stored.fingerprint()).isEqualTo(GridState.fingerprint(policy));
+    StoredState stored =
+        roundTripState(new StoredState(CompiledPolicy.fingerprint(policy), firstLayout));
+    assertThat(stored.fingerprint()).isEqualTo(CompiledPolicy.fingerprint(policy));
 
     LimiterAlgorithm algorithm = LimiterAlgorithm.of(policy);
-    long[] state = algorithm.fit(stored.state().clone());
+    long[] state = algorithm.fit(stored.values().clone());
     Decision denied = algorithm.apply(state, 64 * second, 1);
     assertThat(denied.allowed()).isFalse();
     assertThat(denied.retryAfterNanos()).isEqualTo(6 * second - 1);

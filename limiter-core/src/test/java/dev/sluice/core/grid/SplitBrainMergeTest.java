@@ -8,10 +8,15 @@ import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.test.HazelcastTestSupport;
 import com.hazelcast.test.SplitBrainTestSupport;
 import dev.sluice.core.Algorithm;
+import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
-import dev.sluice.core.StateKey;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyOp;
+import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.StoredState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,25 +47,23 @@ class SplitBrainMergeTest {
     return config;
   }
 
-  private record Target(String rule, Policy policy, String key) {
+  private record Target(PolicyRef ref, String key) {
     String stateKey() {
-      return rule == null ? StateKey.inline(key) : StateKey.of(rule, key);
+      return ref.stateKey(key);
     }
   }
 
   private static Decision acquire(GridRateLimiter limiter, Target target, long permits) {
-    return target.rule() == null
-        ? limiter.tryAcquire(target.policy(), target.key(), permits)
-        : limiter.tryAcquire(target.rule(), target.key(), permits);
+    return limiter.tryAcquire(new Check(target.ref(), target.key(), permits));
   }
 
   private static long remaining(HazelcastInstance member, Target target) {
     KeyOutcome outcome =
         member
-            .<String, GridState>getMap(SluiceHazelcast.STATE_MAP)
+            .<String, StoredState>getMap(SluiceHazelcast.STATE_MAP)
             .executeOnKey(
                 target.stateKey(),
-                new PeekProcessor(target.rule(), target.rule() == null ? target.policy() : null));
+                new PeekProcessor(KeyCommand.of(target.ref(), target.key(), KeyOp.peek())));
     return outcome.decision(0).remaining();
   }
 
@@ -85,7 +88,7 @@ class SplitBrainMergeTest {
         String rule = "sb-" + algorithm.wireName().replace('_', '-');
         onM0.rules().put(new Rule(rule, policy));
         for (int k = 0; k < KEYS_PER_RULE; k++) {
-          targets.add(new Target(rule, policy, "user-" + k));
+          targets.add(new Target(PolicyRef.rule(rule), "user-" + k));
         }
       }
       Policy inline =
@@ -95,7 +98,7 @@ class SplitBrainMergeTest {
               .window(Duration.ofHours(1))
               .build();
       for (int k = 0; k < KEYS_PER_RULE; k++) {
-        targets.add(new Target(null, inline, "inline-" + k));
+        targets.add(new Target(PolicyRef.inline(inline), "inline-" + k));
       }
       for (Target target : targets) {
         assertThat(acquire(onM0, target, 5).allowed()).as("%s before the split", target).isTrue();

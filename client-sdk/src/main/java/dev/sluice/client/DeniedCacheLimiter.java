@@ -1,0 +1,215 @@
+package dev.sluice.client;
+
+import dev.sluice.core.BatchMode;
+import dev.sluice.core.BatchOutcome;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.RuleStore;
+import dev.sluice.core.StateKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The attack path, as a {@link RateLimiter} decorator: a key the limiter behind it has just denied
+ * is answered "denied" here, with no network hop, until its retry-after has run out ({@link
+ * DeniedUntilCache} has the rule and why it is never more permissive than the limiter). Everything
+ * else passes through, and the limiter's denials are recorded on the way back.
+ *
+ * <p>A release or a reset through this client frees capacity, so it forgets the key's denial; a
+ * rule change forgets every denial under the rule ({@link #invalidateRule}). Policies that count
+ * denied requests are never cached: answering them locally would withhold the penalty.
+ * All-or-nothing batches pass through whole.
+ */
+final class DeniedCacheLimiter implements RateLimiter {
+  private final RateLimiter delegate;
+  private final DeniedUntilCache cache;
+  private final LocalDecisionMetrics metrics;
+  private final LongSupplier nanoClock;
+  private final RuleStore rules;
+
+  /**
+   * @param rules where a rule's policy is looked up to tell whether it counts denials (the client's
+   *     rules cache)
+   */
+  DeniedCacheLimiter(
+      RateLimiter delegate,
+      DeniedUntilCache cache,
+      LocalDecisionMetrics metrics,
+      LongSupplier nanoClock,
+      RuleStore rules) {
+    this.delegate = delegate;
+    this.cache = cache;
+    this.metrics = metrics;
+    this.nanoClock = nanoClock;
+    this.rules = rules;
+  }
+
+  @Override
+  public Decision tryAcquire(Check check) {
+    Decision local = lookup(check);
+    if (local != null) {
+      return local;
+    }
+    long sentAt = nanoClock.getAsLong();
+    Decision decision = delegate.tryAcquire(check);
+    record(check, sentAt, decision);
+    return decision;
+  }
+
+  @Override
+  public CompletionStage<Decision> tryAcquireAsync(Check check) {
+    Decision local = lookup(check);
+    if (local != null) {
+      return CompletableFuture.completedFuture(local);
+    }
+    long sentAt = nanoClock.getAsLong();
+    return delegate
+        .tryAcquireAsync(check)
+        .thenApply(
+            decision -> {
+              record(check, sentAt, decision);
+              return decision;
+            });
+  }
+
+  @Override
+  public List<Decision> tryAcquireAll(List<Check> checks) {
+    Check.requireAll(checks);
+    Decision[] answers = new Decision[checks.size()];
+    List<Check> remote = localAnswers(checks, answers);
+    if (!remote.isEmpty()) {
+      long sentAt = nanoClock.getAsLong();
+      merge(answers, remote, sentAt, delegate.tryAcquireAll(remote));
+    }
+    return List.of(answers);
+  }
+
+  @Override
+  public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
+    Check.requireAll(checks);
+    Decision[] answers = new Decision[checks.size()];
+    List<Check> remote = localAnswers(checks, answers);
+    if (remote.isEmpty()) {
+      return CompletableFuture.completedFuture(List.of(answers));
+    }
+    long sentAt = nanoClock.getAsLong();
+    return delegate
+        .tryAcquireAllAsync(remote)
+        .thenApply(
+            decisions -> {
+              merge(answers, remote, sentAt, decisions);
+              return List.of(answers);
+            });
+  }
+
+  @Override
+  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
+    return mode == BatchMode.EACH
+        ? BatchOutcome.each(tryAcquireAll(checks))
+        : delegate.tryAcquireAll(checks, mode);
+  }
+
+  @Override
+  public Decision release(Check check) {
+    cache.invalidate(check.stateKey());
+    return delegate.release(check);
+  }
+
+  @Override
+  public Decision peek(PolicyRef ref, String key) {
+    return delegate.peek(ref, key);
+  }
+
+  /** Resets the key behind this client and forgets any local denial of it. */
+  @Override
+  public void reset(PolicyRef ref, String key) {
+    StateKey.checkSubject(key);
+    cache.invalidate(ref.stateKey(key));
+    delegate.reset(ref, key);
+  }
+
+  @Override
+  public RuleStore rules() {
+    return delegate.rules();
+  }
+
+  /**
+   * Forgets every denial under {@code rule}: a new limit or window can admit what the old denied.
+   */
+  void invalidateRule(String rule) {
+    cache.invalidateRule(rule);
+  }
+
+  /** Forgets every denial (changes may have been missed). */
+  void invalidateAll() {
+    cache.invalidateAll();
+  }
+
+  private @Nullable Decision lookup(Check check) {
+    Decision denied = cache.lookup(check.stateKey(), check.permits());
+    if (denied != null) {
+      metrics.deniedCache.increment();
+    } else {
+      metrics.deniedCacheMisses.increment();
+    }
+    return denied;
+  }
+
+  private void record(Check check, long sentAtNanos, Decision decision) {
+    if (!decision.allowed()
+        && decision.decidedBy() == Decision.DecidedBy.LIMITER
+        && !countsDenied(check)) {
+      cache.record(check.stateKey(), check.permits(), sentAtNanos, decision);
+    }
+  }
+
+  /**
+   * Fills {@code answers} with what is answered here and returns the rest, in order. Leaving a
+   * locally denied check out of a batch changes nothing for the checks after it: a denial changes
+   * no state (and policies that count denials are never cached).
+   */
+  private List<Check> localAnswers(List<Check> checks, Decision[] answers) {
+    List<Check> remote = new ArrayList<>(checks.size());
+    for (int i = 0; i < checks.size(); i++) {
+      Decision local = lookup(checks.get(i));
+      if (local != null) {
+        answers[i] = local;
+      } else {
+        remote.add(checks.get(i));
+      }
+    }
+    return remote;
+  }
+
+  private void merge(Decision[] answers, List<Check> remote, long sentAt, List<Decision> decided) {
+    int next = 0;
+    for (int i = 0; i < answers.length; i++) {
+      if (answers[i] == null) {
+        record(remote.get(next), sentAt, decided.get(next));
+        answers[i] = decided.get(next++);
+      }
+    }
+  }
+
+  private boolean countsDenied(Check check) {
+    if (check.ref() instanceof PolicyRef.Inline inline) {
+      return inline.policy().countDenied();
+    }
+    try {
+      return rules
+          .find(((PolicyRef.Named) check.ref()).rule())
+          .map(Rule::policy)
+          .map(policy -> policy.countDenied())
+          .orElse(true);
+    } catch (RuntimeException e) {
+      return true; // cannot tell: do not cache
+    }
+  }
+}

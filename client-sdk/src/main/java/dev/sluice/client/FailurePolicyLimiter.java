@@ -1,0 +1,326 @@
+package dev.sluice.client;
+
+import dev.sluice.core.BatchMode;
+import dev.sluice.core.BatchOutcome;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.RuleStore;
+import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.pipeline.Futures;
+import dev.sluice.core.pipeline.PipelineRateLimiter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * A {@link RateLimiter} decorator that never hangs the application: every decision waits at most
+ * the call timeout for the limiter behind it, and when that limiter cannot answer (a timeout, a
+ * lost connection) the rule's {@link FailurePolicy} answers instead, saying so ({@code FAIL_OPEN}
+ * or {@code FAIL_CLOSED}). A {@link CircuitBreaker} keeps a dead grid from costing the timeout on
+ * every call: while open, decisions are made here at once, one probe per interval goes through.
+ *
+ * <p>Errors that belong to the request (an unknown rule, a cost above the capacity) are thrown as
+ * they are: the grid answered, the request is wrong. A call that timed out may still be decided by
+ * the grid later: the failure policy answered the caller, but the permits may have been consumed.
+ * Timeouts are for outages, not for normal load.
+ */
+final class FailurePolicyLimiter implements RateLimiter {
+  private final RateLimiter delegate;
+  private final long callTimeoutNanos;
+  private final CircuitBreaker breaker;
+  private final FailurePolicy defaultPolicy;
+  private final Map<String, FailurePolicy> rulePolicies;
+  private final LocalDecisionMetrics metrics;
+  private final Function<String, Optional<Rule>> cachedRules;
+
+  /**
+   * Where an all-or-nothing batch waits for the grid, so that the caller can stop waiting after the
+   * call timeout: daemon threads, made as needed and let go when idle.
+   */
+  private static final ExecutorService WAITERS =
+      Executors.newCachedThreadPool(
+          runnable -> {
+            Thread thread = new Thread(runnable, "sluice-client-batch");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /**
+   * @param cachedRules a rule as the client last saw it, without asking the grid (for the limit a
+   *     failure answer reports)
+   */
+  FailurePolicyLimiter(
+      RateLimiter delegate,
+      Duration callTimeout,
+      CircuitBreaker breaker,
+      FailurePolicy defaultPolicy,
+      Map<String, FailurePolicy> rulePolicies,
+      LocalDecisionMetrics metrics,
+      Function<String, Optional<Rule>> cachedRules) {
+    this.delegate = delegate;
+    this.callTimeoutNanos = callTimeout.toNanos();
+    this.breaker = breaker;
+    this.defaultPolicy = defaultPolicy;
+    this.rulePolicies = Map.copyOf(rulePolicies);
+    this.metrics = metrics;
+    this.cachedRules = cachedRules;
+  }
+
+  @Override
+  public Decision tryAcquire(Check check) {
+    return decide(List.of(check)).get(0);
+  }
+
+  @Override
+  public CompletionStage<Decision> tryAcquireAsync(Check check) {
+    return decideAsync(List.of(check)).thenApply(decisions -> decisions.get(0));
+  }
+
+  @Override
+  public List<Decision> tryAcquireAll(List<Check> checks) {
+    return decide(Check.requireAll(checks));
+  }
+
+  @Override
+  public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
+    return decideAsync(Check.requireAll(checks));
+  }
+
+  /**
+   * A synchronous round trip within the call timeout. Over a pipeline limiter (the grid) the
+   * caller's thread waits on the invocation's own future ({@link
+   * PipelineRateLimiter#tryAcquire(Check, Duration)}), one thread hand-off per call like a plain
+   * synchronous Hazelcast call; other limiters are waited on through their asynchronous API. One
+   * check goes through the single-check API, so that its errors name its own fields.
+   */
+  private List<Decision> decide(List<Check> checks) {
+    if (!breaker.tryPass()) {
+      return failureDecisions(checks);
+    }
+    List<Decision> decisions;
+    try {
+      Duration timeout = Duration.ofNanos(callTimeoutNanos);
+      decisions =
+          !(delegate instanceof PipelineRateLimiter pipeline)
+              ? send(checks).get(callTimeoutNanos, TimeUnit.NANOSECONDS)
+              : checks.size() == 1
+                  ? List.of(pipeline.tryAcquire(checks.get(0), timeout))
+                  : pipeline.tryAcquireAll(checks, timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return onFailure(checks);
+    } catch (RuntimeException | ExecutionException | TimeoutException e) {
+      return onError(checks, e);
+    }
+    breaker.onSuccess();
+    return decisions;
+  }
+
+  private CompletionStage<List<Decision>> decideAsync(List<Check> checks) {
+    if (!breaker.tryPass()) {
+      return CompletableFuture.completedFuture(failureDecisions(checks));
+    }
+    CompletableFuture<List<Decision>> flight;
+    try {
+      flight = send(checks);
+    } catch (RuntimeException e) {
+      flight = CompletableFuture.failedFuture(e);
+    }
+    return flight
+        .orTimeout(callTimeoutNanos, TimeUnit.NANOSECONDS)
+        .handle(
+            (decisions, error) -> {
+              if (error != null) {
+                return onError(checks, error);
+              }
+              breaker.onSuccess();
+              return decisions;
+            });
+  }
+
+  /**
+   * The limiter's answer as a fresh future this decorator may time out without touching the
+   * limiter's own: one check through the single-check API (its errors name the check's own fields),
+   * several through the batch API.
+   */
+  private CompletableFuture<List<Decision>> send(List<Check> checks) {
+    CompletionStage<List<Decision>> stage =
+        checks.size() == 1
+            ? delegate.tryAcquireAsync(checks.get(0)).thenApply(List::of)
+            : delegate.tryAcquireAllAsync(checks);
+    return fresh(stage);
+  }
+
+  /**
+   * An all-or-nothing batch within the call timeout; while the grid is away, every check is
+   * answered by its failure policy, and the batch is admitted only if all of them fail open.
+   */
+  @Override
+  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
+    if (mode == BatchMode.EACH) {
+      return BatchOutcome.each(tryAcquireAll(checks));
+    }
+    Check.requireAll(checks);
+    if (!breaker.tryPass()) {
+      return failureOutcome(checks);
+    }
+    try {
+      BatchOutcome outcome =
+          CompletableFuture.supplyAsync(() -> delegate.tryAcquireAll(checks, mode), WAITERS)
+              .get(callTimeoutNanos, TimeUnit.NANOSECONDS);
+      breaker.onSuccess();
+      return outcome;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      breaker.onFailure();
+      return failureOutcome(checks);
+    } catch (ExecutionException | TimeoutException e) {
+      rethrowRequestError(e);
+      breaker.onFailure();
+      return failureOutcome(checks);
+    }
+  }
+
+  /**
+   * @throws GridUnavailableException while the grid is known to be away: nothing to give back to
+   */
+  @Override
+  public Decision release(Check check) {
+    requireGrid("release");
+    return delegate.release(check);
+  }
+
+  /**
+   * @throws GridUnavailableException while the grid is known to be away: a peek has no local answer
+   */
+  @Override
+  public Decision peek(PolicyRef ref, String key) {
+    requireGrid("peek");
+    return delegate.peek(ref, key);
+  }
+
+  @Override
+  public void reset(PolicyRef ref, String key) {
+    delegate.reset(ref, key);
+  }
+
+  @Override
+  public RuleStore rules() {
+    return delegate.rules();
+  }
+
+  /** Whether the breaker is open: the grid failed recently and calls are decided here. */
+  boolean gridUnavailable() {
+    return breaker.isOpen();
+  }
+
+  /** The failure policy of {@code check}'s rule; inline policies take the client's default. */
+  FailurePolicy failurePolicyOf(Check check) {
+    return check.ref() instanceof PolicyRef.Named named
+        ? rulePolicies.getOrDefault(named.rule(), defaultPolicy)
+        : defaultPolicy;
+  }
+
+  private void requireGrid(String operation) {
+    if (breaker.isOpen()) {
+      throw new GridUnavailableException(
+          "the grid is unreachable; " + operation + " has no local answer");
+    }
+  }
+
+  /** The limiter's answer as a fresh future this decorator may time out without touching its. */
+  private static <T> CompletableFuture<T> fresh(CompletionStage<T> stage) {
+    CompletableFuture<T> copy = new CompletableFuture<>();
+    stage.whenComplete(
+        (value, error) -> {
+          if (error != null) {
+            copy.completeExceptionally(error);
+          } else {
+            copy.complete(value);
+          }
+        });
+    return copy;
+  }
+
+  /** Rethrows what belongs to the request; answers grid failures by the failure policy. */
+  private List<Decision> onError(List<Check> checks, Throwable error) {
+    rethrowRequestError(error);
+    return onFailure(checks);
+  }
+
+  private static void rethrowRequestError(Throwable error) {
+    Throwable cause = Futures.unwrap(error);
+    if (cause instanceof IllegalArgumentException e) {
+      throw e; // InvalidPolicyException among them: the request is wrong, not the grid
+    }
+    if (cause instanceof UnknownRuleException e) {
+      throw e;
+    }
+  }
+
+  private List<Decision> onFailure(List<Check> checks) {
+    breaker.onFailure();
+    return failureDecisions(checks);
+  }
+
+  private List<Decision> failureDecisions(List<Check> checks) {
+    List<Decision> decisions = new ArrayList<>(checks.size());
+    for (Check check : checks) {
+      decisions.add(failureDecision(check));
+    }
+    return decisions;
+  }
+
+  private BatchOutcome failureOutcome(List<Check> checks) {
+    List<Decision> decisions = failureDecisions(checks);
+    int deniedBy = -1;
+    for (int i = 0; i < decisions.size() && deniedBy < 0; i++) {
+      if (!decisions.get(i).allowed()) {
+        deniedBy = i;
+      }
+    }
+    return new BatchOutcome(decisions, deniedBy < 0, deniedBy, Set.of());
+  }
+
+  /**
+   * The answer when the grid cannot give one. Its {@code limit} is what the grid would report (the
+   * policy's capacity) when the policy is known: an inline policy's, or a named rule's from the
+   * rules cache (a rule this client has looked up before). A rule never looked up has no known
+   * limit here: {@code limit = remaining = 0}, and middleware leaves the RateLimit headers out.
+   * Fail-open reports the whole limit as remaining (the grid's count is unknown, and this client
+   * admits while it is away); fail-closed reports none left.
+   */
+  private Decision failureDecision(Check check) {
+    long limit = knownLimit(check);
+    if (failurePolicyOf(check) == FailurePolicy.FAIL_OPEN) {
+      metrics.failOpen.increment();
+      return new Decision(true, limit, limit, 0, 0, 0, false, Decision.DecidedBy.FAIL_OPEN);
+    }
+    metrics.failClosed.increment();
+    long retry = breaker.nanosUntilProbe();
+    return new Decision(false, limit, 0, retry, retry, 0, false, Decision.DecidedBy.FAIL_CLOSED);
+  }
+
+  private long knownLimit(Check check) {
+    Optional<dev.sluice.core.Policy> policy =
+        check.ref() instanceof PolicyRef.Inline inline
+            ? Optional.of(inline.policy())
+            : cachedRules.apply(((PolicyRef.Named) check.ref()).rule()).map(Rule::policy);
+    return policy.map(p -> LimiterAlgorithm.of(p).capacity()).orElse(0L);
+  }
+}

@@ -1,0 +1,286 @@
+package dev.sluice.core.algorithm;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.InvalidPolicyException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Several limits on one key, decided as one: a request is admitted only if every limit admits it,
+ * and when one denies, none counts it. Bucket4j's several bandwidths; Stripe's per-second plus
+ * per-day.
+ *
+ * <h2>The rule</h2>
+ *
+ * <pre>
+ *   allow iff  for every limit i: allow_i(state_i, now, permits)
+ *   then       every state_i counts the permits            (else none does)
+ * </pre>
+ *
+ * Each limit decides on a copy of its own part of the state; the copies replace the parts only when
+ * all admit (or when the policy counts denials: then every limit counts the denied request, as each
+ * single algorithm would). So the key's one state, in one atomic step on one member, moves from
+ * "none counted" to "all counted", never in between.
+ *
+ * <h2>Worked example: 10 per second and 15 per minute</h2>
+ *
+ * <pre>
+ *   t=0.0s  ×10   allowed by both                 second: 10/10   minute: 10/15
+ *   t=0.0s  #11   denied by the second limit      nothing counted (the minute stays 10/15)
+ *   t=1.0s  ×5    allowed                         second: 5/10    minute: 15/15
+ *   t=1.0s  #16   denied by the minute limit      retryAfter: when the minute admits again
+ * </pre>
+ *
+ * <h2>What the answer reports</h2>
+ *
+ * The binding limit's numbers: when admitted, the limit with the fewest permits left (on a tie, the
+ * longer wait until full); when denied, the limit that denies for longest. {@code retryAfter} is
+ * the longest wait of any limit, since every limit's answer only improves with waiting, all of them
+ * admit once the slowest does. {@code resetAfter} is the longest of all (full capacity on every
+ * limit), and {@code delay} (leaky_bucket) the longest any limit asks for.
+ *
+ * <h2>State</h2>
+ *
+ * {@code [n, length_1, state_1..., length_2, state_2..., ...]}: the number of limits, then each
+ * limit's state prefixed by its length, in the policy's order. One state costs one small header per
+ * limit beyond what its algorithms keep anyway.
+ */
+public final class LimitSet implements LimiterAlgorithm {
+  private final LimiterAlgorithm[] parts;
+  private final boolean countDenied;
+  private final long capacity;
+
+  LimitSet(List<LimiterAlgorithm> parts, boolean countDenied) {
+    if (parts.size() < 2) {
+      throw new IllegalArgumentException("a limit set has at least two limits");
+    }
+    this.parts = parts.toArray(new LimiterAlgorithm[0]);
+    this.countDenied = countDenied;
+    long smallest = Long.MAX_VALUE;
+    for (LimiterAlgorithm part : parts) {
+      smallest = Math.min(smallest, part.capacity());
+    }
+    this.capacity = smallest;
+  }
+
+  @Override
+  public long[] newState() {
+    long[][] states = new long[parts.length][];
+    for (int i = 0; i < parts.length; i++) {
+      states[i] = parts[i].newState();
+    }
+    return join(states);
+  }
+
+  /** Each part fitted by its own algorithm; a state of another shape starts afresh. */
+  @Override
+  public long[] fit(long[] state) {
+    long[][] states = split(state);
+    if (states == null) {
+      return newState();
+    }
+    for (int i = 0; i < parts.length; i++) {
+      states[i] = parts[i].fit(states[i]);
+    }
+    return join(states);
+  }
+
+  @Override
+  public Decision apply(long[] state, long nowNanos, long permits) {
+    checkPermits(permits);
+    Decision[] decisions = new Decision[parts.length];
+    if (permits == 0) {
+      for (int i = 0; i < parts.length; i++) {
+        decisions[i] = parts[i].apply(part(state, i), nowNanos, 0);
+      }
+      return combine(decisions);
+    }
+    long[][] tried = new long[parts.length][];
+    boolean allowed = true;
+    for (int i = 0; i < parts.length; i++) {
+      tried[i] = part(state, i);
+      decisions[i] = parts[i].apply(tried[i], nowNanos, permits);
+      allowed &= decisions[i].allowed();
+    }
+    if (allowed || countDenied) {
+      write(state, tried);
+    } else {
+      // The limits that admitted reported the state as if they had counted; nothing was counted.
+      for (int i = 0; i < parts.length; i++) {
+        if (decisions[i].allowed()) {
+          decisions[i] = parts[i].apply(part(state, i), nowNanos, 0);
+          decisions[i] = notAllowed(decisions[i]);
+        }
+      }
+    }
+    return combine(decisions);
+  }
+
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits) {
+    checkPermits(permits);
+    long[][] released = new long[parts.length][];
+    for (int i = 0; i < parts.length; i++) {
+      released[i] = part(state, i);
+      parts[i].release(released[i], nowNanos, permits);
+    }
+    write(state, released);
+    return apply(state, nowNanos, 0);
+  }
+
+  @Override
+  public Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos) {
+    checkPermits(permits);
+    long[][] released = new long[parts.length][];
+    for (int i = 0; i < parts.length; i++) {
+      released[i] = part(state, i);
+      parts[i].release(released[i], nowNanos, permits, admittedAtNanos);
+    }
+    write(state, released);
+    return apply(state, nowNanos, 0);
+  }
+
+  /** The smallest capacity of the limits: a request above it could never be admitted by all. */
+  @Override
+  public long capacity() {
+    return capacity;
+  }
+
+  /** Fresh when every part is. */
+  @Override
+  public long untilFreshNanos(long[] state, long nowNanos) {
+    long longest = 0;
+    for (int i = 0; i < parts.length; i++) {
+      longest = Math.max(longest, parts[i].untilFreshNanos(part(state, i), nowNanos));
+    }
+    return longest;
+  }
+
+  /** The envelope of the parts' admissions: they count the same requests. */
+  @Override
+  public Admissions admissions(long[] state, long nowNanos) {
+    List<Admissions> each = new ArrayList<>(parts.length);
+    for (int i = 0; i < parts.length; i++) {
+      each.add(parts[i].admissions(part(state, i), nowNanos));
+    }
+    return Admissions.envelope(each);
+  }
+
+  @Override
+  public long[] fromAdmissions(Admissions admissions, long nowNanos) {
+    long[][] states = new long[parts.length][];
+    for (int i = 0; i < parts.length; i++) {
+      states[i] = parts[i].fromAdmissions(admissions, nowNanos);
+    }
+    return join(states);
+  }
+
+  private void checkPermits(long permits) {
+    if (permits < 0) {
+      throw new InvalidPolicyException("cost", "must not be negative, was " + permits);
+    }
+    if (permits > capacity) {
+      throw new InvalidPolicyException(
+          "cost",
+          permits
+              + " exceeds the capacity "
+              + capacity
+              + " of the policy's smallest limit, so it could never be allowed");
+    }
+  }
+
+  /** A denial's view of a limit that would have admitted: it did not count, so it reports so. */
+  private static Decision notAllowed(Decision peek) {
+    return Decision.deny(peek.limit(), peek.remaining(), 0, peek.resetAfterNanos());
+  }
+
+  /** The binding limit's answer, with the longest waits of all (see the class comment). */
+  private static Decision combine(Decision[] decisions) {
+    boolean allowed = true;
+    long retryAfter = 0;
+    long resetAfter = 0;
+    long delay = 0;
+    for (Decision d : decisions) {
+      allowed &= d.allowed();
+      retryAfter = Math.max(retryAfter, d.retryAfterNanos());
+      resetAfter = Math.max(resetAfter, d.resetAfterNanos());
+      delay = Math.max(delay, d.delayNanos());
+    }
+    Decision binding = decisions[0];
+    for (Decision d : decisions) {
+      if (binds(d, binding, allowed)) {
+        binding = d;
+      }
+    }
+    return allowed
+        ? Decision.allowAfterDelay(binding.limit(), binding.remaining(), resetAfter, delay)
+        : Decision.deny(binding.limit(), binding.remaining(), retryAfter, resetAfter);
+  }
+
+  /** Whether {@code candidate} is the more binding of two limits' answers. */
+  private static boolean binds(Decision candidate, Decision current, boolean allowed) {
+    if (!allowed && candidate.retryAfterNanos() != current.retryAfterNanos()) {
+      return candidate.retryAfterNanos() > current.retryAfterNanos();
+    }
+    if (candidate.remaining() != current.remaining()) {
+      return candidate.remaining() < current.remaining();
+    }
+    return candidate.resetAfterNanos() > current.resetAfterNanos();
+  }
+
+  /** A copy of part {@code index} of {@code state}. */
+  private long[] part(long[] state, int index) {
+    int at = 1;
+    for (int i = 0; i < index; i++) {
+      at += 1 + (int) state[at];
+    }
+    int length = (int) state[at];
+    long[] copy = new long[length];
+    System.arraycopy(state, at + 1, copy, 0, length);
+    return copy;
+  }
+
+  /** Writes {@code states} (of the lengths already in {@code state}) back in place. */
+  private static void write(long[] state, long[][] states) {
+    int at = 1;
+    for (long[] part : states) {
+      System.arraycopy(part, 0, state, at + 1, part.length);
+      at += 1 + part.length;
+    }
+  }
+
+  private static long[] join(long[][] states) {
+    int length = 1;
+    for (long[] part : states) {
+      length += 1 + part.length;
+    }
+    long[] joined = new long[length];
+    joined[0] = states.length;
+    int at = 1;
+    for (long[] part : states) {
+      joined[at] = part.length;
+      System.arraycopy(part, 0, joined, at + 1, part.length);
+      at += 1 + part.length;
+    }
+    return joined;
+  }
+
+  /** The parts of a well-formed state of this many limits, or null. */
+  private long[][] split(long[] state) {
+    if (state.length < 1 || state[0] != parts.length) {
+      return null;
+    }
+    long[][] states = new long[parts.length][];
+    int at = 1;
+    for (int i = 0; i < parts.length; i++) {
+      if (at >= state.length || state[at] < 0 || state[at] > state.length - at - 1) {
+        return null;
+      }
+      int length = (int) state[at];
+      states[i] = new long[length];
+      System.arraycopy(state, at + 1, states[i], 0, length);
+      at += 1 + length;
+    }
+    return at == state.length ? states : null;
+  }
+}

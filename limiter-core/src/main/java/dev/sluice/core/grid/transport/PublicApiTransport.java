@@ -1,0 +1,73 @@
+package dev.sluice.core.grid.transport;
+
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.IMap;
+import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.pipeline.Futures;
+import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.StoredState;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The transport that uses Hazelcast's public map API only: {@code executeOnKey} on the caller's
+ * thread, {@code submitToKey} for asynchronous and timed calls, {@code submitToKeys} for a batch
+ * (one operation per member that Hazelcast fans out per partition; its backups are asynchronous,
+ * docs/grid.md). Slower than {@link InternalTransport} by the hand-offs the internals skip, and
+ * independent of anything Hazelcast does not promise.
+ */
+final class PublicApiTransport implements GridTransport {
+  private final IMap<String, StoredState> map;
+
+  PublicApiTransport(IMap<String, StoredState> map) {
+    this.map = map;
+  }
+
+  @Override
+  public <R> R invoke(String key, EntryProcessor<String, StoredState, R> processor) {
+    return map.executeOnKey(key, processor);
+  }
+
+  @Override
+  public <R> R invoke(
+      String key, EntryProcessor<String, StoredState, R> processor, long timeoutNanos)
+      throws TimeoutException {
+    try {
+      return map.submitToKey(key, processor)
+          .toCompletableFuture()
+          .get(timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the grid", e);
+    } catch (ExecutionException e) {
+      throw Futures.rethrown(e);
+    }
+  }
+
+  @Override
+  public <R> CompletableFuture<R> invokeAsync(
+      String key, EntryProcessor<String, StoredState, R> processor) {
+    return map.submitToKey(key, processor).toCompletableFuture();
+  }
+
+  @Override
+  public CompletionStage<Map<String, KeyOutcome>> deliver(UUID owner, DecideProcessor batch) {
+    return BatchDelivery.submitToKeys(map).deliver(batch);
+  }
+
+  /** Keys of a batch in order, for {@code submitToKeys}. */
+  static Set<String> keys(DecideProcessor batch) {
+    Set<String> keys = new LinkedHashSet<>(batch.size() * 2);
+    for (int i = 0; i < batch.size(); i++) {
+      keys.add(batch.key(i));
+    }
+    return keys;
+  }
+}

@@ -1,0 +1,176 @@
+package dev.sluice.core.metrics;
+
+import dev.sluice.core.BatchMode;
+import dev.sluice.core.BatchOutcome;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.RuleStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Records every decision of the limiter it wraps, the same on every runtime (DESIGN §7):
+ *
+ * <ul>
+ *   <li>{@code sluice_decisions_total{rule, outcome}}: one per decision; outcome {@code allowed},
+ *       {@code denied} or {@code shadow_denied} (a shadow rule that would have denied; the caller
+ *       was told "allowed"). Inline policies count under {@code rule="~inline"}.
+ *   <li>{@code sluice_decision_seconds}: how long a decision took, with a histogram; a batch counts
+ *       once, for all its checks.
+ * </ul>
+ *
+ * Refused requests (an unknown rule, a cost above the capacity) are not decisions and count
+ * nothing. Releases, peeks and resets pass through unrecorded.
+ */
+public final class MeteredRateLimiter implements RateLimiter {
+  public static final String DECISIONS = "sluice.decisions";
+  public static final String DECISION_TIMER = "sluice.decision";
+
+  private final RateLimiter delegate;
+  private final MeterRegistry registry;
+  private final Timer timer;
+  private final ConcurrentHashMap<String, Counter[]> counters = new ConcurrentHashMap<>();
+
+  private MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
+    this.delegate = delegate;
+    this.registry = registry;
+    this.timer =
+        Timer.builder(DECISION_TIMER)
+            .description("Time to decide a check or a batch of checks")
+            .publishPercentileHistogram()
+            .register(registry);
+  }
+
+  /**
+   * {@code limiter} recording into {@code registry}; {@code limiter} itself if it already does, so
+   * that a decision is never counted twice.
+   */
+  public static RateLimiter wrap(RateLimiter limiter, MeterRegistry registry) {
+    Objects.requireNonNull(limiter, "limiter");
+    Objects.requireNonNull(registry, "registry");
+    if (limiter instanceof MeteredRateLimiter metered && metered.registry == registry) {
+      return limiter;
+    }
+    return new MeteredRateLimiter(limiter, registry);
+  }
+
+  /** The limiter whose decisions are recorded. */
+  public RateLimiter delegate() {
+    return delegate;
+  }
+
+  @Override
+  public Decision tryAcquire(Check check) {
+    long start = System.nanoTime();
+    Decision decision = delegate.tryAcquire(check);
+    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    record(check, decision);
+    return decision;
+  }
+
+  @Override
+  public CompletionStage<Decision> tryAcquireAsync(Check check) {
+    long start = System.nanoTime();
+    return delegate
+        .tryAcquireAsync(check)
+        .whenComplete(
+            (decision, failure) -> {
+              if (decision != null) {
+                timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                record(check, decision);
+              }
+            });
+  }
+
+  @Override
+  public List<Decision> tryAcquireAll(List<Check> checks) {
+    long start = System.nanoTime();
+    List<Decision> decisions = delegate.tryAcquireAll(checks);
+    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    recordAll(checks, decisions);
+    return decisions;
+  }
+
+  @Override
+  public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
+    long start = System.nanoTime();
+    return delegate
+        .tryAcquireAllAsync(checks)
+        .whenComplete(
+            (decisions, failure) -> {
+              if (decisions != null) {
+                timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                recordAll(checks, decisions);
+              }
+            });
+  }
+
+  @Override
+  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
+    long start = System.nanoTime();
+    BatchOutcome outcome = delegate.tryAcquireAll(checks, mode);
+    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    recordAll(checks, outcome.decisions());
+    return outcome;
+  }
+
+  @Override
+  public Decision release(Check check) {
+    return delegate.release(check);
+  }
+
+  @Override
+  public Decision peek(PolicyRef ref, String key) {
+    return delegate.peek(ref, key);
+  }
+
+  @Override
+  public void reset(PolicyRef ref, String key) {
+    delegate.reset(ref, key);
+  }
+
+  @Override
+  public RuleStore rules() {
+    return delegate.rules();
+  }
+
+  private void recordAll(List<Check> checks, List<Decision> decisions) {
+    for (int i = 0; i < decisions.size(); i++) {
+      record(checks.get(i), decisions.get(i));
+    }
+  }
+
+  /** Counts one decision under its rule (or {@code ~inline}). */
+  private void record(Check check, Decision decision) {
+    Counter[] byOutcome = counters.computeIfAbsent(check.ref().label(), this::newCounters);
+    if (decision.shadowDenied()) {
+      byOutcome[2].increment();
+    } else if (decision.allowed()) {
+      byOutcome[0].increment();
+    } else {
+      byOutcome[1].increment();
+    }
+  }
+
+  private Counter[] newCounters(String rule) {
+    return new Counter[] {
+      counter(rule, "allowed"), counter(rule, "denied"), counter(rule, "shadow_denied")
+    };
+  }
+
+  private Counter counter(String rule, String outcome) {
+    return Counter.builder(DECISIONS)
+        .description("Rate-limit decisions by rule and outcome")
+        .tag("rule", rule)
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+}

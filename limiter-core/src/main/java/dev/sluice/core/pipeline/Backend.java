@@ -1,0 +1,54 @@
+package dev.sluice.core.pipeline;
+
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.RuleStore;
+import dev.sluice.core.UnknownRuleException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A runtime: where key states are stored and how a {@link KeyCommand} reaches the place that
+ * decides it. Everything else (validation, batching modes, release, metrics) is {@link
+ * PipelineRateLimiter}'s, once for every runtime; every backend decides with {@link KeyDecision}
+ * and resolves rules with a {@link RuleBook}.
+ *
+ * <p>Two exist: the local one ({@code dev.sluice.core.local}, a map in this JVM) and the grid
+ * ({@code dev.sluice.core.grid}, an entry processor on the member that owns the key).
+ */
+public interface Backend {
+
+  /** Decides one key's operations, in order, on the caller's thread where the runtime can. */
+  KeyOutcome execute(KeyCommand command);
+
+  /**
+   * {@link #execute}, waiting at most {@code timeoutNanos} for the answer.
+   *
+   * @throws TimeoutException if none came in time; the command may still be decided
+   */
+  KeyOutcome execute(KeyCommand command, long timeoutNanos) throws TimeoutException;
+
+  CompletableFuture<KeyOutcome> executeAsync(KeyCommand command);
+
+  /**
+   * Decides one command per key (no two for the same key); the answers are in the commands' order.
+   */
+  CompletableFuture<List<KeyOutcome>> executeAll(List<KeyCommand> commands);
+
+  /** Forgets the state stored under {@code stateKey}. */
+  void reset(String stateKey);
+
+  /** The named rules this runtime decides with. */
+  RuleStore rules();
+
+  /**
+   * The compiled policy of {@code ref} if this runtime can tell it here: always for an inline
+   * policy; for a named rule where the rules are local (one JVM, a member) and, with {@code fetch},
+   * by reading them from where they are kept (a client). Null when it cannot be told here without a
+   * remote read; the step that decides refuses what is wrong then, atomically.
+   *
+   * @throws UnknownRuleException if the rule is known not to exist
+   */
+  @Nullable CompiledPolicy policyOf(PolicyRef ref, boolean fetch);
+}

@@ -1,0 +1,99 @@
+package dev.sluice.core.pipeline;
+
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Limit;
+import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
+
+/**
+ * A policy made ready to decide: its algorithm built once (one limit's, or a {@link
+ * dev.sluice.core.algorithm.LimitSet} of several) and the fingerprint of its state's shape.
+ *
+ * <h2>Fingerprint</h2>
+ *
+ * A 32-bit hash of each limit's (algorithm, window, and buckets for sliding_buckets), in order.
+ * Counts taken under one window mean nothing under another, so a stored state whose fingerprint is
+ * not the policy's is carried over from the policy that wrote it ({@link KeyDecision}); a changed
+ * limit or burst keeps the fingerprint and the algorithm's {@code fit} adapts the counters. For a
+ * policy of one limit the hash is the one stored states have carried since the first release, so
+ * they keep their meaning across an upgrade.
+ */
+public final class CompiledPolicy {
+  private final Policy policy;
+  private final LimiterAlgorithm algorithm;
+  private final int fingerprint;
+
+  private CompiledPolicy(Policy policy) {
+    this.policy = policy;
+    this.algorithm = LimiterAlgorithm.of(policy);
+    this.fingerprint = fingerprint(policy);
+  }
+
+  public static CompiledPolicy of(Policy policy) {
+    return new CompiledPolicy(policy);
+  }
+
+  public Policy policy() {
+    return policy;
+  }
+
+  public LimiterAlgorithm algorithm() {
+    return algorithm;
+  }
+
+  public int fingerprint() {
+    return fingerprint;
+  }
+
+  /** The most permits one request may ask for under this policy. */
+  public long capacity() {
+    return algorithm.capacity();
+  }
+
+  /**
+   * Refuses a request that could never be admitted, before anything is counted: the one check every
+   * runtime makes where it knows the policy.
+   *
+   * @throws InvalidPolicyException naming {@code cost}
+   */
+  public void checkCost(long permits, PolicyRef ref) {
+    if (permits > capacity()) {
+      throw new InvalidPolicyException(
+          "cost",
+          "asks for "
+              + permits
+              + " permits but the "
+              + (ref instanceof PolicyRef.Named named ? "rule '" + named.rule() + "'" : "policy")
+              + " never holds more than "
+              + capacity());
+    }
+  }
+
+  /** The fingerprint of the shape of {@code policy}'s state; see the class comment. */
+  public static int fingerprint(Policy policy) {
+    int hash = 0;
+    for (int i = 0; i < policy.limits().size(); i++) {
+      Limit limit = policy.limits().get(i);
+      int one = limit.algorithm().wireName().hashCode();
+      one = one * 31 + Long.hashCode(limit.windowNanos());
+      if (limit.algorithm() == Algorithm.SLIDING_BUCKETS) {
+        one = one * 31 + limit.buckets();
+      }
+      hash = i == 0 ? one : hash * 961 + one;
+    }
+    // Murmur3's finalizer spreads nearby windows (1s vs 2s) over all 32 bits.
+    hash ^= hash >>> 16;
+    hash *= 0x85ebca6b;
+    hash ^= hash >>> 13;
+    hash *= 0xc2b2ae35;
+    hash ^= hash >>> 16;
+    return hash;
+  }
+
+  @Override
+  public String toString() {
+    return "CompiledPolicy{" + policy + '}';
+  }
+}

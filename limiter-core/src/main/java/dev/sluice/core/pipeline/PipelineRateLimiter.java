@@ -1,0 +1,286 @@
+package dev.sluice.core.pipeline;
+
+import static dev.sluice.core.pipeline.Futures.await;
+import static dev.sluice.core.pipeline.Futures.awaitWithin;
+
+import dev.sluice.core.BatchMode;
+import dev.sluice.core.BatchOutcome;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.RuleStore;
+import dev.sluice.core.StateKey;
+import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.spec.LimitSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The {@link RateLimiter} of every runtime, over its {@link Backend}: the one place where a check
+ * becomes a {@link KeyCommand}, where a batch is grouped by key, where an all-or-nothing batch
+ * gives back what it took, and where a release, a peek and a reset are made. A runtime adds only
+ * storage and transport ({@code LocalRateLimiter}, {@code GridRateLimiter}).
+ *
+ * <h2>One check, step by step</h2>
+ *
+ * <ol>
+ *   <li>The {@link Check} was validated when it was built (rule name, key, a cost not below 0).
+ *   <li>If the runtime knows the policy here ({@link Backend#policyOf}), a cost above its capacity
+ *       is refused before anything is sent; otherwise the deciding step refuses it.
+ *   <li>The check becomes one {@link KeyOp} on its key's {@link KeyCommand}; the backend runs
+ *       {@link KeyDecision} where the key's state lives, and the answer is that op's result.
+ * </ol>
+ *
+ * <h2>Batches</h2>
+ *
+ * Checks are grouped by state key, keeping their order, so each key is one command decided in one
+ * atomic step; the backend sends the commands (per owner, in parallel, on the grid). Before
+ * anything is sent every check's policy is resolved where it can be (on a client that means reading
+ * rules it has not seen), so that a batch with an unknown rule or an impossible cost fails whole
+ * with nothing counted.
+ *
+ * <p>{@link BatchMode#ALL}: when a check is denied, each admitted check is given back with the
+ * exact undo of its admission ({@link KeyOp#releaseAdmittedAt}, at the instant its step ran), so
+ * the batch costs nothing. Between the admission and the release the permits are taken, and another
+ * caller may be denied for them: the batch is atomic in what it counts, not in what others observe
+ * meanwhile.
+ */
+public class PipelineRateLimiter implements RateLimiter {
+  private final Backend backend;
+
+  protected PipelineRateLimiter(Backend backend) {
+    this.backend = Objects.requireNonNull(backend, "backend");
+  }
+
+  /** The runtime under this limiter. */
+  protected Backend backend() {
+    return backend;
+  }
+
+  @Override
+  public Decision tryAcquire(Check check) {
+    precheck(check, false);
+    return backend.execute(command(check, KeyOp.acquire(check.permits()))).decision(0);
+  }
+
+  /**
+   * {@inheritDoc} A request that is wrong in itself (a cost above a known capacity) or a closed
+   * limiter throws at once, as the synchronous call would; what the deciding step refuses fails the
+   * returned future.
+   */
+  @Override
+  public CompletableFuture<Decision> tryAcquireAsync(Check check) {
+    precheck(check, false);
+    return backend
+        .executeAsync(command(check, KeyOp.acquire(check.permits())))
+        .thenApply(outcome -> outcome.decision(0));
+  }
+
+  @Override
+  public List<Decision> tryAcquireAll(List<Check> checks) {
+    return await(tryAcquireAllAsync(checks));
+  }
+
+  /** {@inheritDoc} An invalid batch throws at once, with nothing counted. */
+  @Override
+  public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
+    Grouped batch = group(checks, true, true);
+    return backend.executeAll(batch.commands()).thenApply(batch::decisions);
+  }
+
+  @Override
+  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
+    Objects.requireNonNull(mode, "mode");
+    if (mode == BatchMode.EACH) {
+      return BatchOutcome.each(tryAcquireAll(checks));
+    }
+    Grouped batch = group(checks, true, true);
+    List<KeyOutcome> outcomes = await(backend.executeAll(batch.commands()));
+    List<Decision> decisions = batch.decisions(outcomes);
+    int deniedBy = -1;
+    for (int i = 0; i < decisions.size() && deniedBy < 0; i++) {
+      if (!decisions.get(i).allowed()) {
+        deniedBy = i;
+      }
+    }
+    if (deniedBy < 0) {
+      return new BatchOutcome(decisions, true, -1, Set.of());
+    }
+    Set<Integer> released = giveBack(batch, outcomes, decisions);
+    return new BatchOutcome(decisions, false, deniedBy, released);
+  }
+
+  /**
+   * Gives back every admitted check of a batch, each key's in one command, with the exact undo of
+   * its admission. Returns the indexes of the checks given back.
+   */
+  private Set<Integer> giveBack(Grouped batch, List<KeyOutcome> outcomes, List<Decision> decided) {
+    List<KeyCommand> releases = new ArrayList<>();
+    Set<Integer> released = new HashSet<>();
+    for (int g = 0; g < batch.groups.size(); g++) {
+      Group group = batch.groups.get(g);
+      long admittedAt = outcomes.get(g).decidedAtNanos();
+      List<KeyOp> ops = new ArrayList<>();
+      for (int index : group.indexes) {
+        Check check = batch.checks.get(index);
+        Decision decision = decided.get(index);
+        if (decision.allowed() && !decision.shadowDenied() && check.permits() > 0) {
+          ops.add(KeyOp.releaseAdmittedAt(check.permits(), admittedAt));
+          released.add(index);
+        }
+      }
+      if (!ops.isEmpty()) {
+        releases.add(new KeyCommand(group.stateKey, group.ref, ops.toArray(new KeyOp[0])));
+      }
+    }
+    if (!releases.isEmpty()) {
+      await(backend.executeAll(releases));
+    }
+    return released;
+  }
+
+  @Override
+  public Decision release(Check check) {
+    precheck(check, false);
+    return backend.execute(command(check, KeyOp.release(check.permits()))).decision(0);
+  }
+
+  @Override
+  public Decision peek(PolicyRef ref, String key) {
+    Objects.requireNonNull(ref, "ref");
+    StateKey.checkSubject(key);
+    return backend.execute(KeyCommand.of(ref, key, KeyOp.peek())).decision(0);
+  }
+
+  @Override
+  public void reset(PolicyRef ref, String key) {
+    Objects.requireNonNull(ref, "ref");
+    StateKey.checkSubject(key);
+    // A typo must not look like a reset: an unknown rule is an error here too.
+    if (backend.policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
+      throw new UnknownRuleException(named.rule());
+    }
+    backend.reset(ref.stateKey(key));
+  }
+
+  @Override
+  public RuleStore rules() {
+    return backend.rules();
+  }
+
+  /**
+   * Decides {@code check} like {@link #tryAcquire(Check)}, waiting at most {@code timeout} for the
+   * answer: the path of a client that must give up after its call timeout. The caller's thread
+   * waits on the invocation's own future.
+   *
+   * @throws TimeoutException if the answer did not come in time; the check may still be counted
+   */
+  public Decision tryAcquire(Check check, Duration timeout) throws TimeoutException {
+    precheck(check, false);
+    return backend
+        .execute(command(check, KeyOp.acquire(check.permits())), timeout.toNanos())
+        .decision(0);
+  }
+
+  /**
+   * Decides {@code checks} like {@link #tryAcquireAll(List)}, waiting at most {@code timeout} for
+   * the answer. Checks on one key (a client's coalesced batch on a hot key) go as one command on
+   * the caller's thread.
+   *
+   * @throws TimeoutException if the answer did not come in time; the checks may still be counted
+   */
+  public List<Decision> tryAcquireAll(List<Check> checks, Duration timeout)
+      throws TimeoutException {
+    long timeoutNanos = Objects.requireNonNull(timeout, "timeout").toNanos();
+    Grouped batch = group(checks, true, true);
+    if (batch.commands().size() == 1) {
+      return batch.decisions(List.of(backend.execute(batch.commands().get(0), timeoutNanos)));
+    }
+    return batch.decisions(awaitWithin(backend.executeAll(batch.commands()), timeoutNanos));
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private static KeyCommand command(Check check, KeyOp op) {
+    return new KeyCommand(check.stateKey(), check.ref(), new KeyOp[] {op});
+  }
+
+  /** Refuses a cost above the policy's capacity where the policy is known here. */
+  private void precheck(Check check, boolean fetch) {
+    Objects.requireNonNull(check, "check");
+    CompiledPolicy policy = backend.policyOf(check.ref(), fetch);
+    if (policy != null) {
+      policy.checkCost(check.permits(), check.ref());
+    }
+  }
+
+  /** One key's checks of a batch: their indexes and operations, in order. */
+  private static final class Group {
+    final String stateKey;
+    final PolicyRef ref;
+    final List<Integer> indexes = new ArrayList<>(2);
+    final List<KeyOp> ops = new ArrayList<>(2);
+
+    Group(String stateKey, PolicyRef ref) {
+      this.stateKey = stateKey;
+      this.ref = ref;
+    }
+  }
+
+  /** A batch grouped by key, and how to read the answers back in the checks' order. */
+  private record Grouped(List<Check> checks, List<Group> groups, List<KeyCommand> commands) {
+    List<Decision> decisions(List<KeyOutcome> outcomes) {
+      Decision[] decisions = new Decision[checks.size()];
+      for (int g = 0; g < groups.size(); g++) {
+        Group group = groups.get(g);
+        KeyOutcome outcome = outcomes.get(g);
+        for (int j = 0; j < group.indexes.size(); j++) {
+          decisions[group.indexes.get(j)] = outcome.decision(j);
+        }
+      }
+      return List.of(decisions);
+    }
+  }
+
+  /**
+   * Validates a batch whole, then groups it by key. With {@code nameChecks} an error names the
+   * check it is about ({@code checks[2].cost}), as a batch's caller needs to know which.
+   */
+  private Grouped group(List<Check> checks, boolean fetch, boolean nameChecks) {
+    Check.requireAll(checks);
+    for (int i = 0; i < checks.size(); i++) {
+      try {
+        precheck(checks.get(i), fetch);
+      } catch (InvalidPolicyException e) {
+        throw !nameChecks
+            ? e
+            : new InvalidPolicyException("checks[" + i + "]." + e.field(), LimitSpec.problem(e));
+      } catch (UnknownRuleException e) {
+        throw !nameChecks ? e : new UnknownRuleException(e.rule(), "checks[" + i + "].rule");
+      }
+    }
+    Map<String, Group> byKey = new LinkedHashMap<>();
+    for (int i = 0; i < checks.size(); i++) {
+      Check check = checks.get(i);
+      Group group = byKey.computeIfAbsent(check.stateKey(), key -> new Group(key, check.ref()));
+      group.indexes.add(i);
+      group.ops.add(KeyOp.acquire(check.permits()));
+    }
+    List<Group> groups = new ArrayList<>(byKey.values());
+    List<KeyCommand> commands = new ArrayList<>(groups.size());
+    for (Group group : groups) {
+      commands.add(new KeyCommand(group.stateKey, group.ref, group.ops.toArray(new KeyOp[0])));
+    }
+    return new Grouped(checks, groups, commands);
+  }
+}

@@ -1,0 +1,62 @@
+package dev.sluice.core.pipeline;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.UnknownRuleException;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Rule resolution, once for every runtime: a {@link PolicyRef} becomes the {@link CompiledPolicy}
+ * that decides it. A named rule is looked up in the runtime's rules (the local store, or a member's
+ * copy of the cluster's rules) and compiled once per policy; an inline policy is compiled once and
+ * kept in a bounded cache, since callers may send a new one with every request.
+ *
+ * <p>Thread-safe; lookups of a rule that did not change take no lock.
+ */
+public final class RuleBook {
+  /** Compiled inline policies kept at most: beyond it the least used are compiled again. */
+  static final int MAX_CACHED_INLINE_POLICIES = 4_096;
+
+  /** Where the current policy of a named rule comes from. */
+  @FunctionalInterface
+  public interface Rules {
+    /** The rule's current policy, or null if there is no such rule. */
+    @Nullable Policy policy(String name);
+  }
+
+  private final Rules rules;
+  private final ConcurrentHashMap<String, CompiledPolicy> named = new ConcurrentHashMap<>();
+  private final Cache<Policy, CompiledPolicy> inline =
+      Caffeine.newBuilder().maximumSize(MAX_CACHED_INLINE_POLICIES).build();
+
+  public RuleBook(Rules rules) {
+    this.rules = rules;
+  }
+
+  /**
+   * The compiled policy {@code ref} stands for.
+   *
+   * @throws UnknownRuleException if it names a rule there is none of
+   */
+  public CompiledPolicy resolve(PolicyRef ref) {
+    if (ref instanceof PolicyRef.Inline inlined) {
+      return inline.get(inlined.policy(), CompiledPolicy::of);
+    }
+    String rule = ((PolicyRef.Named) ref).rule();
+    Policy policy = rules.policy(rule);
+    if (policy == null) {
+      named.remove(rule);
+      throw new UnknownRuleException(rule);
+    }
+    CompiledPolicy compiled = named.get(rule);
+    if (compiled != null && (compiled.policy() == policy || compiled.policy().equals(policy))) {
+      return compiled;
+    }
+    compiled = CompiledPolicy.of(policy);
+    named.put(rule, compiled);
+    return compiled;
+  }
+}
