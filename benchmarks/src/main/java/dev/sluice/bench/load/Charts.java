@@ -4,13 +4,17 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.style.Styler;
 
-/** The report's PNG plots, drawn with XChart: throughput bars and latency percentiles. */
+/**
+ * The report's PNG plots, drawn with XChart: throughput bars, latency percentiles, and where a
+ * scenario counts it, over-admission beside throughput.
+ */
 public final class Charts {
   private static final int WIDTH = 900;
   private static final int HEIGHT = 480;
@@ -27,7 +31,7 @@ public final class Charts {
             .title(scenario.id() + " " + scenario.title() + ": decisions/s (median, min..max)")
             .yAxisTitle("decisions per second")
             .build();
-    style(chart);
+    style(chart, runs.size());
     chart.getStyler().setLegendVisible(false);
     chart.addSeries(
         "decisions/s",
@@ -35,6 +39,68 @@ public final class Charts {
         runs.stream().map(ContenderRun::medianThroughput).toList(),
         runs.stream().map(r -> (r.maxThroughput() - r.minThroughput()) / 2).toList());
     save(chart, file);
+  }
+
+  /**
+   * Exactness beside throughput, one image of three panels: decisions/s, admitted/s (medians) and
+   * over-admitted/s (every measured round's over-admissions over their total time). Each contender
+   * is one coloured series, in the same order and colour in every panel, named in the last panel's
+   * legend; bars carry their value, so a zero reads as zero. Separate panels, because on a
+   * saturated key decisions/s and admitted/s differ by orders of magnitude.
+   */
+  public static void exactness(ScenarioResult scenario, Path file) throws IOException {
+    List<ContenderRun> runs =
+        scenario.measured().stream().filter(r -> r.exactness().isPresent()).toList();
+    int panelWidth = WIDTH * 2 / 3;
+    CategoryChart decisions =
+        panel(
+            scenario.id() + ": decisions/s (median round)",
+            panelWidth,
+            runs,
+            ContenderRun::medianThroughput);
+    CategoryChart admitted =
+        panel(
+            scenario.id() + ": admitted/s (median round)",
+            panelWidth,
+            runs,
+            ContenderRun::medianAdmitted);
+    // The last panel also holds the legend, so it is wider by the legend's width.
+    CategoryChart over =
+        panel(
+            scenario.id() + ": over-admitted/s (all rounds)",
+            panelWidth + 320,
+            runs,
+            Charts::overPerSecond);
+    over.getStyler().setLegendVisible(true);
+    over.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+    Files.createDirectories(file.getParent());
+    BitmapEncoder.saveBitmap(
+        List.of(decisions, admitted, over), 1, 3, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+  }
+
+  private static CategoryChart panel(
+      String title, int width, List<ContenderRun> runs, ToDoubleFunction<ContenderRun> metric) {
+    CategoryChart chart =
+        new CategoryChartBuilder().width(width).height(HEIGHT).title(title).build();
+    style(chart, 1);
+    chart.getStyler().setLegendVisible(false);
+    chart.getStyler().setLabelsVisible(true);
+    chart.getStyler().setLabelsRotation(90);
+    chart.getStyler().setDecimalPattern("#,##0");
+    chart.getStyler().setYAxisDecimalPattern("#,##0");
+    chart.getStyler().setYAxisMin(0.0);
+    chart.getStyler().setXAxisTicksVisible(false);
+    for (ContenderRun run : runs) {
+      chart.addSeries(run.name(), List.of(" "), List.of(metric.applyAsDouble(run)));
+    }
+    return chart;
+  }
+
+  /** Over-admissions of every measured round over the rounds' total time. */
+  static double overPerSecond(ContenderRun run) {
+    long nanos = run.rounds().stream().mapToLong(RoundResult::elapsedNanos).sum();
+    long over = run.exactness().map(e -> e.overAdmitted()).orElse(0L);
+    return nanos == 0 ? 0 : over * 1e9 / nanos;
   }
 
   /** p50, p99 and p99.9 latency per contender, on a logarithmic axis. */
@@ -49,7 +115,7 @@ public final class Charts {
                 scenario.id() + " " + scenario.title() + ": latency percentiles (median of rounds)")
             .yAxisTitle("microseconds (log)")
             .build();
-    style(chart);
+    style(chart, names.size());
     // Bars always start at 0, which a log axis cannot show: percentiles are drawn as markers.
     chart.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Scatter);
     chart.getStyler().setMarkerSize(12);
@@ -64,10 +130,11 @@ public final class Charts {
     save(chart, file);
   }
 
-  private static void style(CategoryChart chart) {
+  private static void style(CategoryChart chart, int categories) {
     chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
     chart.getStyler().setPlotGridVerticalLinesVisible(false);
-    chart.getStyler().setXAxisLabelRotation(0);
+    // Beyond four contenders their names no longer fit side by side.
+    chart.getStyler().setXAxisLabelRotation(categories > 4 ? 20 : 0);
     chart.getStyler().setAvailableSpaceFill(0.7);
   }
 

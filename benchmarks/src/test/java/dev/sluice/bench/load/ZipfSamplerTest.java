@@ -62,6 +62,15 @@ class ZipfSamplerTest {
   }
 
   @Test
+  void keySpace_zipf_namesTheHottestKeyFirst() {
+    KeySpace keys = KeySpace.zipf("z", 100_000, 1.1);
+
+    assertThat(keys.size()).isEqualTo(100_000);
+    assertThat(keys.key(0)).isEqualTo("z0");
+    assertThat(keys.description()).contains("Zipf s = 1.1").contains("`z0` the hottest, 13.5 %");
+  }
+
+  @Test
   void constructor_badArguments_areRefused() {
     assertThatThrownBy(() -> new ZipfSampler(0, 1.1)).hasMessageContaining("n must be");
     assertThatThrownBy(() -> new ZipfSampler(10, 0)).hasMessageContaining("exponent");

@@ -1,0 +1,110 @@
+package dev.sluice.bench.load;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * S5: {@code POST /v1/check} on a grid node against the HTTP ceiling (a bare Javalin endpoint that
+ * answers the node's own answer), both driven by the Java driver (16 threads, {@code
+ * java.net.http}), rounds interleaved.
+ */
+final class RestScenario implements Scenario {
+  static final String JAVA = "Java driver";
+
+  @Override
+  public String id() {
+    return "S5";
+  }
+
+  @Override
+  public void run(BenchContext context) {
+    BenchRule rule = BenchRule.BENCH;
+    Workload load = context.settings().workload(16, KeySpace.uniform("k", 10_000));
+    ScenarioResult s =
+        new ScenarioResult(
+            "S5",
+            "REST: POST /v1/check on a grid node vs the HTTP ceiling",
+            "The Java HTTP load generator (`java.net.http.HttpClient`, HTTP/1.1, 16 threads = 16"
+                + " connections) posts `{\"rule\":\"bench\",\"key\":...,\"cost\":1}` to a grid node"
+                + " (`sluice-node.jar`, its own JVM) and to a bare Javalin endpoint in its own JVM"
+                + " that does no work and answers with the exact body and RateLimit headers the"
+                + " node sent for the same request (the ceiling). "
+                + load.keys().description()
+                + ". wrk is not used so that both sides always run under the same generator.");
+    AtomicReference<String> bodyNote = new AtomicReference<>();
+    Measurement.run(
+        context,
+        s,
+        load,
+        rule,
+        List.of(
+            ContenderSpec.driven(
+                "Sluice REST (grid node)",
+                JAVA,
+                (c, r) ->
+                    new HttpCheckContender(
+                        "Sluice REST (grid node)",
+                        c.servers().node().restPort(),
+                        r.name(),
+                        load.keys(),
+                        r.policy())),
+            ContenderSpec.driven(
+                "HTTP ceiling (bare Javalin)",
+                JAVA,
+                (c, r) ->
+                    new HttpCheckContender(
+                        "HTTP ceiling (bare Javalin)",
+                        ceiling(c, bodyNote).port(),
+                        r.name(),
+                        load.keys()))));
+    if (bodyNote.get() != null) {
+      s.note(bodyNote.get());
+    }
+    context.report().scenario(s);
+  }
+
+  /**
+   * The ceiling, answering with one real answer of the grid node (body and RateLimit headers); if
+   * the node cannot run, with a body of the same fields built from DESIGN §4, and the note says so.
+   */
+  private static Servers.Ceiling ceiling(BenchContext context, AtomicReference<String> note)
+      throws Exception {
+    byte[] body;
+    Map<String, List<String>> headers;
+    try {
+      int port = context.servers().node().restPort();
+      HttpResponse<byte[]> answer =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpCheckContender.request(
+                      URI.create("http://127.0.0.1:" + port + "/v1/check"), "bench", "template"),
+                  HttpResponse.BodyHandlers.ofByteArray());
+      body = answer.body();
+      headers = answer.headers().map();
+      note.set(
+          "Both answer with the same "
+              + body.length
+              + "-byte JSON body and the same RateLimit headers.");
+    } catch (Servers.NotRunException e) {
+      long limit = BenchRule.BENCH.limit();
+      body =
+          ("{\"allowed\":true,\"limit\":"
+                  + limit
+                  + ",\"remaining\":"
+                  + (limit - 1)
+                  + ",\"resetAfterMs\":1,\"retryAfterMs\":0,\"rule\":\"bench\",\"shadow\":false}")
+              .getBytes(StandardCharsets.UTF_8);
+      headers = Map.of();
+      note.set(
+          "The grid node did not run, so the ceiling answers a "
+              + body.length
+              + "-byte body with DESIGN §4's fields instead of a copy of the node's answer.");
+    }
+    return context.servers().ceiling(body, headers);
+  }
+}
