@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
  * The load and peer comparison harness: every scenario side by side in one run, written to {@code
  * docs/benchmarks.md} with plots under {@code docs/img/}.
  *
- * <p>Run it through {@code benchmarks/run.sh [--quick]}, which builds, installs redis-server when
- * absent and starts this class. Directly: {@code java -cp <benchmarks classpath>
+ * <p>Run it through {@code benchmarks/run.sh [--quick]}, which builds, installs redis-server and
+ * wrk when absent and starts this class. Directly: {@code java -cp <benchmarks classpath>
  * dev.sluice.bench.load.LoadBench [--quick] [--only S2,S5] [--doc docs/benchmarks.md] [--img
  * docs/img] [--node-jar grid-node/target/sluice-node.jar] [--strict]} ({@link BenchSettings}).
  *

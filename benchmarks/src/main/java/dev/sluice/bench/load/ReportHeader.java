@@ -29,8 +29,8 @@ final class ReportHeader {
                 + settings.round().toMillis()
                 + " ms after a "
                 + settings.warmup().toMillis()
-                + " ms warm-up per contender, and the server JVMs boot in the background during"
-                + " S1. These figures only show the harness works; the published"
+                + " ms warm-up per contender (wrk: whole seconds), and the server JVMs boot in the"
+                + " background during S1. These figures only show the harness works; the published"
                 + " figures come from the full run."
             : "**Full run**: per contender a "
                 + settings.warmup().toSeconds()
@@ -87,7 +87,9 @@ final class ReportHeader {
             + ", Javalin "
             + Versions.of("javalin")
             + ", HdrHistogram "
-            + Versions.of("HdrHistogram"));
+            + Versions.of("HdrHistogram")
+            + ", wrk "
+            + WrkRunner.version());
     report.header(
         "- Server JVMs (grid node, Bucket4j member, ceiling): `"
             + String.join(" ", BenchMembers.SERVER_JVM_FLAGS)

@@ -10,11 +10,13 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * S5: {@code POST /v1/check} on a grid node against the HTTP ceiling (a bare Javalin endpoint that
- * answers the node's own answer), both driven by the Java driver (16 threads, {@code
- * java.net.http}), rounds interleaved.
+ * answers the node's own answer), under two load generators in the same run, rounds interleaved:
+ * the Java driver (16 threads, {@code java.net.http}) and wrk (2 threads, 16 connections). Each
+ * generator's pair is one ratio; the report gives both.
  */
 final class RestScenario implements Scenario {
   static final String JAVA = "Java driver";
+  static final String WRK = "wrk";
 
   @Override
   public String id() {
@@ -29,13 +31,18 @@ final class RestScenario implements Scenario {
         new ScenarioResult(
             "S5",
             "REST: POST /v1/check on a grid node vs the HTTP ceiling",
-            "The Java HTTP load generator (`java.net.http.HttpClient`, HTTP/1.1, 16 threads = 16"
-                + " connections) posts `{\"rule\":\"bench\",\"key\":...,\"cost\":1}` to a grid node"
+            "Two load generators post `{\"rule\":\"bench\",\"key\":...,\"cost\":1}` to a grid node"
                 + " (`sluice-node.jar`, its own JVM) and to a bare Javalin endpoint in its own JVM"
                 + " that does no work and answers with the exact body and RateLimit headers the"
-                + " node sent for the same request (the ceiling). "
+                + " node sent for the same request (the ceiling), "
                 + load.keys().description()
-                + ". wrk is not used so that both sides always run under the same generator.");
+                + ": the Java driver (`java.net.http.HttpClient`, HTTP/1.1, 16 threads = 16"
+                + " connections, the same generator as every other scenario) and wrk ("
+                + WrkRunner.THREADS
+                + " threads, "
+                + WrkRunner.CONNECTIONS
+                + " keep-alive connections, a Lua script that picks the key and counts 200 against"
+                + " 429; rounds of whole seconds). Ratios compare each generator's rows only.");
     AtomicReference<String> bodyNote = new AtomicReference<>();
     Measurement.run(
         context,
@@ -61,7 +68,19 @@ final class RestScenario implements Scenario {
                         "HTTP ceiling (bare Javalin)",
                         ceiling(c, bodyNote).port(),
                         r.name(),
-                        load.keys()))));
+                        load.keys())),
+            new ContenderSpec(
+                "Sluice REST (grid node), wrk",
+                WRK,
+                (c, r) ->
+                    WrkRunner.start(
+                        "sluice-rest", c.servers().node().restPort(), r.name(), load.keys())),
+            new ContenderSpec(
+                "HTTP ceiling (bare Javalin), wrk",
+                WRK,
+                (c, r) ->
+                    WrkRunner.start(
+                        "ceiling", ceiling(c, bodyNote).port(), r.name(), load.keys()))));
     if (bodyNote.get() != null) {
       s.note(bodyNote.get());
     }

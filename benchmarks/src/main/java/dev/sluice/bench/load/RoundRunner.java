@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * Runs rounds of one contender under a scenario's load: the Java {@link LoadDriver} around a {@link
- * Contender}, or an external load generator that produces the same {@link RoundResult}. {@link
- * Measurement} warms every runner up and interleaves their rounds.
+ * Contender}, or an external generator (wrk, {@link WrkRunner}) that produces the same {@link
+ * RoundResult}. {@link Measurement} warms every runner up and interleaves their rounds.
  */
 public interface RoundRunner extends AutoCloseable {
 
