@@ -85,7 +85,12 @@ public final class LoadBench {
               peers || settings.wanted("S5") || settings.wanted("S7"),
               peers || settings.wanted("S7"),
               context.stateMap().backupCount(),
-              context.stateMap().format().name());
+              context.stateMap().format().name(),
+              () -> {
+                if (settings.wanted("S5")) {
+                  RestScenario.startCeiling(context);
+                }
+              });
     }
     long started = System.nanoTime();
     List<Double> loads = Collections.synchronizedList(new ArrayList<>());

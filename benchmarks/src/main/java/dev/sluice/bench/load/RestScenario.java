@@ -87,6 +87,15 @@ final class RestScenario implements Scenario {
     context.report().scenario(s);
   }
 
+  /** Starts the ceiling ahead of S5 (the quick run boots servers in the background). */
+  static void startCeiling(BenchContext context) {
+    try {
+      ceiling(context, new AtomicReference<>());
+    } catch (Exception e) {
+      // remembered by Servers, or retried by S5 itself, which then reports it
+    }
+  }
+
   /**
    * The ceiling, answering with one real answer of the grid node (body and RateLimit headers); if
    * the node cannot run, with a body of the same fields built from DESIGN §4, and the note says so.

@@ -217,11 +217,12 @@ public final class Servers implements AutoCloseable {
   }
 
   /**
-   * Starts the grid node, Bucket4j's member and its client in the background, for the quick run:
-   * their JVMs boot while the first scenario runs. The full run does not do this, so that nothing
-   * else runs while a scenario is measured.
+   * Starts the grid node, Bucket4j's member and its client in the background, then runs {@code
+   * then} (which may start more), for the quick run: their JVMs boot while the first scenario runs.
+   * The full run does not do this, so that nothing else runs while a scenario is measured.
    */
-  public void prestart(boolean node, boolean bucket4j, int backupCount, String inMemoryFormat) {
+  public void prestart(
+      boolean node, boolean bucket4j, int backupCount, String inMemoryFormat, Runnable then) {
     Thread starter =
         new Thread(
             () -> {
@@ -235,6 +236,7 @@ public final class Servers implements AutoCloseable {
                   // remembered: the scenarios that need it report "not run" with the reason
                 }
               }
+              then.run();
             },
             "prestart-servers");
     starter.setDaemon(true);
