@@ -1,10 +1,14 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.bench.load.exactness.Exactness;
+import java.awt.Graphics2D;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
+import javax.imageio.ImageIO;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -42,9 +46,9 @@ public final class Charts {
   }
 
   /**
-   * Exactness beside throughput, one image of three panels: decisions/s, admitted/s (medians) and
-   * over-admitted/s (every measured round's over-admissions over their total time). Each contender
-   * is one coloured series, in the same order and colour in every panel, named in the last panel's
+   * Exactness beside throughput, one image of three panels: decisions/s and admitted/s (medians)
+   * and over-admitted (every measured round's, summed, as the table gives it). Each contender is
+   * one coloured series, in the same order and colour in every panel, named in the last panel's
    * legend; bars carry their value, so a zero reads as zero. Separate panels, because on a
    * saturated key decisions/s and admitted/s differ by orders of magnitude.
    */
@@ -67,15 +71,32 @@ public final class Charts {
     // The last panel also holds the legend, so it is wider by the legend's width.
     CategoryChart over =
         panel(
-            scenario.id() + ": over-admitted/s (all rounds)",
+            scenario.id() + ": over-admitted (all rounds)",
             panelWidth + 320,
             runs,
-            Charts::overPerSecond);
+            run -> run.exactness().map(Exactness::overAdmitted).orElse(0L));
     over.getStyler().setLegendVisible(true);
     over.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+    saveSideBySide(List.of(decisions, admitted, over), file);
+  }
+
+  /** Charts of different widths in one PNG, left to right (XChart's grid makes cells equal). */
+  private static void saveSideBySide(List<CategoryChart> charts, Path file) throws IOException {
+    int width = charts.stream().mapToInt(CategoryChart::getWidth).sum();
+    int height = charts.stream().mapToInt(CategoryChart::getHeight).max().orElse(HEIGHT);
+    BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
+    Graphics2D g = image.createGraphics();
+    try {
+      int x = 0;
+      for (CategoryChart chart : charts) {
+        g.drawImage(BitmapEncoder.getBufferedImage(chart), x, 0, null);
+        x += chart.getWidth();
+      }
+    } finally {
+      g.dispose();
+    }
     Files.createDirectories(file.getParent());
-    BitmapEncoder.saveBitmap(
-        List.of(decisions, admitted, over), 1, 3, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+    ImageIO.write(image, "png", file.toFile());
   }
 
   private static CategoryChart panel(
@@ -94,13 +115,6 @@ public final class Charts {
       chart.addSeries(run.name(), List.of(" "), List.of(metric.applyAsDouble(run)));
     }
     return chart;
-  }
-
-  /** Over-admissions of every measured round over the rounds' total time. */
-  static double overPerSecond(ContenderRun run) {
-    long nanos = run.rounds().stream().mapToLong(RoundResult::elapsedNanos).sum();
-    long over = run.exactness().map(e -> e.overAdmitted()).orElse(0L);
-    return nanos == 0 ? 0 : over * 1e9 / nanos;
   }
 
   /** p50, p99 and p99.9 latency per contender, on a logarithmic axis. */

@@ -45,8 +45,9 @@ final class HotKeyScenario implements Scenario {
             "Hot key: all 16 threads on one key",
             "As S2, but every call is for the same key; rule "
                 + open.describe()
-                + ", more than any contender reaches, so this measures the admitting path on one"
-                + " partition. Bucket4j also runs with its client-side optimizations: `batching`"
+                + ", far more than any contender that asks the grid reaches, so this measures the"
+                + " admitting path on one partition (Bucket4j's `delaying`, which answers from a"
+                + " local copy, does reach it: compare its admitted/s). Bucket4j also runs with its client-side optimizations: `batching`"
                 + " (its counterpart to Sluice's per-key coalescing) and `delaying` ("
                 + Bucket4jContender.describeDelay(open)
                 + ": answers from a local copy of the bucket and synchronizes every 5 % of the"
