@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs Sluice's load and peer comparison (issue 7) and writes docs/benchmarks.md + docs/img/*.png.
 #
-#   benchmarks/run.sh            full run (several rounds per contender; about 10-15 minutes)
+#   benchmarks/run.sh            full run (several rounds per contender; about 20 minutes)
 #   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; ~1 minute);
 #                                it reports to benchmarks/target/benchmarks-quick.md, not docs/
 #
-# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S6,
+# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S7,
 # --doc FILE, --img DIR, --strict (exit 1 if a Sluice contender could not run; peers may be absent).
-# It builds the project, installs redis-server from the OS packages when absent (the Redis row
-# says "not run: reason" if that fails), starts every server it measures as its own process on
+# It builds the project, installs redis-server and wrk from the OS packages when absent (their rows
+# say "not run: reason" if that fails), starts every server it measures as its own process on
 # 127.0.0.1 and stops exactly those processes again. A missing peer never fails the run; a broken
 # harness does.
 set -euo pipefail
@@ -26,35 +26,38 @@ for arg in "$@"; do
   esac
 done
 
-have_redis() { command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ]; }
+have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/bin/$1" ]; }
 
-install_redis() {
+# install_package PACKAGE: from the OS packages (Debian's redis-server, wrk), never a system-wide
+# service. Only as root with apt-get; a failure is reported and leaves that peer "not run".
+install_package() {
+  local package=$1 log=benchmarks/target/apt-$1.log
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "run.sh: redis-server is absent and cannot be installed here (needs root and apt-get)"
+    echo "run.sh: $package is absent and cannot be installed here (needs root and apt-get)"
     return 1
   fi
-  echo "run.sh: installing redis-server from the OS packages"
-  # Keep the package from starting a system-wide redis: the harness starts its own on a free port.
+  echo "run.sh: installing $package from the OS packages"
+  # Keep a package from starting a system-wide server: the harness starts its own on a free port.
   local policy=/usr/sbin/policy-rc.d made_policy=0
   if [ ! -e "$policy" ]; then
     printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && made_policy=1
   fi
   local status=0
   export DEBIAN_FRONTEND=noninteractive
-  timeout 120 apt-get install -y -q redis-server >benchmarks/target/apt-redis.log 2>&1 \
-    || { timeout 120 apt-get update -q >>benchmarks/target/apt-redis.log 2>&1 \
-         && timeout 120 apt-get install -y -q redis-server >>benchmarks/target/apt-redis.log 2>&1; } \
+  timeout 120 apt-get install -y -q "$package" >"$log" 2>&1 \
+    || { timeout 120 apt-get update -q >>"$log" 2>&1 \
+         && timeout 120 apt-get install -y -q "$package" >>"$log" 2>&1; } \
     || status=$?
   [ "$made_policy" = 1 ] && rm -f "$policy"
   if [ "$status" != 0 ]; then
-    echo "run.sh: could not install redis-server (see benchmarks/target/apt-redis.log);" \
-      "the Redis rows will say 'not run'"
+    echo "run.sh: could not install $package (see $log); its rows will say 'not run'"
   fi
   return "$status"
 }
 
 mkdir -p benchmarks/target
-have_redis || install_redis || true
+have redis-server || install_package redis-server || true
+have wrk || install_package wrk || true
 
 # benchmarks/pom.xml writes benchmarks/target/classpath.txt in the package phase.
 if [ "$BUILD" = 1 ] || [ ! -f benchmarks/target/classpath.txt ]; then
@@ -79,7 +82,7 @@ if [[ " $* " == *" --only "* && " ${*^^} " != *S1* ]]; then RUN_GRID=0; fi
 if [ "$QUICK" = 1 ]; then
   LIMIT=600
 elif [ "$RUN_GRID" = 1 ]; then
-  LIMIT=1800
+  LIMIT=2700
   # S1b: the grid's own embedded benchmark (issue 3), every mode, embedded in the report as printed.
   GRID_OUT=benchmarks/target/grid-benchmark.txt
   echo "run.sh: running dev.sluice.bench.grid.GridBenchmark --only=BINARY (S1b)"
@@ -87,9 +90,9 @@ elif [ "$RUN_GRID" = 1 ]; then
     dev.sluice.bench.grid.GridBenchmark --only=BINARY >"$GRID_OUT" 2>&1 \
     || echo "run.sh: GridBenchmark failed (exit $?); S1b will say so"
   ARGS+=(--grid-output "$GRID_OUT")
-  LIMIT=1800
+  LIMIT=2700
 else
-  LIMIT=1800
+  LIMIT=2700
 fi
 
 # The harness stops every server it started (shutdown hook); timeout bounds the whole run.

@@ -1,26 +1,43 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.bench.load.exactness.Exactness;
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every measured round of one contender in one scenario, summarised the way the report needs it:
- * medians across rounds (robust to one disturbed round on a shared machine) and the spread.
+ * medians across rounds (robust to one disturbed round on a shared machine), the spread, and the
+ * over-admissions summed over every measured round.
  *
- * <p>A contender that could not run carries no rounds and a {@code notRunReason}.
+ * <p>A contender that could not run carries no rounds and a {@code notRunReason}. The {@code group}
+ * says which contenders compare with each other (the same generator, the same deployment shape):
+ * the report prints Sluice/peer ratios only within a group.
  */
-public record ContenderRun(String name, List<RoundResult> rounds, String notRunReason) {
+public record ContenderRun(
+    String name, String group, List<RoundResult> rounds, @Nullable String notRunReason) {
 
   public ContenderRun {
     rounds = List.copyOf(rounds);
   }
 
   public static ContenderRun measured(String name, List<RoundResult> rounds) {
-    return new ContenderRun(name, rounds, null);
+    return new ContenderRun(name, "", rounds, null);
+  }
+
+  public static ContenderRun measured(String name, String group, List<RoundResult> rounds) {
+    return new ContenderRun(name, group, rounds, null);
   }
 
   public static ContenderRun notRun(String name, String reason) {
-    return new ContenderRun(name, List.of(), reason);
+    return new ContenderRun(name, "", List.of(), reason);
+  }
+
+  public static ContenderRun notRun(String name, String group, String reason) {
+    return new ContenderRun(name, group, List.of(), reason);
   }
 
   public boolean ran() {
@@ -29,6 +46,11 @@ public record ContenderRun(String name, List<RoundResult> rounds, String notRunR
 
   public double medianThroughput() {
     return median(RoundResult::throughputPerSecond);
+  }
+
+  /** The median across rounds of admissions per second. */
+  public double medianAdmitted() {
+    return median(RoundResult::admittedPerSecond);
   }
 
   public double minThroughput() {
@@ -48,6 +70,14 @@ public record ContenderRun(String name, List<RoundResult> rounds, String notRunR
   /** The median across rounds of a latency percentile, in microseconds. */
   public double medianPercentileMicros(double percentile) {
     return median(round -> round.percentileMicros(percentile));
+  }
+
+  /** Exactness summed over every measured round; empty where it was not counted. */
+  public Optional<Exactness> exactness() {
+    return rounds.stream()
+        .map(RoundResult::exactness)
+        .filter(Objects::nonNull)
+        .reduce(Exactness::plus);
   }
 
   public long total(Outcome outcome) {
@@ -70,10 +100,10 @@ public record ContenderRun(String name, List<RoundResult> rounds, String notRunR
     return total == 0 ? 0 : (double) total(Outcome.ERROR) / total;
   }
 
-  public String firstError() {
+  public @Nullable String firstError() {
     return rounds.stream()
         .map(RoundResult::firstError)
-        .filter(e -> e != null)
+        .filter(Objects::nonNull)
         .findFirst()
         .orElse(null);
   }
@@ -93,16 +123,28 @@ public record ContenderRun(String name, List<RoundResult> rounds, String notRunR
       return name + ": not run: " + notRunReason;
     }
     return String.format(
-        "%-28s %,12.0f /s (spread %4.1f %%)  p50 %8.1f us  p99 %8.1f us  p99.9 %9.1f us%s%s",
+        Locale.ROOT,
+        "%-34s %,12.0f /s (spread %4.1f %%)  p50 %8.1f us  p99 %8.1f us  p99.9 %9.1f us%s%s%s",
         name,
         medianThroughput(),
         spread() * 100,
         medianPercentileMicros(50),
         medianPercentileMicros(99),
         medianPercentileMicros(99.9),
+        exactness()
+            .map(
+                e ->
+                    String.format(
+                        Locale.ROOT,
+                        "  admitted %,.0f /s  over-admitted %,d",
+                        medianAdmitted(),
+                        e.overAdmitted()))
+            .orElse(""),
         total(Outcome.DENIED_LOCALLY) > 0
-            ? String.format("  local %.2f %%", localShare() * 100)
+            ? String.format(Locale.ROOT, "  local %.2f %%", localShare() * 100)
             : "",
-        total(Outcome.ERROR) > 0 ? String.format("  ERRORS %.2f %%", errorShare() * 100) : "");
+        total(Outcome.ERROR) > 0
+            ? String.format(Locale.ROOT, "  ERRORS %.2f %%", errorShare() * 100)
+            : "");
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.core.Policy;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -7,6 +8,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Java HTTP load generator's contender: {@code POST /v1/check} with {@code {"rule","key",
@@ -21,8 +24,17 @@ public final class HttpCheckContender implements Contender {
   private final String name;
   private final HttpClient client;
   private final Map<String, HttpRequest> requests = new HashMap<>();
+  private final @Nullable Policy enforced;
 
+  /** Checks {@code rule} on a server that limits nothing it is judged by (the ceiling). */
   public HttpCheckContender(String name, int port, String rule, KeySpace keys) {
+    this(name, port, rule, keys, null);
+  }
+
+  /** Checks {@code rule} on a server that enforces {@code enforced} (a grid node). */
+  public HttpCheckContender(
+      String name, int port, String rule, KeySpace keys, @Nullable Policy enforced) {
+    this.enforced = enforced;
     this.name = name;
     this.client =
         HttpClient.newBuilder()
@@ -48,6 +60,11 @@ public final class HttpCheckContender implements Contender {
   @Override
   public String name() {
     return name;
+  }
+
+  @Override
+  public Optional<Policy> enforced() {
+    return Optional.ofNullable(enforced);
   }
 
   @Override

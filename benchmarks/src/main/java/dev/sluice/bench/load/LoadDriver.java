@@ -1,5 +1,9 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.bench.load.exactness.AdmissionBound;
+import dev.sluice.bench.load.exactness.AdmissionTally;
+import dev.sluice.bench.load.exactness.EpochClock;
+import dev.sluice.bench.load.exactness.Exactness;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -9,6 +13,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The closed-loop load generator every contender runs under.
@@ -24,12 +29,23 @@ import org.HdrHistogram.Histogram;
  * closed loop: a slow call delays the next one, so the percentiles are service times, not the
  * response times an open-loop (fixed-rate) generator would see. That is the same for every
  * contender and it is said in the report.
+ *
+ * <p>Where the workload counts exactness and the contender says which rule it enforces, every
+ * admission is also tallied per key per sub-window ({@link AdmissionTally}, one per thread, no
+ * sharing) with the {@code nanoTime} readings the loop takes anyway, and judged after the round
+ * ({@link Exactness#judge}).
  */
 public final class LoadDriver {
   /** The base seed of the key sequences; printed in the report so a run can be repeated. */
   public static final long SEED = 0x511CE5L;
 
   private static final long HIGHEST_TRACKABLE_NANOS = Duration.ofMinutes(1).toNanos();
+
+  /**
+   * How far before a request was sent its decision's clock may read: Bucket4j truncates to the
+   * millisecond.
+   */
+  static final long CLOCK_SLACK_NANOS = Duration.ofMillis(1).toNanos();
 
   private LoadDriver() {}
 
@@ -55,9 +71,25 @@ public final class LoadDriver {
     Worker[] workers = new Worker[threads];
     Thread[] running = new Thread[threads];
     long[] deadline = new long[1];
+    AdmissionBound bound =
+        workload.countExactness()
+            ? contender.enforced().map(AdmissionBound::of).orElse(null)
+            : null;
+    EpochClock clock = EpochClock.calibrate();
+    long roundStartEpoch = clock.epochNanos(System.nanoTime());
     for (int t = 0; t < threads; t++) {
+      AdmissionTally tally =
+          bound == null
+              ? null
+              : new AdmissionTally(bound.subWindowNanos(), CLOCK_SLACK_NANOS, roundStartEpoch);
       Worker worker =
-          new Worker(contender, workload.keys(), new SplittableRandom(SEED + t), opsPerThread);
+          new Worker(
+              contender,
+              workload.keys(),
+              new SplittableRandom(SEED + t),
+              opsPerThread,
+              clock,
+              tally);
       workers[t] = worker;
       running[t] =
           new Thread(
@@ -83,7 +115,11 @@ public final class LoadDriver {
     Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
     long operations = 0;
     String firstError = null;
+    List<AdmissionTally> tallies = new ArrayList<>();
     for (Worker worker : workers) {
+      if (worker.tally != null) {
+        tallies.add(worker.tally);
+      }
       merged.add(worker.latency);
       operations += worker.operations;
       for (Outcome outcome : Outcome.values()) {
@@ -93,7 +129,10 @@ public final class LoadDriver {
         firstError = worker.firstError.get();
       }
     }
-    return new RoundResult(operations, elapsed, merged, outcomes, firstError);
+    Exactness exactness =
+        bound == null ? null : Exactness.judge(tallies, bound, workload.keys()::key);
+    return new RoundResult(
+        operations, elapsed, Latency.of(merged), outcomes, firstError, exactness);
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
@@ -125,13 +164,23 @@ public final class LoadDriver {
     private final Histogram latency = new Histogram(HIGHEST_TRACKABLE_NANOS, 3);
     private final long[] counts = new long[Outcome.values().length];
     private final AtomicReference<String> firstError = new AtomicReference<>();
+    private final EpochClock clock;
+    private final @Nullable AdmissionTally tally;
     private volatile long operations;
 
-    Worker(Contender contender, KeySpace keys, SplittableRandom random, long maxOps) {
+    Worker(
+        Contender contender,
+        KeySpace keys,
+        SplittableRandom random,
+        long maxOps,
+        EpochClock clock,
+        @Nullable AdmissionTally tally) {
       this.contender = contender;
       this.keys = keys;
       this.random = random;
       this.maxOps = maxOps;
+      this.clock = clock;
+      this.tally = tally;
     }
 
     // The deadline is read once per call; nanoTime costs ~20 ns, far below any decision here.
@@ -139,10 +188,10 @@ public final class LoadDriver {
       long done = 0;
       long now = System.nanoTime();
       while (done < maxOps && now < deadlineNanos && !Thread.currentThread().isInterrupted()) {
-        String key = keys.next(random);
+        int key = keys.next(random);
         Outcome outcome;
         try {
-          outcome = contender.decide(key);
+          outcome = contender.decide(keys.key(key));
         } catch (Exception | LinkageError e) {
           outcome = Outcome.ERROR;
           firstError.compareAndSet(null, e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -150,6 +199,9 @@ public final class LoadDriver {
         long after = System.nanoTime();
         latency.recordValue(Math.min(after - now, HIGHEST_TRACKABLE_NANOS));
         counts[outcome.ordinal()]++;
+        if (tally != null && outcome == Outcome.ALLOWED) {
+          tally.record(key, clock.epochNanos(now), clock.epochNanos(after));
+        }
         done++;
         now = after;
       }

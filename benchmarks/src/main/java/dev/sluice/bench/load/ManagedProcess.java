@@ -86,6 +86,19 @@ public final class ManagedProcess implements AutoCloseable {
         name + " did not listen on port " + port + " within " + timeout + "; " + logTail());
   }
 
+  /**
+   * Waits for a process that ends by itself (a load generator) to exit: its exit code, or -1 if it
+   * is still running after {@code timeout} ({@link #close} then stops it).
+   */
+  public int awaitExit(Duration timeout) {
+    try {
+      return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
   public boolean isAlive() {
     return process.isAlive();
   }

@@ -1,5 +1,6 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.core.Policy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -11,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -28,7 +30,9 @@ public final class RedisSlidingWindow implements Contender {
   private final String rule;
   private final String limit;
   private final String windowMicros;
+  private final Policy policy;
 
+  /** {@code limit} per {@code window} on keys {@code <rule>|<key>}. */
   public RedisSlidingWindow(
       String name, RedisServer server, String rule, long limit, Duration window) {
     this.name = name;
@@ -39,6 +43,12 @@ public final class RedisSlidingWindow implements Contender {
     this.rule = rule;
     this.limit = Long.toString(limit);
     this.windowMicros = Long.toString(window.toNanos() / 1_000);
+    this.policy = Policy.of(limit, window);
+  }
+
+  /** {@code rule}'s limit and window on keys {@code <rule name>|<key>}. */
+  public RedisSlidingWindow(String name, RedisServer server, BenchRule rule) {
+    this(name, server, rule.name(), rule.limit(), rule.window());
   }
 
   /** The Lua script's text. */
@@ -56,6 +66,12 @@ public final class RedisSlidingWindow implements Contender {
   @Override
   public String name() {
     return name;
+  }
+
+  /** The script's estimate is Sluice's sliding_window, windows aligned to the epoch. */
+  @Override
+  public Optional<Policy> enforced() {
+    return Optional.of(policy);
   }
 
   @Override

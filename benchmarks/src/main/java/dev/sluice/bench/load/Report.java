@@ -1,12 +1,16 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.bench.load.exactness.Exactness;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Writes the load harness's part of {@code docs/benchmarks.md}: the machine, the command, one table
@@ -23,8 +27,8 @@ public final class Report {
   private final List<ScenarioResult> scenarios = new ArrayList<>();
   private final List<MemoryRow> memory = new ArrayList<>();
   private final List<String> memoryNotes = new ArrayList<>();
-  private final List<TargetRow> targets = new ArrayList<>();
-  private final java.util.Map<String, String> extras = new java.util.LinkedHashMap<>();
+  private final Map<String, List<TargetRow>> targets = new LinkedHashMap<>();
+  private final Map<String, String> extras = new LinkedHashMap<>();
 
   public Report header(String line) {
     header.add(line);
@@ -46,8 +50,9 @@ public final class Report {
     return this;
   }
 
-  public Report target(TargetRow row) {
-    targets.add(row);
+  /** A target row, in the table headed {@code table}. */
+  public Report target(String table, TargetRow row) {
+    targets.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
     return this;
   }
 
@@ -65,53 +70,52 @@ public final class Report {
     return memory;
   }
 
+  /** The scenario with {@code id}, if it ran. */
+  public Optional<ScenarioResult> scenario(String id) {
+    return scenarios.stream().filter(s -> s.id().equals(id)).findFirst();
+  }
+
+  /** Every Sluice contender that did not run, with its reason. */
+  public List<String> sluiceNotRun() {
+    List<String> lines = new ArrayList<>();
+    for (ScenarioResult s : scenarios) {
+      for (ContenderRun r : s.runs()) {
+        if (ScenarioResult.isSluice(r) && !r.ran()) {
+          lines.add(s.id() + " " + r.name() + ": " + r.notRunReason());
+        }
+      }
+    }
+    memory.stream()
+        .filter(m -> m.store().startsWith("Sluice") && !m.ran())
+        .forEach(m -> lines.add("S6 " + m.store() + ": " + m.notRunReason()));
+    return lines;
+  }
+
   /** Draws the plots into {@code imageDir} and writes the section into {@code doc}. */
   public void write(Path doc, Path imageDir) throws IOException {
     StringBuilder md = new StringBuilder();
     md.append(BEGIN).append("\n\n## Load and peer comparison\n\n");
     header.forEach(line -> md.append(line).append("\n"));
-    md.append("\n### Targets (issue 7)\n\n");
-    md.append("| | target | measured | verdict |\n|---|---|---|---|\n");
-    for (TargetRow t : targets) {
-      md.append("| ")
-          .append(t.id())
-          .append(" | ")
-          .append(t.target())
-          .append(" | ")
-          .append(t.measured())
-          .append(" | ")
-          .append(t.verdict())
-          .append(" |\n");
-    }
+    targets.forEach(
+        (table, rows) -> {
+          md.append("\n### ").append(table).append("\n\n");
+          md.append("| | target | measured | verdict |\n|---|---|---|---|\n");
+          for (TargetRow t : rows) {
+            md.append("| ")
+                .append(t.id())
+                .append(" | ")
+                .append(t.target())
+                .append(" | ")
+                .append(t.measured())
+                .append(" | ")
+                .append(t.verdict())
+                .append(" |\n");
+          }
+        });
     for (ScenarioResult s : scenarios) {
       md.append("\n### ").append(s.id()).append(" ").append(s.title()).append("\n\n");
       md.append(s.setup()).append("\n\n");
-      md.append(
-          "| contender | decisions/s (median) | spread (min..max) | p50 µs | p99 µs | p99.9 µs | notes |\n");
-      md.append("|---|---:|---:|---:|---:|---:|---|\n");
-      for (ContenderRun r : s.runs()) {
-        if (!r.ran()) {
-          md.append("| ")
-              .append(r.name())
-              .append(" | not run: ")
-              .append(r.notRunReason())
-              .append(" | | | | | |\n");
-          continue;
-        }
-        md.append(
-            String.format(
-                Locale.ROOT,
-                "| %s | %,.0f | %,.0f..%,.0f (±%.0f %%) | %.1f | %.1f | %.1f | %s |%n",
-                r.name(),
-                r.medianThroughput(),
-                r.minThroughput(),
-                r.maxThroughput(),
-                r.spread() * 50,
-                r.medianPercentileMicros(50),
-                r.medianPercentileMicros(99),
-                r.medianPercentileMicros(99.9),
-                notes(r)));
-      }
+      table(md, s);
       List<String> ratios = ratios(s);
       if (!ratios.isEmpty()) {
         md.append("\n| Sluice / peer | throughput | p99 |\n|---|---:|---:|\n");
@@ -126,6 +130,15 @@ public final class Report {
         Charts.throughput(s, imageDir.resolve(base + "-throughput.png"));
         Charts.latency(s, imageDir.resolve(base + "-latency.png"));
         String rel = relative(doc, imageDir);
+        if (exactnessCounted(s)) {
+          Charts.exactness(s, imageDir.resolve(base + "-exactness.png"));
+          md.append("\n![")
+              .append(s.title())
+              .append(" throughput and over-admission](")
+              .append(rel)
+              .append(base)
+              .append("-exactness.png)");
+        }
         md.append("\n![")
             .append(s.title())
             .append(" throughput](")
@@ -168,6 +181,73 @@ public final class Report {
     Files.writeString(doc, merge(existing(doc), md.toString()), StandardCharsets.UTF_8);
   }
 
+  private static boolean exactnessCounted(ScenarioResult s) {
+    return s.measured().stream().anyMatch(r -> r.exactness().isPresent());
+  }
+
+  /**
+   * One row per contender: throughput, and where the scenario counts it, admitted/s and
+   * over-admitted right beside it; then spread, latency and notes.
+   */
+  private static void table(StringBuilder md, ScenarioResult s) {
+    boolean exactness = exactnessCounted(s);
+    md.append("| contender | decisions/s (median) |")
+        .append(exactness ? " admitted/s (median) | over-admitted (all rounds) |" : "")
+        .append(" spread (min..max) | p50 µs | p99 µs | p99.9 µs | notes |\n");
+    md.append("|---|---:|")
+        .append(exactness ? "---:|---:|" : "")
+        .append("---:|---:|---:|---:|---|\n");
+    for (ContenderRun r : s.runs()) {
+      if (!r.ran()) {
+        md.append("| ")
+            .append(r.name())
+            .append(" | not run: ")
+            .append(r.notRunReason())
+            .append(exactness ? " | | |" : "")
+            .append(" | | | | | |\n");
+        continue;
+      }
+      md.append(String.format(Locale.ROOT, "| %s | %,.0f |", r.name(), r.medianThroughput()));
+      if (exactness) {
+        md.append(
+            String.format(Locale.ROOT, " %,.0f | %s |", r.medianAdmitted(), overAdmittedCell(r)));
+      }
+      md.append(
+          String.format(
+              Locale.ROOT,
+              " %,.0f..%,.0f (±%.0f %%) | %.1f | %.1f | %.1f | %s |%n",
+              r.minThroughput(),
+              r.maxThroughput(),
+              r.spread() * 50,
+              r.medianPercentileMicros(50),
+              r.medianPercentileMicros(99),
+              r.medianPercentileMicros(99.9),
+              notes(r)));
+    }
+  }
+
+  /** {@code 0}, or {@code **1,234** (5.20 % of admitted)}; "not counted" where it was not. */
+  static String overAdmittedCell(ContenderRun r) {
+    Optional<Exactness> e = r.exactness();
+    if (e.isEmpty()) {
+      return "not counted";
+    }
+    long over = e.get().overAdmitted();
+    if (over == 0) {
+      return "0";
+    }
+    return String.format(
+        Locale.ROOT,
+        "**%,d** (%s of admitted)",
+        over,
+        percent(over, Math.max(1, e.get().admitted())));
+  }
+
+  private static String percent(long part, long whole) {
+    double p = 100.0 * part / whole;
+    return p < 0.01 && part > 0 ? "<0.01 %" : String.format(Locale.ROOT, "%.2f %%", p);
+  }
+
   private static String notes(ContenderRun r) {
     List<String> notes = new ArrayList<>();
     long local = r.total(Outcome.DENIED_LOCALLY);
@@ -178,6 +258,22 @@ public final class Report {
     if (local > 0) {
       notes.add(String.format(Locale.ROOT, "**answered locally %.2f %%**", r.localShare() * 100));
     }
+    r.exactness()
+        .ifPresent(
+            e -> {
+              if (e.overAdmitted() > 0) {
+                notes.add(
+                    String.format(
+                        Locale.ROOT,
+                        "over the bound on up to %,d key(s) per round, most on `%s` (%,d)",
+                        e.keysOver(),
+                        e.worstKey(),
+                        e.worstKeyOver()));
+              }
+              notes.add(
+                  String.format(
+                      Locale.ROOT, "%s of admissions judged", percent(e.judged(), e.admitted())));
+            });
     if (r.total(Outcome.ERROR) > 0) {
       notes.add(
           String.format(
@@ -189,6 +285,7 @@ public final class Report {
     return String.join("; ", notes);
   }
 
+  /** Each Sluice contender over each peer of its group. */
   static List<String> ratios(ScenarioResult s) {
     List<String> lines = new ArrayList<>();
     for (ContenderRun sluice : s.measured()) {
@@ -196,7 +293,9 @@ public final class Report {
         continue;
       }
       for (ContenderRun peer : s.measured()) {
-        if (ScenarioResult.isSluice(peer) || peer.medianThroughput() == 0) {
+        if (ScenarioResult.isSluice(peer)
+            || peer.medianThroughput() == 0
+            || !peer.group().equals(sluice.group())) {
           continue;
         }
         lines.add(

@@ -76,7 +76,7 @@ public final class RestPathProbe {
             ROUND,
             target.pid(),
             random -> {
-              target.contender().decide(keys.next(random));
+              target.contender().decide(keys.key(keys.next(random)));
               return 1;
             });
     return String.format(

@@ -1,19 +1,24 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.bench.load.exactness.Exactness;
 import java.util.EnumMap;
 import java.util.Map;
-import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
- * One measured round of one contender: how many decisions in how long, their latency histogram
- * (nanoseconds, as seen by the calling thread), and what they came back as.
+ * One measured round of one contender: how many decisions in how long, their latency (as seen by
+ * the calling thread), what they came back as and, where the scenario counts it, how exact the
+ * admissions were.
+ *
+ * @param exactness null where the scenario does not count it or the contender enforces no rule
  */
 public record RoundResult(
     long operations,
     long elapsedNanos,
-    Histogram latencyNanos,
+    Latency latency,
     Map<Outcome, Long> outcomes,
-    String firstError) {
+    @Nullable String firstError,
+    @Nullable Exactness exactness) {
 
   public RoundResult {
     outcomes = new EnumMap<>(outcomes.isEmpty() ? Map.of(Outcome.ERROR, 0L) : outcomes);
@@ -21,12 +26,21 @@ public record RoundResult(
 
   /** Decisions per second over the whole round, wall clock from start signal to last thread. */
   public double throughputPerSecond() {
-    return elapsedNanos == 0 ? 0 : operations * 1e9 / elapsedNanos;
+    return perSecond(operations);
+  }
+
+  /** Admissions per second over the round. */
+  public double admittedPerSecond() {
+    return perSecond(count(Outcome.ALLOWED));
+  }
+
+  private double perSecond(long count) {
+    return elapsedNanos == 0 ? 0 : count * 1e9 / elapsedNanos;
   }
 
   /** A latency percentile in microseconds. */
   public double percentileMicros(double percentile) {
-    return latencyNanos.getValueAtPercentile(percentile) / 1_000.0;
+    return latency.percentileMicros(percentile);
   }
 
   public long count(Outcome outcome) {

@@ -1,5 +1,7 @@
 package dev.sluice.bench.load;
 
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.core.HazelcastInstance;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,19 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Servers implements AutoCloseable {
   /** The rules every Sluice grid node of the run serves (a rules file in DESIGN §6's format). */
-  public static final String RULES_YAML =
-      """
-      rules:
-        - name: bench
-          algorithm: sliding_window
-          limit: %d
-          window: 1s
-        - name: attack
-          algorithm: sliding_window
-          limit: %d
-          window: 1s
-      """
-          .formatted(LoadBench.BENCH_LIMIT, LoadBench.ATTACK_LIMIT);
+  public static final String RULES_YAML = BenchRule.rulesYaml(BenchRule.ALL);
 
   private final Path logDir;
   private final Path nodeJar;
@@ -55,6 +45,19 @@ public final class Servers implements AutoCloseable {
   /** Bucket4j's member in its own JVM. */
   public record Bucket4jMember(ManagedProcess process, String clusterName, int port) {}
 
+  /** The run's one Hazelcast client of Bucket4j's member, shared by its client contenders. */
+  public record Bucket4jClient(HazelcastInstance instance) implements AutoCloseable {
+    @Override
+    public void close() {
+      instance.shutdown();
+    }
+
+    @Override
+    public String toString() {
+      return "Bucket4j's Hazelcast client";
+    }
+  }
+
   /** The HTTP ceiling in its own JVM. */
   public record Ceiling(ManagedProcess process, int port, int bodyBytes) {}
 
@@ -65,6 +68,25 @@ public final class Servers implements AutoCloseable {
   public Bucket4jMember bucket4j(int backupCount, String inMemoryFormat) {
     return get(
         once("bucket4j", () -> startBucket4j(backupCount, inMemoryFormat)), Bucket4jMember.class);
+  }
+
+  /**
+   * A Hazelcast client of Bucket4j's member, one per run: its contenders never run at the same
+   * time, and an application has one client however many proxies it builds.
+   */
+  public HazelcastInstance bucket4jClient(int backupCount, String inMemoryFormat) {
+    return get(
+            once(
+                "bucket4j-client",
+                () -> {
+                  Bucket4jMember member = bucket4j(backupCount, inMemoryFormat);
+                  return track(
+                      new Bucket4jClient(
+                          HazelcastClient.newHazelcastClient(
+                              BenchMembers.bucket4jClient(member.clusterName(), member.port()))));
+                }),
+            Bucket4jClient.class)
+        .instance();
   }
 
   public RedisServer redis() {
@@ -195,11 +217,12 @@ public final class Servers implements AutoCloseable {
   }
 
   /**
-   * Starts the grid node and Bucket4j's member in the background, for the quick run: their JVMs
-   * boot while the first scenario runs. The full run does not do this, so that nothing else runs
-   * while a scenario is measured.
+   * Starts the grid node, Bucket4j's member and its client in the background, then runs {@code
+   * then} (which may start more), for the quick run: their JVMs boot while the first scenario runs.
+   * The full run does not do this, so that nothing else runs while a scenario is measured.
    */
-  public void prestart(boolean node, boolean bucket4j, int backupCount, String inMemoryFormat) {
+  public void prestart(
+      boolean node, boolean bucket4j, int backupCount, String inMemoryFormat, Runnable then) {
     Thread starter =
         new Thread(
             () -> {
@@ -207,8 +230,13 @@ public final class Servers implements AutoCloseable {
                 once("node", this::startNode);
               }
               if (bucket4j) {
-                once("bucket4j", () -> startBucket4j(backupCount, inMemoryFormat));
+                try {
+                  bucket4jClient(backupCount, inMemoryFormat);
+                } catch (NotRunException e) {
+                  // remembered: the scenarios that need it report "not run" with the reason
+                }
               }
+              then.run();
             },
             "prestart-servers");
     starter.setDaemon(true);

@@ -17,7 +17,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 /**
  * Sluice's contenders: an embedded member ({@link Sluice#embedded}), the client SDK (over a
@@ -29,21 +31,24 @@ final class SluiceContenders {
   private SluiceContenders() {}
 
   /** Sluice's state map settings, read from the configuration Sluice itself applies. */
-  static LoadBench.StateMapSettings stateMapSettings() {
+  static BenchContext.StateMapSettings stateMapSettings() {
     Config config = SluiceHazelcast.configure(new Config(), TimeSource.system());
     MapConfig state = config.getMapConfig(SluiceHazelcast.STATE_MAP);
-    return new LoadBench.StateMapSettings(
+    return new BenchContext.StateMapSettings(
         state.getBackupCount(),
         state.getInMemoryFormat(),
         "read from SluiceHazelcast.configure, map " + SluiceHazelcast.STATE_MAP);
   }
 
-  /** A Sluice member in this JVM, alone in its cluster, with the rule {@code bench}. */
-  static Contender embedded(String name, String clusterName, int port) {
+  /**
+   * A Sluice member in this JVM, alone in its cluster, with every {@link BenchRule}, deciding
+   * {@code rule}.
+   */
+  static Contender embedded(String name, String clusterName, int port, BenchRule rule) {
     Sluice sluice = Sluice.embedded(BenchMembers.member(clusterName, port));
     RateLimiter limiter = sluice.limiter();
-    limiter.rules().put(new Rule("bench", Policy.of(LoadBench.BENCH_LIMIT, Duration.ofSeconds(1))));
-    return new LimiterContender(name, limiter, "bench", sluice::close);
+    BenchRule.ALL.forEach(r -> limiter.rules().put(r.rule()));
+    return new LimiterContender(name, limiter, rule, sluice::close);
   }
 
   /**
@@ -52,20 +57,28 @@ final class SluiceContenders {
    * raised from 50 ms to 10 s, like the peers' (Lettuce and HTTP: 10 s), so that on a loaded
    * machine every answer is a real decision and not the failure policy's.
    */
-  static Contender client(String name, String clusterName, int memberPort, String rule) {
-    return client(name, clusterName, memberPort, rule, true);
+  static Contender client(String name, String clusterName, int memberPort, BenchRule rule) {
+    return client(name, clusterName, memberPort, rule, UnaryOperator.identity());
   }
 
-  /** The same with per-key coalescing on or off (a diagnostic variant, see LoadBench). */
+  /**
+   * The same with {@code options} applied to the builder last, for a variant: per-key coalescing
+   * off, or a client-side feature to compare with and without.
+   */
   static Contender client(
-      String name, String clusterName, int memberPort, String rule, boolean coalescing) {
+      String name,
+      String clusterName,
+      int memberPort,
+      BenchRule rule,
+      UnaryOperator<SluiceClient.Builder> options) {
     SluiceClient client =
-        SluiceClient.builder()
-            .addresses("127.0.0.1:" + memberPort)
-            .clusterName(clusterName)
-            .callTimeout(CLIENT_CALL_TIMEOUT)
-            .connectTimeout(Duration.ofSeconds(30))
-            .coalescing(coalescing)
+        options
+            .apply(
+                SluiceClient.builder()
+                    .addresses("127.0.0.1:" + memberPort)
+                    .clusterName(clusterName)
+                    .callTimeout(CLIENT_CALL_TIMEOUT)
+                    .connectTimeout(Duration.ofSeconds(30)))
             .build();
     return new LimiterContender(name, client, rule, client::close);
   }
@@ -138,13 +151,15 @@ final class SluiceContenders {
   static final class LimiterContender implements Contender {
     private final String name;
     private final RateLimiter limiter;
-    private final String rule;
+    private final BenchRule rule;
+    private final String ruleName;
     private final Runnable close;
 
-    LimiterContender(String name, RateLimiter limiter, String rule, Runnable close) {
+    LimiterContender(String name, RateLimiter limiter, BenchRule rule, Runnable close) {
       this.name = name;
       this.limiter = limiter;
       this.rule = rule;
+      this.ruleName = rule.name();
       this.close = close;
     }
 
@@ -154,8 +169,13 @@ final class SluiceContenders {
     }
 
     @Override
+    public Optional<Policy> enforced() {
+      return Optional.of(rule.policy());
+    }
+
+    @Override
     public Outcome decide(String key) {
-      Decision decision = limiter.tryAcquire(rule, key);
+      Decision decision = limiter.tryAcquire(ruleName, key);
       return switch (decision.decidedBy()) {
         case LIMITER -> decision.allowed() ? Outcome.ALLOWED : Outcome.DENIED;
         case DENIED_CACHE -> Outcome.DENIED_LOCALLY;

@@ -5,7 +5,9 @@ import java.time.Duration;
 /**
  * How a contender is driven: {@code threads} closed-loop callers on {@code keys}; a warm-up, then
  * {@code rounds} measured rounds, each bounded by {@code roundDuration} AND {@code maxOpsPerRound}
- * (whichever comes first), so no run can go on forever whatever the contender does.
+ * (whichever comes first), so no run can go on forever whatever the contender does. With {@code
+ * countExactness} every admission is judged against the contender's rule ({@link
+ * Contender#enforced}).
  */
 public record Workload(
     int threads,
@@ -13,7 +15,8 @@ public record Workload(
     Duration warmup,
     Duration roundDuration,
     int rounds,
-    long maxOpsPerRound) {
+    long maxOpsPerRound,
+    boolean countExactness) {
 
   public Workload {
     if (threads < 1) {
@@ -32,10 +35,17 @@ public record Workload(
   }
 
   public Workload withThreads(int newThreads) {
-    return new Workload(newThreads, keys, warmup, roundDuration, rounds, maxOpsPerRound);
+    return new Workload(
+        newThreads, keys, warmup, roundDuration, rounds, maxOpsPerRound, countExactness);
   }
 
   public Workload withKeys(KeySpace newKeys) {
-    return new Workload(threads, newKeys, warmup, roundDuration, rounds, maxOpsPerRound);
+    return new Workload(
+        threads, newKeys, warmup, roundDuration, rounds, maxOpsPerRound, countExactness);
+  }
+
+  /** The same workload, judging every admission against the contender's rule. */
+  public Workload countingExactness() {
+    return new Workload(threads, keys, warmup, roundDuration, rounds, maxOpsPerRound, true);
   }
 }

@@ -46,7 +46,7 @@ class CeilingServerTest {
       assertThat(answer.headers().firstValue("RateLimit")).hasValue("\"bench\";r=4;t=1");
 
       KeySpace keys = KeySpace.uniform("k", 10);
-      Workload load = new Workload(2, keys, Duration.ZERO, Duration.ofSeconds(10), 1, 200);
+      Workload load = new Workload(2, keys, Duration.ZERO, Duration.ofSeconds(10), 1, 200, false);
       try (HttpCheckContender http = new HttpCheckContender("ceiling", port, "bench", keys)) {
         RoundResult round = LoadDriver.round(http, load, Duration.ofSeconds(10), 200);
         assertThat(round.count(Outcome.ALLOWED)).isEqualTo(200);

@@ -2,17 +2,21 @@ package dev.sluice.bench.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.Policy;
+import dev.sluice.core.local.LocalRateLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class LoadDriverTest {
 
   private static Workload workload(int threads, KeySpace keys) {
-    return new Workload(threads, keys, Duration.ZERO, Duration.ofSeconds(30), 1, 1_000_000);
+    return new Workload(threads, keys, Duration.ZERO, Duration.ofSeconds(30), 1, 1_000_000, false);
   }
 
   @Test
@@ -32,7 +36,7 @@ class LoadDriverTest {
 
     assertThat(round.operations()).isEqualTo(4_000);
     assertThat(calls.get()).isEqualTo(4_000);
-    assertThat(round.latencyNanos().getTotalCount()).isEqualTo(4_000);
+    assertThat(((Latency.Recorded) round.latency()).nanos().getTotalCount()).isEqualTo(4_000);
     assertThat(round.count(Outcome.ALLOWED)).isEqualTo(4_000);
     assertThat(System.nanoTime() - startNanos).isLessThan(Duration.ofSeconds(20).toNanos());
   }
@@ -99,12 +103,88 @@ class LoadDriverTest {
               return Outcome.ALLOWED;
             });
     Workload load =
-        new Workload(2, KeySpace.hot("h"), Duration.ofSeconds(30), Duration.ofSeconds(30), 3, 200);
+        new Workload(
+            2, KeySpace.hot("h"), Duration.ofSeconds(30), Duration.ofSeconds(30), 3, 200, false);
 
     List<RoundResult> rounds = LoadDriver.run(counting, load);
 
     assertThat(rounds).hasSize(3).allSatisfy(r -> assertThat(r.operations()).isEqualTo(200));
     assertThat(calls.get()).isEqualTo(4 * 200); // warm-up + 3 rounds
+  }
+
+  @Test
+  void round_countingExactness_correctLimiterIsNeverBlamed_andAForgetfulOneIsCounted() {
+    // 20 per 200 ms per key on the system clock, 4 threads on 10 Zipf keys for 1 s: Sluice's
+    // local limiter keeps its state; the other drops all of it every 70 ms (issue 15's defect,
+    // exaggerated), so the hottest keys get a fresh budget several times per window.
+    BenchRule rule = new BenchRule("t", Policy.of(20, Duration.ofMillis(200)));
+    Workload load =
+        new Workload(
+                4,
+                KeySpace.zipf("z", 10, 1.1),
+                Duration.ZERO,
+                Duration.ofSeconds(1),
+                1,
+                5_000_000,
+                false)
+            .countingExactness();
+    Contender exact =
+        new SluiceContenders.LimiterContender(
+            "exact",
+            LocalRateLimiter.builder().rules(List.of(rule.rule())).build(),
+            rule,
+            () -> {});
+    AtomicLong epoch = new AtomicLong();
+    AtomicReference<LocalRateLimiter> current =
+        new AtomicReference<>(LocalRateLimiter.builder().rules(List.of(rule.rule())).build());
+    Contender forgetful =
+        new Contender() {
+          @Override
+          public String name() {
+            return "forgetful";
+          }
+
+          @Override
+          public Optional<Policy> enforced() {
+            return Optional.of(rule.policy());
+          }
+
+          @Override
+          public Outcome decide(String key) {
+            long now = System.nanoTime() / 70_000_000L;
+            if (epoch.getAndSet(now) != now) {
+              current.set(LocalRateLimiter.builder().rules(List.of(rule.rule())).build());
+            }
+            return current.get().tryAcquire("t", key).allowed() ? Outcome.ALLOWED : Outcome.DENIED;
+          }
+        };
+
+    RoundResult kept = LoadDriver.round(exact, load, load.roundDuration(), 5_000_000);
+    RoundResult forgot = LoadDriver.round(forgetful, load, load.roundDuration(), 5_000_000);
+
+    assertThat(kept.exactness()).isNotNull();
+    assertThat(kept.exactness().admitted()).isEqualTo(kept.count(Outcome.ALLOWED)).isPositive();
+    assertThat(kept.exactness().overAdmitted()).isZero();
+    assertThat(kept.exactness().judgedShare()).isGreaterThan(0.5);
+    assertThat(forgot.exactness().overAdmitted()).isPositive();
+    assertThat(forgot.exactness().worstKey()).startsWith("z");
+  }
+
+  @Test
+  void round_notCountingExactness_orNoRule_judgesNothing() {
+    Contender admitsAll = contender(key -> Outcome.ALLOWED);
+
+    RoundResult uncounted =
+        LoadDriver.round(admitsAll, workload(2, KeySpace.hot("h")), Duration.ofSeconds(30), 1_000);
+    RoundResult noRule =
+        LoadDriver.round(
+            admitsAll,
+            workload(2, KeySpace.hot("h")).countingExactness(),
+            Duration.ofSeconds(30),
+            1_000);
+
+    assertThat(uncounted.exactness()).isNull();
+    assertThat(noRule.exactness()).isNull();
   }
 
   interface Decide {

@@ -2,6 +2,7 @@ package dev.sluice.bench.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.bench.load.exactness.Exactness;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
@@ -21,7 +22,21 @@ class ReportTest {
     Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
     outcomes.put(Outcome.ALLOWED, ops - localDenials);
     outcomes.put(Outcome.DENIED_LOCALLY, localDenials);
-    return new RoundResult(ops, 1_000_000_000L, histogram, outcomes, null);
+    return new RoundResult(ops, 1_000_000_000L, Latency.of(histogram), outcomes, null, null);
+  }
+
+  /**
+   * A round of {@code ops} decisions in one second, {@code admitted} of them, {@code over} over.
+   */
+  static RoundResult judged(long ops, long admitted, long over, String worstKey) {
+    Histogram histogram = new Histogram(60_000_000_000L, 3);
+    histogram.recordValueWithCount(100_000, ops);
+    Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
+    outcomes.put(Outcome.ALLOWED, admitted);
+    outcomes.put(Outcome.DENIED, ops - admitted);
+    Exactness exactness =
+        new Exactness(admitted, admitted, over, over > 0 ? 1 : 0, over > 0 ? worstKey : "", over);
+    return new RoundResult(ops, 1_000_000_000L, Latency.of(histogram), outcomes, null, exactness);
   }
 
   @Test
@@ -51,7 +66,7 @@ class ReportTest {
     s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
 
     TargetRow row =
-        LoadBench.ratioTarget(
+        Targets.ratioTarget(
             "P2", "t", Optional.of(s), "Sluice client", List.of("Bucket4j client"), 2.0, 1.0);
 
     assertThat(row.verdict()).isEqualTo("met");
@@ -65,7 +80,7 @@ class ReportTest {
     s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
 
     TargetRow row =
-        LoadBench.ratioTarget(
+        Targets.ratioTarget(
             "P2", "t", Optional.of(s), "Sluice client", List.of("Bucket4j client"), 2.0, 1.0);
 
     assertThat(row.verdict())
@@ -82,7 +97,7 @@ class ReportTest {
     s.add(ContenderRun.measured("Bucket4j client (batching)", List.of(round(200_000, 60, 0))));
 
     TargetRow row =
-        LoadBench.ratioTarget(
+        Targets.ratioTarget(
             "P6",
             "t",
             Optional.of(s),
@@ -102,7 +117,7 @@ class ReportTest {
     s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
 
     TargetRow row =
-        LoadBench.ratioTarget(
+        Targets.ratioTarget(
             "P2", "t", Optional.of(s), "Sluice client", List.of("Bucket4j client"), 2.0, 1.0);
 
     assertThat(row.verdict()).startsWith("not run:");
@@ -155,6 +170,86 @@ class ReportTest {
         .contains("not run: grid not landed");
     assertThat(dir.resolve("docs/img/bench-s2-throughput.png")).isNotEmptyFile();
     assertThat(dir.resolve("docs/img/bench-s2-latency.png")).isNotEmptyFile();
+  }
+
+  @Test
+  void contenderRun_exactness_sumsRoundsAndGivesTheMedianAdmissionRate() {
+    ContenderRun run =
+        ContenderRun.measured(
+            "x", List.of(judged(10_000, 1_000, 0, ""), judged(20_000, 3_000, 7, "z0")));
+
+    assertThat(run.medianAdmitted()).isEqualTo(2_000);
+    assertThat(run.exactness()).isPresent();
+    assertThat(run.exactness().get().overAdmitted()).isEqualTo(7);
+    assertThat(run.exactness().get().admitted()).isEqualTo(4_000);
+    assertThat(run.exactness().get().worstKey()).isEqualTo("z0");
+  }
+
+  @Test
+  void write_exactnessCounted_putsAdmittedAndOverAdmittedBesideThroughput(@TempDir Path dir)
+      throws Exception {
+    ScenarioResult s = new ScenarioResult("S7", "Skewed keys", "");
+    s.add(ContenderRun.measured("Sluice client", "client", List.of(judged(50_000, 20_000, 0, ""))));
+    s.add(
+        ContenderRun.measured(
+            "Bucket4j client (delaying, 4 holders)",
+            "client",
+            List.of(judged(100_000, 21_000, 420, "z0"))));
+    s.add(
+        ContenderRun.measured(
+            "Sluice embedded", "embedded", List.of(judged(80_000, 30_000, 0, ""))));
+    s.add(
+        ContenderRun.measured(
+            "Bucket4j embedded", "embedded", List.of(judged(60_000, 29_000, 0, ""))));
+    Path doc = dir.resolve("benchmarks.md");
+
+    new Report().scenario(s).write(doc, dir.resolve("img"));
+
+    String md = Files.readString(doc);
+    assertThat(md)
+        .contains(
+            "| contender | decisions/s (median) | admitted/s (median) | over-admitted (all rounds) |")
+        .contains("| Sluice client | 50,000 | 20,000 | 0 |")
+        .contains(
+            "| Bucket4j client (delaying, 4 holders) | 100,000 | 21,000 | **420** (2.00 % of"
+                + " admitted) |")
+        .contains("most on `z0` (420)")
+        .contains("100.00 % of admissions judged")
+        .contains("| Sluice client / Bucket4j client (delaying, 4 holders) | 0.50× |")
+        .contains("| Sluice embedded / Bucket4j embedded | 1.33× |")
+        .doesNotContain("Sluice client / Bucket4j embedded")
+        .doesNotContain("Sluice embedded / Bucket4j client")
+        .contains("](img/bench-s7-exactness.png)");
+    assertThat(dir.resolve("img/bench-s7-exactness.png")).isNotEmptyFile();
+  }
+
+  @Test
+  void exact_sluiceOverAdmitted_missesATargetItsThroughputMet() {
+    ScenarioResult s = new ScenarioResult("S7", "skewed", "");
+    s.add(ContenderRun.measured("Sluice client", List.of(judged(300_000, 1_000, 3, "z1"))));
+    s.add(ContenderRun.measured("Redis + Lua", List.of(judged(100_000, 1_000, 0, ""))));
+    TargetRow ratio =
+        Targets.ratioTarget(
+            "L3", "t", Optional.of(s), "Sluice client", List.of("Redis + Lua"), 2.0, Double.NaN);
+
+    TargetRow row = Targets.exact(ratio, Optional.of(s), "Sluice client");
+
+    assertThat(ratio.verdict()).isEqualTo("met");
+    assertThat(row.measured()).endsWith("; over-admitted 3");
+    assertThat(row.verdict()).isEqualTo("**MISSED**: over-admitted 3");
+  }
+
+  @Test
+  void exactOnly_everySluiceRowExact_isMet_andNamesEachRow() {
+    ScenarioResult s = new ScenarioResult("S3s", "saturated", "");
+    s.add(ContenderRun.measured("Sluice client", List.of(judged(1_000, 10, 0, ""))));
+    s.add(ContenderRun.measured("Sluice client (token_bucket)", List.of(judged(1_000, 10, 0, ""))));
+    s.add(ContenderRun.measured("Bucket4j client", List.of(judged(1_000, 10, 5, "hot"))));
+
+    TargetRow row = Targets.exactOnly("L2", "t", Optional.of(s));
+
+    assertThat(row.verdict()).isEqualTo("met");
+    assertThat(row.measured()).isEqualTo("Sluice client 0; Sluice client (token_bucket) 0");
   }
 
   @Test

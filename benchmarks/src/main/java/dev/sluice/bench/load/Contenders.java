@@ -1,0 +1,122 @@
+package dev.sluice.bench.load;
+
+import dev.sluice.bench.load.Bucket4jContender.Mode;
+import dev.sluice.client.SluiceClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+
+/**
+ * Every contender the scenarios can list, one factory each. A scenario's contender list reads one
+ * line per contender, and a new contender is one more line there, for example once leases land:
+ *
+ * <pre>
+ *   Contenders.sluiceClient("Sluice client (leases)", builder -> builder.leases(...)),
+ *   Contenders.sluiceClient("Sluice client (leases)").withRule(BenchRule.HOT_LEASED),
+ * </pre>
+ *
+ * (the first if leases are a client option, the second if they are a rule option: then add the rule
+ * to {@link BenchRule}). Names starting with "Sluice" are Sluice; the report prints the ratio of
+ * each to each peer in its group.
+ */
+public final class Contenders {
+  /** Group of contenders that decide through a client of a server in another process. */
+  public static final String CLIENT = "client";
+
+  /** Group of contenders that decide on a member in the load JVM. */
+  public static final String EMBEDDED = "embedded";
+
+  private Contenders() {}
+
+  /** A Sluice member in the load JVM, alone in its cluster. */
+  public static ContenderSpec sluiceEmbedded() {
+    return ContenderSpec.driven(
+        "Sluice embedded",
+        EMBEDDED,
+        (context, rule) ->
+            SluiceContenders.embedded(
+                "Sluice embedded", "bench-" + UUID.randomUUID(), ManagedProcess.freePort(), rule));
+  }
+
+  /** Sluice's client SDK with its defaults, connected to the run's grid node. */
+  public static ContenderSpec sluiceClient() {
+    return sluiceClient("Sluice client", UnaryOperator.identity());
+  }
+
+  /** Sluice's client SDK named {@code name}, with the scenario's rule (see {@link #withRule}). */
+  public static ContenderSpec sluiceClient(String name) {
+    return sluiceClient(name, UnaryOperator.identity());
+  }
+
+  /** Sluice's client SDK with {@code options} applied to its builder. */
+  public static ContenderSpec sluiceClient(
+      String name, UnaryOperator<SluiceClient.Builder> options) {
+    return ContenderSpec.driven(
+        name,
+        CLIENT,
+        (context, rule) -> {
+          Servers.Node node = context.servers().node();
+          return SluiceContenders.client(
+              name, node.clusterName(), node.memberPort(), rule, options);
+        });
+  }
+
+  /** Bucket4j on a member in the load JVM, configured like Sluice's. */
+  public static ContenderSpec bucket4jEmbedded() {
+    return ContenderSpec.driven(
+        "Bucket4j embedded",
+        EMBEDDED,
+        (context, rule) ->
+            Bucket4jContender.embedded(
+                "Bucket4j embedded",
+                "bench-b4j-" + UUID.randomUUID(),
+                ManagedProcess.freePort(),
+                context.stateMap().backupCount(),
+                context.stateMap().format(),
+                rule));
+  }
+
+  /** Bucket4j through the run's Hazelcast client, one proxy per key, in {@code mode}. */
+  public static ContenderSpec bucket4jClient(Mode mode) {
+    return bucket4jClient(mode, 1);
+  }
+
+  /**
+   * Bucket4j through the run's Hazelcast client in {@code mode}, with {@code holders} independent
+   * proxies per key (that many application instances; see {@link Bucket4jContender}).
+   */
+  public static ContenderSpec bucket4jClient(Mode mode, int holders) {
+    List<String> qualifiers = new ArrayList<>();
+    if (mode != Mode.PLAIN) {
+      qualifiers.add(mode.label());
+    }
+    if (holders > 1) {
+      qualifiers.add(holders + " holders");
+    }
+    String name =
+        "Bucket4j client"
+            + (qualifiers.isEmpty() ? "" : " (" + String.join(", ", qualifiers) + ")");
+    return ContenderSpec.driven(
+        name,
+        CLIENT,
+        (context, rule) ->
+            Bucket4jContender.client(
+                name,
+                context
+                    .servers()
+                    .bucket4jClient(
+                        context.stateMap().backupCount(), context.stateMap().format().name()),
+                rule,
+                mode,
+                holders));
+  }
+
+  /** Redis with the Lua sliding window, through one shared Lettuce connection. */
+  public static ContenderSpec redisLua() {
+    return ContenderSpec.driven(
+        "Redis + Lua",
+        CLIENT,
+        (context, rule) -> new RedisSlidingWindow("Redis + Lua", context.servers().redis(), rule));
+  }
+}

@@ -1,0 +1,57 @@
+package dev.sluice.bench.load;
+
+import dev.sluice.bench.load.Bucket4jContender.Mode;
+import java.util.List;
+
+/**
+ * S7: skewed keys, Zipf s = 1.1 over 100,000 keys, 16 threads, a per-key limit of 50/s that the
+ * hottest keys exceed many times over while most keys stay far below it; through a client and
+ * embedded, every contender's admissions judged against its rule's bound.
+ */
+final class SkewedKeysScenario implements Scenario {
+  static final int KEYS = 100_000;
+  static final double ZIPF_EXPONENT = 1.1;
+
+  /** One line per contender; client and embedded rows compare within their group. */
+  static final List<ContenderSpec> CONTENDERS =
+      List.of(
+          Contenders.sluiceClient(),
+          Contenders.bucket4jClient(Mode.PLAIN),
+          Contenders.bucket4jClient(Mode.BATCHING),
+          Contenders.bucket4jClient(Mode.DELAYING),
+          Contenders.bucket4jClient(Mode.DELAYING, 4),
+          Contenders.redisLua(),
+          Contenders.sluiceEmbedded(),
+          Contenders.bucket4jEmbedded());
+
+  @Override
+  public String id() {
+    return "S7";
+  }
+
+  @Override
+  public void run(BenchContext context) {
+    BenchRule rule = BenchRule.SKEW;
+    Workload load =
+        context
+            .settings()
+            .workload(16, KeySpace.zipf("z", KEYS, ZIPF_EXPONENT))
+            .countingExactness();
+    ScenarioResult s =
+        new ScenarioResult(
+            "S7",
+            "Skewed keys: Zipf s = 1.1 over 100,000 keys, 50/s per key",
+            "16 threads, "
+                + load.keys().description()
+                + "; rule "
+                + rule.describe()
+                + " per key (Bucket4j: capacity 50 refilled greedily at 50/s; delaying "
+                + Bucket4jContender.describeDelay(rule)
+                + "), so the hottest keys are saturated and most keys never reach the limit."
+                + " Client rows go through a client to a server in its own process, as in S2;"
+                + " embedded rows decide on a member in the load JVM, as in S1. Every admission is"
+                + " judged against the contender's own bound, per key.");
+    Measurement.run(context, s, load, rule, CONTENDERS);
+    context.report().scenario(s);
+  }
+}
