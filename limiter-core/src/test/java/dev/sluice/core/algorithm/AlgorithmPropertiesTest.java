@@ -5,17 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
+import dev.sluice.core.test.Seeds;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Invariants every algorithm keeps on random traces (seeded; see {@link Seeded}). Times start near
+ * Invariants every algorithm keeps on random traces (seeded; see {@link Seeds}). Times start near
  * today's epoch nanoseconds so the big-number paths run too.
  */
+@ExtendWith(Seeds.class)
 class AlgorithmPropertiesTest {
   private static final long ORIGIN = 1_763_700_000_000_000_000L; // November 2025, in ns
   private static final int CASES = 40;
@@ -83,7 +86,7 @@ class AlgorithmPropertiesTest {
   @Test
   void everyAlgorithm_randomTraces_boundHoldsAndDelaysAreTight() {
     for (Algorithm algorithm : Algorithm.values()) {
-      Seeded.run(
+      Seeds.run(
           algorithm.wireName(),
           CASES,
           seed -> {
@@ -104,7 +107,7 @@ class AlgorithmPropertiesTest {
   @Test
   void everyAlgorithm_afterUntilFresh_decidesAsAFreshState() {
     for (Algorithm algorithm : Algorithm.values()) {
-      Seeded.run(
+      Seeds.run(
           algorithm.wireName() + " untilFresh",
           CASES,
           seed -> {
@@ -257,7 +260,7 @@ class AlgorithmPropertiesTest {
   @Test
   void everyAlgorithm_clockStepsBack_delaysStillExactFromTheRealNow() {
     for (Algorithm algorithm : Algorithm.values()) {
-      Seeded.run(
+      Seeds.run(
           algorithm.wireName() + " clock back",
           CASES / 2,
           seed -> {
@@ -287,7 +290,7 @@ class AlgorithmPropertiesTest {
   void everyAlgorithm_fitOfAnyOtherPolicysState_givesAStateThatKeepsEveryInvariant() {
     for (Algorithm from : Algorithm.values()) {
       for (Algorithm to : Algorithm.values()) {
-        Seeded.run(
+        Seeds.run(
             from.wireName() + " -> " + to.wireName(),
             3,
             seed -> {
@@ -316,7 +319,7 @@ class AlgorithmPropertiesTest {
   @Test
   void everyAlgorithm_acquireN_isNTimesAcquireOne_andRemainingIsExact() {
     for (Algorithm algorithm : Algorithm.values()) {
-      Seeded.run(
+      Seeds.run(
           algorithm + " acquire(n)",
           CASES,
           seed -> {
@@ -351,7 +354,7 @@ class AlgorithmPropertiesTest {
   @Test
   void everyAlgorithm_peeksAndPlainDenials_changeNothing() {
     for (Algorithm algorithm : Algorithm.values()) {
-      Seeded.run(
+      Seeds.run(
           algorithm + " peek",
           CASES,
           seed -> {
@@ -378,7 +381,7 @@ class AlgorithmPropertiesTest {
   @Test
   void everyAlgorithm_countDenied_neverAdmitsWhatThePlainPolicyDenies() {
     for (Algorithm algorithm : Algorithm.values()) {
-      Seeded.run(
+      Seeds.run(
           algorithm + " countDenied",
           CASES,
           seed -> {
@@ -436,7 +439,7 @@ class AlgorithmPropertiesTest {
 
   @Test
   void slidingBuckets_admitsNoMoreThanSlidingLog_onTheSameTraceOfSinglePermits() {
-    Seeded.run(
+    Seeds.run(
         "sliding_buckets <= sliding_log",
         CASES * 3,
         seed -> {

@@ -2,17 +2,20 @@ package dev.sluice.core.algorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.test.Seeds;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(Seeds.class)
 class NanoMathTest {
 
   @Test
   void mulDiv_agreesWithBigInteger_onBothSidesOf64Bits() {
-    Seeded.run(
+    Seeds.run(
         "mulDiv",
         20,
         seed -> {

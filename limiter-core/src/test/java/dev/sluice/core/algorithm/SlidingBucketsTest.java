@@ -7,13 +7,16 @@ import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.algorithm.AlgorithmPropertiesTest.Request;
+import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(Seeds.class)
 class SlidingBucketsTest {
 
   @Test
@@ -93,7 +96,7 @@ class SlidingBucketsTest {
    */
   @Test
   void apply_randomTraces_decidesExactlyAsSummingEveryBucket() {
-    Seeded.run(
+    Seeds.run(
         "sliding_buckets running sum vs summing every bucket",
         60,
         seed -> {
@@ -124,7 +127,7 @@ class SlidingBucketsTest {
    */
   @Test
   void fit_firstLayoutState_decidesAsTheFirstImplementationWould() {
-    Seeded.run(
+    Seeds.run(
         "sliding_buckets first layout read",
         60,
         seed -> {

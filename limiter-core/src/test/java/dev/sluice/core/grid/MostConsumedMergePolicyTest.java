@@ -7,8 +7,10 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.StoredState;
+import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.util.Random;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -16,15 +18,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The merge rule on its own, for every algorithm: of two histories of the same key, the one that
  * admitted more (at the same instants) is judged more consumed, and never the other way round.
  */
+@ExtendWith(Seeds.class)
 class MostConsumedMergePolicyTest {
   private static final long T0 = 1_767_265_200_000_000_000L; // 2026-01-01T11:00:00Z
 
   @ParameterizedTest
   @EnumSource(Algorithm.class)
   void moreConsumed_historyWithMoreAdmissions_isKept(Algorithm algorithm) {
-    long seed = System.nanoTime();
-    System.out.println("MostConsumedMergePolicyTest " + algorithm + " seed=" + seed);
-    Random random = new Random(seed);
+    Random random = Seeds.random();
     Policy policy =
         Policy.builder().algorithm(algorithm).limit(50).window(Duration.ofMinutes(1)).build();
     LimiterAlgorithm limiter = LimiterAlgorithm.of(policy);

@@ -17,6 +17,7 @@ import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
 import dev.sluice.core.pipeline.StoredState;
+import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,7 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A split brain and its heal, on Hazelcast's in-memory network with a firewall between the brains
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * of the more-consumed side: no admission made on either side during the split is forgotten by the
  * side that is kept.
  */
+@ExtendWith(Seeds.class)
 class SplitBrainMergeTest {
   private static final int LIMIT = 40;
   private static final int KEYS_PER_RULE = 6;
@@ -69,9 +72,7 @@ class SplitBrainMergeTest {
 
   @Test
   void splitThenHeal_bothSidesAdmit_mergedStateAtLeastAsConsumedAsEitherSide() throws Exception {
-    long seed = System.nanoTime();
-    System.out.println("SplitBrainMergeTest seed=" + seed);
-    Random random = new Random(seed);
+    Random random = Seeds.random();
     try (GridTestCluster cluster = new GridTestCluster()) {
       HazelcastInstance m0 = cluster.factory.newHazelcastInstance(config(cluster));
       HazelcastInstance m1 = cluster.factory.newHazelcastInstance(config(cluster));

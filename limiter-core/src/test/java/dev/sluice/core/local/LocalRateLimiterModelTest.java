@@ -8,28 +8,29 @@ import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The local limiter adds storage, not math: on a random sequence of acquires, peeks, resets and
  * clock moves over a few keys, it answers exactly what the bare algorithm answers on a per-key
- * {@code long[]} kept by the test. Seeded; the seed is printed and in every assertion message.
+ * {@code long[]} kept by the test. Seeded ({@link Seeds}).
  */
+@ExtendWith(Seeds.class)
 class LocalRateLimiterModelTest {
 
   @ParameterizedTest
   @EnumSource(Algorithm.class)
   void randomOperations_answerAsTheBareAlgorithm(Algorithm algorithm) {
-    long seed = System.nanoTime();
-    System.out.println("LocalRateLimiterModelTest " + algorithm + " seed " + seed);
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = new SplittableRandom(Seeds.seed());
     Policy policy =
         Policy.builder()
             .algorithm(algorithm)
@@ -48,7 +49,7 @@ class LocalRateLimiterModelTest {
 
     for (int step = 0; step < 3_000; step++) {
       String key = "k" + random.nextInt(4);
-      String where = "seed " + seed + ", step " + step + ", " + key + ", " + policy;
+      String where = "step " + step + ", " + key + ", " + policy;
       int operation = random.nextInt(100);
       if (operation < 70) {
         long permits = random.nextLong(bare.capacity() + 1);
