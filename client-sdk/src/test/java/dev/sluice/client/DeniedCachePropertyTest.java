@@ -8,11 +8,13 @@ import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The denied-until cache changes no decision: a client in front of limiter A answers exactly as
@@ -20,13 +22,12 @@ import org.junit.jupiter.api.RepeatedTest;
  * random costs. So it is never more permissive than the limiter, and never denies what the limiter
  * would allow. Its local retry-after never exceeds the limiter's.
  */
+@ExtendWith(Seeds.class)
 class DeniedCachePropertyTest {
 
   @RepeatedTest(50)
   void tryAcquire_randomTraffic_decidesExactlyAsTheLimiter() {
-    long seed = new Random().nextLong();
-    System.out.println("DeniedCachePropertyTest seed=" + seed);
-    Random random = new Random(seed);
+    Random random = Seeds.random();
 
     ManualTimeSource time =
         ManualTimeSource.at(
@@ -58,7 +59,7 @@ class DeniedCachePropertyTest {
       Decision expected = reference.tryAcquire("r", key, permits);
       Decision actual = client.tryAcquire("r", key, permits);
       assertThat(actual.allowed())
-          .as("seed %d, request %d: %s %d at %d", seed, i, key, permits, time.nowNanos())
+          .as("request %d: %s %d at %d", i, key, permits, time.nowNanos())
           .isEqualTo(expected.allowed());
       if (actual.decidedBy() == DecidedBy.DENIED_CACHE) {
         local++;

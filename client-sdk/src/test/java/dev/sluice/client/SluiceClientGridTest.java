@@ -9,6 +9,7 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.grid.GridRuleStore;
 import dev.sluice.core.local.LocalRateLimiter;
+import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,8 +25,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The client against two real members on loopback: near cache, denied cache, coalescing. */
+@ExtendWith(Seeds.class)
 class SluiceClientGridTest {
   private static GridMembers grid;
   private static SluiceClient client;
@@ -97,9 +100,7 @@ class SluiceClientGridTest {
    */
   @RepeatedTest(3)
   void tryAcquire_randomTraffic_decidesExactlyAsALocalLimiter() {
-    long seed = new Random().nextLong();
-    System.out.println("SluiceClientGridTest seed=" + seed);
-    Random random = new Random(seed);
+    Random random = Seeds.random();
     Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
     Policy policy =
         Policy.builder()
@@ -123,7 +124,7 @@ class SluiceClientGridTest {
       Decision expected = local.tryAcquire(rule, key, permits);
       Decision actual = client.tryAcquire(rule, key, permits);
       assertThat(actual.allowed())
-          .as("seed %d, %s, request %d: %s x%d", seed, policy, i, key, permits)
+          .as("%s, request %d: %s x%d", policy, i, key, permits)
           .isEqualTo(expected.allowed());
       assertThat(actual.decidedBy()).isIn(DecidedBy.LIMITER, DecidedBy.DENIED_CACHE);
       if (actual.decidedBy() == DecidedBy.DENIED_CACHE) {

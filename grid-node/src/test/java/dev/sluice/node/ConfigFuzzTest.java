@@ -8,6 +8,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.rules.InMemoryRuleStore;
 import dev.sluice.core.rules.RulesFile;
 import dev.sluice.core.rules.RulesFileException;
+import dev.sluice.core.test.Seeds;
 import dev.sluice.node.RulesFileWatcher.Outcome;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,15 +22,17 @@ import java.util.Map;
 import java.util.Random;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Seeded fuzz of the two configuration inputs: the rules file and the node settings. Every broken
  * input must fail with the input's own exception type and a message that says where (file, line,
  * column) and what (the field or setting), never with a parser's or the JVM's exception; and a
- * broken hot reload must keep the rules that were in force. Replay with {@code
- * -Dsluice.fuzz.seed=<seed>}.
+ * broken hot reload must keep the rules that were in force. The seeds come from {@link Seeds}: a
+ * failure says how to replay it.
  */
+@ExtendWith(Seeds.class)
 class ConfigFuzzTest {
   private static final String VALID =
       """
@@ -80,12 +83,6 @@ class ConfigFuzzTest {
 
   @TempDir Path dir;
 
-  private static long seed() {
-    long seed = Long.getLong("sluice.fuzz.seed", System.nanoTime());
-    System.out.println("ConfigFuzzTest seed=" + seed);
-    return seed;
-  }
-
   /** One random edit of the valid file; returns the text and the field it changed (or null). */
   private static Mutation mutate(Random random) {
     List<String> lines = new ArrayList<>(List.of(VALID.split("\n")));
@@ -121,7 +118,7 @@ class ConfigFuzzTest {
 
   @Test
   void rulesFile_seededMutations_failWithFileLineColumnAndField() {
-    Random random = new Random(seed());
+    Random random = Seeds.random();
     int accepted = 0;
     int rejected = 0;
     int namingField = 0;
@@ -156,7 +153,7 @@ class ConfigFuzzTest {
 
   @Test
   void hotReload_randomBrokenAndValidEdits_brokenOnesKeepThePreviousRules() throws IOException {
-    Random random = new Random(seed());
+    Random random = Seeds.random();
     Path file = Files.writeString(dir.resolve("rules.yaml"), VALID);
     InMemoryRuleStore store = new InMemoryRuleStore();
     RulesFileWatcher watcher = new RulesFileWatcher(file, store, Duration.ofSeconds(1));
@@ -192,7 +189,7 @@ class ConfigFuzzTest {
 
   @Test
   void nodeSettings_randomValuesForEverySetting_failNamingTheSetting() {
-    Random random = new Random(seed());
+    Random random = Seeds.random();
     int rejected = 0;
     int tried = 0;
     for (NodeSettings.Setting setting : NodeSettings.Setting.values()) {
@@ -225,7 +222,7 @@ class ConfigFuzzTest {
    */
   @Test
   void failurePolicies_randomLists_parseExactlyWhenEveryPartIsValid() {
-    Random random = new Random(seed());
+    Random random = Seeds.random();
     List<String> names =
         List.of("login", "api.v2", "sms_out", "a-b", "bad name", "", "x".repeat(65));
     List<String> policies =

@@ -2,6 +2,7 @@ package dev.sluice.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.test.Seeds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpRequest;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Faults under steady load on three {@code sluice-node.jar} processes on loopback: {@code kill -9}
@@ -46,6 +48,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>All nodes run with an admin token; at the end no node's output may contain it.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
+@ExtendWith(Seeds.class)
 class FaultsIT {
   private static final int LIMIT = 40;
   private static final int KEYS = 24;
@@ -101,13 +104,14 @@ class FaultsIT {
     final AtomicBoolean stop = new AtomicBoolean();
     final List<Thread> threads = new ArrayList<>();
 
-    Load(long seed) {
+    /** Starts the load threads, each drawing its keys from its own seed ({@link Seeds}). */
+    Load() {
       up.addAll(List.of(0, 1, 2));
       for (int k = 0; k < KEYS; k++) {
         admitted.put("key-" + k, new AtomicInteger());
       }
       for (int t = 0; t < THREADS; t++) {
-        Random random = new Random(seed + t);
+        Random random = Seeds.random("load-" + t);
         Thread thread = new Thread(() -> run(random), "load-" + t);
         thread.start();
         threads.add(thread);
@@ -177,10 +181,8 @@ class FaultsIT {
   @Test
   void kill9OneOfThree_underLoad_noKeyGetsAFreshBudget() throws Exception {
     startCluster("faults-kill");
-    long seed = System.nanoTime();
-    System.out.println("FaultsIT kill -9 seed=" + seed);
     int inFlightAtKill;
-    Load load = new Load(seed);
+    Load load = new Load();
     try {
       load.awaitMore(KEYS * LIMIT / 3);
       inFlightAtKill = load.inFlight.get();
@@ -201,9 +203,7 @@ class FaultsIT {
   @Test
   void rollingRestartOfAllThree_underLoad_noKeyGetsAFreshBudget() throws Exception {
     startCluster("faults-rolling");
-    long seed = System.nanoTime();
-    System.out.println("FaultsIT rolling restart seed=" + seed);
-    Load load = new Load(seed);
+    Load load = new Load();
     long started = System.nanoTime();
     try {
       load.awaitMore(KEYS * LIMIT / 4);

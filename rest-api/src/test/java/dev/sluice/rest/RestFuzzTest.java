@@ -12,6 +12,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.local.LocalRateLimiter;
+import dev.sluice.core.test.Seeds;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,13 +29,14 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A seeded fuzzer against the real server ({@link SluiceApi} on a real {@link LocalRateLimiter},
- * Javalin on 127.0.0.1, port 0, real HTTP). Replay a run with {@code -Dsluice.fuzz.seed=<seed>};
- * size it with {@code -Dsluice.fuzz.requests=<n>} (3,000 by default; the {@code reliability}
- * profile sends 100,000: {@code ./mvnw -Preliability verify -pl rest-api -am -Dtest=RestFuzzTest
- * -Dsurefire.failIfNoSpecifiedTests=false}).
+ * A fuzzer against the real server ({@link SluiceApi} on a real {@link LocalRateLimiter}, Javalin
+ * on 127.0.0.1, port 0, real HTTP), seeded by {@link Seeds} (a failure prints the command that
+ * replays it); size it with {@code -Dsluice.fuzz.requests=<n>} (3,000 by default; the {@code
+ * reliability} profile sends 100,000: {@code ./mvnw -Preliability verify -pl rest-api -am
+ * -Dtest=RestFuzzTest -Dsurefire.failIfNoSpecifiedTests=false}).
  *
  * <h2>What is sent</h2>
  *
@@ -65,6 +67,7 @@ import org.junit.jupiter.api.Test;
  * page), and the run prints how many there were by status and code. The one 5xx allowed is 505 for
  * an unknown HTTP version, as {@code http_version_not_supported}.
  */
+@ExtendWith(Seeds.class)
 class RestFuzzTest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -88,12 +91,10 @@ class RestFuzzTest {
 
   @Test
   void fuzz_seededRequests_no5xxRejectionsChangeNothingDecisionsMatchModel() throws Exception {
-    long seed = Long.getLong("sluice.fuzz.seed", System.nanoTime());
     int requests =
         Integer.getInteger(
             "sluice.fuzz.requests", Boolean.getBoolean("sluice.reliability") ? 100_000 : 3_000);
-    System.out.println("RestFuzzTest seed=" + seed + " requests=" + requests);
-    Random random = new Random(seed);
+    Random random = Seeds.random();
     try (ApiServer server = new ApiServer()) {
       LocalRateLimiter model = LocalRateLimiter.builder().timeSource(server.clock).build();
       List<Rule> rules =
@@ -125,13 +126,13 @@ class RestFuzzTest {
       ApiServer.Response check =
           server.post("/v1/check", "{\"rule\": \"fz-fixed\", \"key\": \"after-fuzz\"}");
       System.out.printf(
-          "fuzz: %d requests in %.1f s (%.0f/s), seed %d%n  categories %s%n  statuses %s%n"
+          "fuzz: %d requests in %.1f s (%.0f/s), base seed %d%n  categories %s%n  statuses %s%n"
               + "  decided %d, refused by Jetty before routing %d %s, closed without answer %d,"
               + " violations %d%n",
           sent,
           seconds,
           sent / seconds,
-          seed,
+          Seeds.base(),
           byCategory,
           byStatus,
           decided,
@@ -142,7 +143,7 @@ class RestFuzzTest {
       violations.forEach(v -> System.out.println("  VIOLATION " + v));
       assertThat(live.status()).as("server alive after the fuzz").isEqualTo(200);
       assertThat(check.status()).as("a valid check after the fuzz").isEqualTo(200);
-      assertThat(violations).as("oracle violations (seed %d)", seed).isEmpty();
+      assertThat(violations).as("oracle violations").isEmpty();
       assertThat(byStatus.keySet()).allMatch(status -> status < 500 || status == 505);
     }
   }

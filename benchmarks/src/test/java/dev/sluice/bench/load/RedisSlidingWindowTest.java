@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.test.Seeds;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -17,14 +19,13 @@ import org.junit.jupiter.api.io.TempDir;
  * the comparison is between different algorithms. Runs against a real redis-server (skipped, with
  * the reason, where none is installed; benchmarks/run.sh installs one).
  */
+@ExtendWith(Seeds.class)
 class RedisSlidingWindowTest {
 
   @Test
   void script_randomTimeline_decidesLikeSlidingWindow(@TempDir Path logs) {
     assumeTrue(RedisServer.findBinary().isPresent(), "redis-server is not installed");
-    long seed = System.nanoTime();
-    System.out.println("RedisSlidingWindowTest seed " + seed);
-    Random random = new Random(seed);
+    Random random = Seeds.random();
     long limit = 1 + random.nextInt(20);
     long windowMicros = Duration.ofSeconds(10).toNanos() / 1_000;
     LimiterAlgorithm algorithm = LimiterAlgorithm.of(Policy.of(limit, Duration.ofSeconds(10)));
@@ -41,7 +42,7 @@ class RedisSlidingWindowTest {
         Decision expected = algorithm.apply(state, nowMicros * 1_000, 1);
         boolean actual = lua.allowedAt("key", limit, windowMicros, nowMicros);
         assertThat(actual)
-            .as("seed %d, request %d at %d µs, limit %d", seed, i, nowMicros, limit)
+            .as("request %d at %d µs, limit %d", i, nowMicros, limit)
             .isEqualTo(expected.allowed());
         allowed += actual ? 1 : 0;
       }

@@ -10,11 +10,13 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.contract.AdmissionBounds;
 import dev.sluice.core.contract.AdmissionBounds.Admission;
 import dev.sluice.core.contract.SaturationCase;
+import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -23,6 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * AdmissionBounds} on the same traces (a correct limiter is never blamed; whatever is counted,
  * AdmissionBounds refuses too), and against hand-counted timelines.
  */
+@ExtendWith(Seeds.class)
 class AdmissionBoundTest {
   private static final long SLACK = MILLI;
 
@@ -66,7 +69,7 @@ class AdmissionBoundTest {
   @Test
   void randomTraces_whatIsCountedAdmissionBoundsRefuses_andCorrectOnesAreNeverBlamed() {
     List<SaturationCase> cases = cases();
-    Seeded.run(
+    Seeds.run(
         "counted over-admission implies an AdmissionBounds violation",
         40,
         seed -> {
