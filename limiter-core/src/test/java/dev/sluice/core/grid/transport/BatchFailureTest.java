@@ -272,7 +272,11 @@ class BatchFailureTest {
       // t=1: the poisoned key has failed. Its failure must wait for the slow key: a batch that
       // answered now would free its lane while one of its keys is still to be decided.
       awaitRefusalAfter(refusedBefore);
-      Thread.sleep(300);
+      // t=1.5: a second batch, of the poisoned key alone, from the same sender on a limiter (and
+      // lane) of its own, fails on the same partition thread after the first one's poisoned key,
+      // and its failure travels back the way the first batch's would: once it has reached its
+      // caller, an answer that did not wait for the slow key would have reached its caller too.
+      assertRefused(failingAlone(route, batch));
       assertThat(answer).as("the batch while one of its keys waits").isNotDone();
     } finally {
       release.countDown();
@@ -388,6 +392,18 @@ class BatchFailureTest {
           }
           return value;
         });
+  }
+
+  /**
+   * Sends a batch of {@code batch}'s poisoned key alone from the route's sender, through a limiter
+   * of its own, so that it does not queue behind a batch held on the other limiter's lane.
+   */
+  private CompletableFuture<List<Decision>> failingAlone(Route route, Batch batch) {
+    HazelcastInstance sender = route.sender < 0 ? client : cluster.members.get(route.sender);
+    GridRateLimiter limiter =
+        cluster.limiter(sender, GridRateLimiter.Options.defaults().withLanesPerMember(1));
+    return offHazelcastThreads(
+        limiter.tryAcquireAllAsync(List.of(Check.of(POISON, batch.poisoned))));
   }
 
   /** Asserts that {@code answer} fails within 10 s with the interceptor's refusal. */
