@@ -4,6 +4,8 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.rules.RulesFile;
 import dev.sluice.core.rules.RulesFileException;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +56,13 @@ import org.slf4j.LoggerFactory;
 final class RulesFileWatcher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RulesFileWatcher.class);
 
+  /**
+   * Changed versions of the file this node read, by {@code outcome}: {@code applied} or {@code
+   * rejected} (broken or unreadable; the previous rules stay). Prometheus: {@code
+   * sluice_rules_file_reloads_total}.
+   */
+  static final String RELOADS = "sluice.rules.file.reloads";
+
   /** What one poll did. */
   enum Outcome {
     UNCHANGED,
@@ -73,6 +83,9 @@ final class RulesFileWatcher implements AutoCloseable {
 
   /** The rules of the file version last applied, by name. */
   private Map<String, Rule> applied = Map.of();
+
+  private final AtomicLong appliedReloads = new AtomicLong();
+  private final AtomicLong rejectedReloads = new AtomicLong();
 
   RulesFileWatcher(Path file, RuleStore store, Duration interval) {
     this.file = file;
@@ -111,6 +124,7 @@ final class RulesFileWatcher implements AutoCloseable {
               file,
               e,
               applied.size());
+          rejectedReloads.incrementAndGet();
           return Outcome.REJECTED;
         }
         return Outcome.UNCHANGED;
@@ -128,12 +142,29 @@ final class RulesFileWatcher implements AutoCloseable {
             "rules file change rejected: {}; keeping the previous {} rules",
             e.getMessage(),
             applied.size());
+        rejectedReloads.incrementAndGet();
         return Outcome.REJECTED;
       }
       int changed = apply(rules, false);
       LOG.info("rules file {} reloaded: {} rules, {} changed", file, rules.size(), changed);
+      appliedReloads.incrementAndGet();
       return Outcome.APPLIED;
     }
+  }
+
+  /**
+   * Reports the reloads in {@code registry} ({@value #RELOADS}), so that an operator can alert on a
+   * rejected edit, which otherwise only the log tells.
+   */
+  void bindTo(MeterRegistry registry) {
+    FunctionCounter.builder(RELOADS, appliedReloads, AtomicLong::get)
+        .tag("outcome", "applied")
+        .description("Changed versions of the rules file, applied or rejected")
+        .register(registry);
+    FunctionCounter.builder(RELOADS, rejectedReloads, AtomicLong::get)
+        .tag("outcome", "rejected")
+        .description("Changed versions of the rules file, applied or rejected")
+        .register(registry);
   }
 
   /** Polls every interval on a daemon thread until {@link #close()}. */

@@ -226,6 +226,9 @@ public final class SluiceNode implements AutoCloseable {
       new JvmThreadMetrics().bindTo(registry);
       new ProcessorMetrics().bindTo(registry);
       new UptimeMetrics().bindTo(registry);
+      if (watcher != null) {
+        watcher.bindTo(registry);
+      }
       RateLimiter decisions = limiter;
       if (client) {
         front = clientFront(settings, limiter, registry);

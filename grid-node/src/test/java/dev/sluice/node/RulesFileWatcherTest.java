@@ -8,6 +8,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.rules.InMemoryRuleStore;
 import dev.sluice.core.rules.RulesFileException;
 import dev.sluice.node.RulesFileWatcher.Outcome;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,6 +70,31 @@ class RulesFileWatcherTest {
     assertThat(watcher.poll()).isEqualTo(Outcome.APPLIED);
     assertThat(store.get("login").policy().limit()).isEqualTo(5);
     assertThat(store.find("api")).isEmpty();
+  }
+
+  @Test
+  void poll_countsAppliedAndRejectedVersions_notUnchangedPolls() throws IOException {
+    RulesFileWatcher watcher = watcher(LOGIN_5);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    watcher.bindTo(registry);
+    watcher.loadInitial();
+
+    edit(LOGIN_7_AND_API);
+    watcher.poll();
+    edit(LOGIN_7_AND_API.replace("window: 1s", "window: 1"));
+    watcher.poll();
+    watcher.poll();
+    Files.delete(dir.resolve("rules.yaml"));
+    watcher.poll();
+
+    assertThat(reloads(registry, "applied")).isEqualTo(1);
+    assertThat(reloads(registry, "rejected"))
+        .as("the broken edit, then the deleted file")
+        .isEqualTo(2);
+  }
+
+  private static double reloads(SimpleMeterRegistry registry, String outcome) {
+    return registry.get(RulesFileWatcher.RELOADS).tag("outcome", outcome).functionCounter().count();
   }
 
   @Test

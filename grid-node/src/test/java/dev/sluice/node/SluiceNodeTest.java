@@ -53,8 +53,11 @@ class SluiceNodeTest {
       assertThat(check(port, "login", "k").status()).isEqualTo(429);
 
       Files.writeString(rulesFile(), RULES.replace("limit: 5", "limit: -3"));
-      Thread.sleep(500); // five poll intervals: the broken edit has been seen and rejected
-      assertThat(TestNodes.get(port, "/v1/rules/login").json().get("limit").asLong()).isEqualTo(1);
+      // The poller has read the broken edit and turned it down: only now does 'unchanged' say
+      // something about what a broken edit does.
+      awaitMetric(port, "sluice_rules_file_reloads_total{outcome=\"rejected\"} 1.0");
+      TestNodes.Answer login = TestNodes.get(port, "/v1/rules/login");
+      assertThat(login.json().path("limit").asLong()).as(login.body()).isEqualTo(1);
     }
   }
 
@@ -220,6 +223,17 @@ class SluiceNodeTest {
   private static TestNodes.Answer check(int port, String rule, String key) {
     return TestNodes.post(
         port, "/v1/check", "{\"rule\": \"" + rule + "\", \"key\": \"" + key + "\"}");
+  }
+
+  /** Waits (at most 10 s) until the node's {@code /metrics} has {@code line}. */
+  private static void awaitMetric(int port, String line) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!TestNodes.get(port, "/metrics").body().contains(line)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no '" + line + "' in /metrics within 10 s");
+      }
+      Thread.sleep(50); // waiting for the file poller, not for limiter time
+    }
   }
 
   private static void awaitRuleLimit(int port, String rule, long limit)
