@@ -28,6 +28,7 @@ class CachedRuleStoreTest {
   private final CountDownLatch released = new CountDownLatch(1);
   private final AtomicLong clock = new AtomicLong(1_000_000_000L);
   private final List<String> changes = new CopyOnWriteArrayList<>();
+  private final List<String> reads = new CopyOnWriteArrayList<>();
   private final AtomicBoolean breakerOpen = new AtomicBoolean();
   private final CachedRuleStore rules =
       new CachedRuleStore(new MapStore(), changes::add, breakerOpen::get, clock::get);
@@ -70,20 +71,39 @@ class CachedRuleStoreTest {
   }
 
   @Test
-  void find_breakerOpen_sendsNoRefresh() {
+  void find_breakerOpen_sendsNoRefresh() throws Exception {
     map.put("login", rule(5));
+    map.put("other", rule("other", 1));
     assertThat(limit()).isEqualTo(5);
+    assertThat(rules.find("other")).isPresent();
     map.put("login", rule(10));
+    map.put("other", rule("other", 2));
     breakerOpen.set(true);
     clock.addAndGet(10 * CachedRuleStore.MAX_STALENESS_NANOS);
     for (int i = 0; i < 10; i++) {
       assertThat(limit()).isEqualTo(5);
     }
     assertThat(rules.isCached("login")).isFalse();
+
+    // A refresh would run on the one refresh thread, in order: one sent after the breaker closes
+    // has run once its change is reported, and so has any sent while the breaker was open.
+    breakerOpen.set(false);
+    assertThat(rules.find("other").orElseThrow().policy().limit()).isEqualTo(1);
+    awaitChange("other");
+    assertThat(reads).as("reads of the map").containsExactly("login", "other", "other");
+    assertThat(changes).containsExactly("other");
   }
 
   private long limit() {
     return rules.find("login").orElseThrow().policy().limit();
+  }
+
+  private void awaitChange(String name) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!changes.contains(name) && System.nanoTime() < deadline) {
+      Thread.sleep(5); // waiting for the background refresh, not for limiter time
+    }
+    assertThat(changes).as("changes reported").contains(name);
   }
 
   private void awaitLimit(long expected) throws InterruptedException {
@@ -96,13 +116,18 @@ class CachedRuleStoreTest {
   }
 
   private static Rule rule(long limit) {
-    return new Rule("login", Policy.of(limit, Duration.ofMinutes(1)));
+    return rule("login", limit);
+  }
+
+  private static Rule rule(String name, long limit) {
+    return new Rule(name, Policy.of(limit, Duration.ofMinutes(1)));
   }
 
   /** A rules map that emits no events, and can hang like an unreachable grid. */
   private final class MapStore implements RuleStore {
     @Override
     public Optional<Rule> find(String name) {
+      reads.add(name);
       if (hang.get()) {
         try {
           released.await();
