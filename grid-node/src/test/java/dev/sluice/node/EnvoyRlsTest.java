@@ -409,8 +409,11 @@ class EnvoyRlsTest {
                   + "_total\\{descriptor=\"remote_address\",domain=\"edge\"} [1-9]");
     }
     assertThat(metrics).contains("ratelimit_service_config_load_success_total 1.0");
-    assertThat(metrics)
-        .containsPattern(
-            "ratelimit_service_rate_limit_domain_not_found_total\\{domain=\"nobody-configured-this\"}|ratelimit_service_config_load");
+    rls.call("not-configured-" + address, descriptor("a", "b"));
+    assertThat(TestNodes.get(node.restPort(), "/metrics").body())
+        .contains(
+            "ratelimit_service_rate_limit_domain_not_found_total{domain=\"not-configured-"
+                + address
+                + "\"} 1.0");
   }
 }

@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * is in the key because inline policies on one key share one state until the core gives each its
  * own: without it, two limits on one descriptor path (before and after a reload, or a request
  * override) would count into one state. A subject longer than the grid's 512 bytes keeps a readable
- * prefix and ends with the SHA-256 of the whole.
+ * prefix of 400 bytes and ends with the SHA-256 of the whole.
  */
 final class SluiceCounting {
   /** What Sluice decided for one counted descriptor. */
@@ -50,7 +50,8 @@ final class SluiceCounting {
   /** One descriptor to count: {@code hits} permits of {@code policy} on {@code subject}. */
   record Request(Policy policy, String subject, long hits) {}
 
-  private static final int PREFIX_CHARS = 160;
+  /** What a long subject keeps of itself before the hash: 400 + 1 + 64 bytes stay under 512. */
+  private static final int PREFIX_BYTES = 400;
 
   private final RateLimiter limiter;
 
@@ -127,11 +128,16 @@ final class SluiceCounting {
     if (utf8Length(subject) <= StateKey.MAX_SUBJECT_BYTES) {
       return subject;
     }
-    String prefix = subject.substring(0, PREFIX_CHARS);
-    if (Character.isHighSurrogate(prefix.charAt(prefix.length() - 1))) {
-      prefix = prefix.substring(0, prefix.length() - 1);
+    int end = 0;
+    long bytes = 0;
+    while (end < subject.length() && bytes + utf8Length(subject.charAt(end)) <= PREFIX_BYTES) {
+      bytes += utf8Length(subject.charAt(end));
+      end++;
     }
-    return prefix + "#" + sha256(subject);
+    if (end > 0 && Character.isHighSurrogate(subject.charAt(end - 1))) {
+      end--;
+    }
+    return subject.substring(0, end) + "#" + sha256(subject);
   }
 
   /**
@@ -170,10 +176,14 @@ final class SluiceCounting {
   private static long utf8Length(String text) {
     long bytes = 0;
     for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+      bytes += utf8Length(text.charAt(i));
     }
     return bytes;
+  }
+
+  /** A char's share of its UTF-8 bytes: each half of a surrogate pair counts 2 of the pair's 4. */
+  private static int utf8Length(char c) {
+    return c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
   }
 
   private static String sha256(String text) {

@@ -145,6 +145,19 @@ class ShouldRateLimitTest {
   }
 
   @Test
+  void counterKey_longNonAsciiValues_stayWithinTheGridsKeyBound() {
+    ShouldRateLimit decider = decider(false, Set.of());
+    String wide = "\u6f22\ud83d\ude00".repeat(300); // 3-byte and 4-byte UTF-8 characters
+
+    RateLimitResponse response = decide(decider, request("slow", wide));
+
+    assertThat(response.getStatuses(0).getLimitRemaining()).isEqualTo(1);
+    String subject = SluiceCounting.subject("edge", "slow=" + wide, "fixed_window:2/1m");
+    assertThat(subject.getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+        .isLessThanOrEqualTo(512);
+  }
+
+  @Test
   void metrics_withinNearAndOverLimit_asThePeerCountsThem() {
     ShouldRateLimit decider = decider(false, Set.of());
     for (int i = 0; i < 11; i++) {
