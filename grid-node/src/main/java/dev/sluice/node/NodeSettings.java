@@ -11,6 +11,7 @@ import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.rules.RulesFile;
+import dev.sluice.node.envoy.EnvoyHeader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,10 +20,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -44,6 +47,8 @@ import org.jspecify.annotations.Nullable;
  * failurePolicy: fail-open       # client mode: when the grid cannot answer within callTimeout
  * callTimeout: 50ms
  * failurePolicies: {login: fail-closed}
+ * rlsPort: 8081                  # Envoy's rate limit service (gRPC); 0: off
+ * envoyConfig: envoy/            # envoyproxy/ratelimit config files, hot-reloaded
  * </pre>
  *
  * Precedence: environment variable (when set and not empty) over the file over the default. Bad
@@ -73,6 +78,11 @@ import org.jspecify.annotations.Nullable;
  * @param failurePolicies client mode: the rules with a failure policy of their own
  * @param callTimeout client mode: how long a decision waits for the grid before the failure policy
  *     answers
+ * @param rlsPort the Envoy rate limit service's gRPC port; 0: off
+ * @param envoyConfig the envoyproxy/ratelimit config file or directory; null: none (every domain
+ *     unknown, every request OK)
+ * @param envoyShadowMode the Envoy front end answers OK even when over a limit
+ * @param envoyHeaders the headers the Envoy front end asks Envoy to add to its response
  */
 public record NodeSettings(
     Mode mode,
@@ -93,10 +103,15 @@ public record NodeSettings(
     boolean insecure,
     FailurePolicy failurePolicy,
     Map<String, FailurePolicy> failurePolicies,
-    Duration callTimeout) {
+    Duration callTimeout,
+    int rlsPort,
+    @Nullable Path envoyConfig,
+    boolean envoyShadowMode,
+    Set<EnvoyHeader> envoyHeaders) {
 
   public NodeSettings {
     failurePolicies = Map.copyOf(failurePolicies);
+    envoyHeaders = envoyHeaders.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(envoyHeaders));
   }
 
   /** What the node is in the grid. */
@@ -213,7 +228,30 @@ public record NodeSettings(
         "callTimeout",
         Durations.format(SluiceClient.DEFAULT_CALL_TIMEOUT),
         "Client mode: how long a check waits for the grid before the failure policy answers"
-            + " (1ms to 1m).");
+            + " (1ms to 1m)."),
+    RLS_PORT(
+        "rlsPort",
+        "8081",
+        "Port of the Envoy rate limit service: gRPC `envoy.service.ratelimit.v3.RateLimitService`"
+            + " ([envoy.md](envoy.md)); 0 turns it off."),
+    ENVOY_CONFIG(
+        "envoyConfig",
+        "",
+        "envoyproxy/ratelimit config: a YAML file, or a directory of them (`*.yaml`, `*.yml`; one"
+            + " domain each), hot-reloaded like the rules file; relative paths in the config file"
+            + " are relative to it. Empty: no domains, every request is answered OK."),
+    ENVOY_SHADOW_MODE(
+        "envoyShadowMode",
+        "false",
+        "Envoy front end: count and report as usual, but answer OK even when over a limit (the"
+            + " peer's `SHADOW_MODE`)."),
+    ENVOY_HEADERS(
+        "envoyHeaders",
+        "ratelimit,retry-after",
+        "Envoy front end: headers Envoy adds to its response, any of `ratelimit` (IETF `RateLimit`,"
+            + " `RateLimit-Policy`), `x-ratelimit` (`X-RateLimit-Limit`, `-Remaining`, `-Reset`),"
+            + " `retry-after` (when over the limit), comma-separated (a YAML list in the file);"
+            + " `none` for none.");
 
     private final String key;
     private final String defaultValue;
@@ -311,7 +349,11 @@ public record NodeSettings(
         true,
         failurePolicy,
         failurePolicies,
-        callTimeout);
+        callTimeout,
+        rlsPort,
+        envoyConfig,
+        envoyShadowMode,
+        envoyHeaders);
   }
 
   /** Whether admin routes need a token. */
@@ -363,6 +405,17 @@ public record NodeSettings(
             .collect(Collectors.joining(",", "{", "}"))
         + ", callTimeout="
         + Durations.format(callTimeout)
+        + ", rlsPort="
+        + rlsPort
+        + ", envoyConfig="
+        + (envoyConfig == null ? "<none>" : envoyConfig)
+        + ", envoyShadowMode="
+        + envoyShadowMode
+        + ", envoyHeaders="
+        + envoyHeaders.stream()
+            .sorted()
+            .map(EnvoyHeader::wireName)
+            .collect(Collectors.joining(",", "{", "}"))
         + "]";
   }
 
@@ -588,7 +641,40 @@ public record NodeSettings(
           bool(Setting.INSECURE),
           failurePolicy(Setting.FAILURE_POLICY, text(Setting.FAILURE_POLICY), ""),
           failurePolicies(),
-          callTimeout);
+          callTimeout,
+          port(Setting.RLS_PORT, 0),
+          path(Setting.ENVOY_CONFIG),
+          bool(Setting.ENVOY_SHADOW_MODE),
+          envoyHeaders());
+    }
+
+    /** {@code ratelimit,retry-after}, a YAML list of the same, or {@code none}. */
+    private Set<EnvoyHeader> envoyHeaders() {
+      Setting setting = Setting.ENVOY_HEADERS;
+      Raw value = raw.get(setting);
+      List<String> items =
+          value != null && value.list() != null
+              ? value.list()
+              : Arrays.asList(text(setting).split(","));
+      Set<EnvoyHeader> headers = EnumSet.noneOf(EnvoyHeader.class);
+      for (String item : items) {
+        String name = item.trim();
+        if (name.isEmpty() || (name.equalsIgnoreCase("none") && items.size() == 1)) {
+          continue;
+        }
+        headers.add(
+            EnvoyHeader.fromWireName(name)
+                .orElseThrow(
+                    () ->
+                        bad(
+                            setting,
+                            "'"
+                                + name
+                                + "' is not a header family; use any of "
+                                + EnvoyHeader.NAMES
+                                + ", comma-separated, or none")));
+      }
+      return headers;
     }
 
     private FailurePolicy failurePolicy(Setting setting, String text, String at) {
@@ -782,11 +868,16 @@ public record NodeSettings(
     }
 
     private @Nullable Path rulesFile() {
-      Raw value = raw.get(Setting.RULES_FILE);
+      return path(Setting.RULES_FILE);
+    }
+
+    /** A path setting; relative paths in the config file are relative to the file. */
+    private @Nullable Path path(Setting setting) {
+      Raw value = raw.get(setting);
       if (value == null) {
         return null;
       }
-      String text = text(Setting.RULES_FILE);
+      String text = text(setting);
       if (text.isEmpty()) {
         return null;
       }

@@ -7,12 +7,14 @@ import dev.sluice.client.FailurePolicy;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.node.NodeSettings.Discovery;
 import dev.sluice.node.NodeSettings.Setting;
+import dev.sluice.node.envoy.EnvoyHeader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -224,7 +226,54 @@ class NodeSettingsTest {
             "SLUICE_CALL_TIMEOUT",
             "PT0.25S",
             (Function<NodeSettings, Object>) NodeSettings::callTimeout,
-            Duration.ofMillis(250)));
+            Duration.ofMillis(250)),
+        Arguments.of(
+            "SLUICE_RLS_PORT", "0", (Function<NodeSettings, Object>) NodeSettings::rlsPort, 0),
+        Arguments.of(
+            "SLUICE_ENVOY_CONFIG",
+            "/etc/sluice/envoy",
+            (Function<NodeSettings, Object>) NodeSettings::envoyConfig,
+            Path.of("/etc/sluice/envoy")),
+        Arguments.of(
+            "SLUICE_ENVOY_SHADOW_MODE",
+            "true",
+            (Function<NodeSettings, Object>) NodeSettings::envoyShadowMode,
+            true),
+        Arguments.of(
+            "SLUICE_ENVOY_HEADERS",
+            " X-RateLimit , ratelimit",
+            (Function<NodeSettings, Object>) NodeSettings::envoyHeaders,
+            Set.of(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RATELIMIT)));
+  }
+
+  @Test
+  void envoySettings_defaultsFileListsAndBadValues() throws IOException {
+    NodeSettings defaults = NodeSettings.defaults();
+    assertThat(defaults.rlsPort()).isEqualTo(8081);
+    assertThat(defaults.envoyConfig()).isNull();
+    assertThat(defaults.envoyShadowMode()).isFalse();
+    assertThat(defaults.envoyHeaders())
+        .containsExactlyInAnyOrder(EnvoyHeader.RATELIMIT, EnvoyHeader.RETRY_AFTER);
+    assertThat(NodeSettings.load(null, Map.of("SLUICE_ENVOY_HEADERS", "none")).envoyHeaders())
+        .isEmpty();
+
+    Path config =
+        write("envoy-node.yaml", "envoyConfig: envoy\nenvoyHeaders: [x-ratelimit, retry-after]\n");
+    NodeSettings fromFile = NodeSettings.load(config, Map.of());
+    assertThat(fromFile.envoyConfig())
+        .isEqualTo(config.toAbsolutePath().getParent().resolve("envoy"));
+    assertThat(fromFile.envoyHeaders())
+        .containsExactlyInAnyOrder(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RETRY_AFTER);
+
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_ENVOY_HEADERS", "ietf")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessage(
+            "environment variable SLUICE_ENVOY_HEADERS: envoyHeaders: 'ietf' is not a header"
+                + " family; use any of ratelimit, x-ratelimit, retry-after, comma-separated, or"
+                + " none");
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_RLS_PORT", "-1")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("rlsPort: must be a port number from 0 to 65535, was '-1'");
   }
 
   @ParameterizedTest(name = "{0}={1}")

@@ -26,7 +26,7 @@ class RulesContractTest {
     String rendered =
         SluiceChart.withDefaults()
             .render()
-            .one("ConfigMap")
+            .named("ConfigMap", "rl-sluice")
             .path("data")
             .path("rules.yaml")
             .asText();
@@ -54,7 +54,7 @@ class RulesContractTest {
         SluiceChart.withDefaults()
             .values(values.toString())
             .render()
-            .one("ConfigMap")
+            .named("ConfigMap", "rl-sluice")
             .path("data")
             .path("rules.yaml")
             .asText();

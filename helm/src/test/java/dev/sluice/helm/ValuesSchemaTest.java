@@ -69,6 +69,17 @@ class ValuesSchemaTest {
             "metrics: {serviceMonitor: {interval: often}}",
             "/metrics/serviceMonitor/interval",
             "pattern"),
+        Arguments.of("envoy: {headers: ietf}", "/envoy/headers", "pattern"),
+        Arguments.of("envoy: {rlsPort: 70000}", "/envoy/rlsPort", "maximum"),
+        // helm places a property-name error at the root, but names the property.
+        Arguments.of(
+            "envoy: {configFiles: {edge.json: 'domain: edge'}}",
+            "",
+            "invalid propertyName 'edge.json'"),
+        Arguments.of(
+            "envoy: {configFiles: {edge.yaml: {domain: edge}}}",
+            "/envoy/configFiles/edge.yaml",
+            "string"),
         // A typo is an error too, not a silently ignored key.
         Arguments.of("replicas: 3", "", "additional properties 'replicas'"),
         Arguments.of(
