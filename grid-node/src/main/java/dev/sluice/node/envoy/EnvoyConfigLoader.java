@@ -293,7 +293,7 @@ final class EnvoyConfigLoader {
         } catch (InvalidPolicyException e) {
           throw parsed.problem(path + ".sluice.window", problemOf(e));
         }
-      } else if (window.compareTo(Policy.MAX_WINDOW) > 0) {
+      } else if (window.compareTo(dev.sluice.core.Limit.MAX_WINDOW) > 0) {
         throw parsed.problem(
             path + ".unit",
             unit.fileName()

@@ -135,10 +135,7 @@ final class ShouldRateLimit {
         Policy policy = java.util.Objects.requireNonNull(limit.policy());
         counted.add(
             new SluiceCounting.Request(
-                policy,
-                SluiceCounting.subject(
-                    domain, planned.match.counterPath(), SluiceCounting.policyId(policy)),
-                planned.hits));
+                policy, SluiceCounting.subject(domain, planned.match.counterPath()), planned.hits));
       }
     }
     return counting

@@ -29,13 +29,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Counter keys</h2>
  *
- * Each counted descriptor is an inline policy on the subject {@code envoy/<domain>|<entries>|<limit
- * id>}, e.g. {@code envoy/edge|remote_address=10.0.0.1|sliding_window:100/1m}: one counter per
- * domain, request entries (the peer's cache key, without its time suffix) and limit. The limit's id
- * is in the key because inline policies on one key share one state until the core gives each its
- * own: without it, two limits on one descriptor path (before and after a reload, or a request
- * override) would count into one state. A subject longer than the grid's 512 bytes keeps a readable
- * prefix of 400 bytes and ends with the SHA-256 of the whole.
+ * Each counted descriptor is an inline policy on the subject {@code envoy/<domain>|<entries>}, e.g.
+ * {@code envoy/edge|remote_address=10.0.0.1}: the peer's cache key without its time suffix. Each
+ * inline policy has its own state on a subject ({@link StateKey#inline}), so two limits on one
+ * descriptor path (before and after a reload, or a request's override) never count into one state.
+ * A subject longer than the grid's 512 bytes keeps a readable prefix of 400 bytes and ends with the
+ * SHA-256 of the whole.
  */
 final class SluiceCounting {
   /** What Sluice decided for one counted descriptor. */
@@ -103,28 +102,9 @@ final class SluiceCounting {
     return LimiterAlgorithm.of(policy).capacity();
   }
 
-  /**
-   * What tells limits apart in a counter key: {@code sliding_window:100/1m}, {@code gcra:5/1s:b9}.
-   */
-  static String policyId(Policy policy) {
-    StringBuilder id =
-        new StringBuilder(policy.algorithm().wireName())
-            .append(':')
-            .append(policy.limit())
-            .append('/')
-            .append(Durations.format(policy.window()));
-    if (policy.algorithm().hasBurst()) {
-      id.append(":b").append(policy.burst());
-    }
-    if (policy.algorithm().hasBuckets()) {
-      id.append(":n").append(policy.buckets());
-    }
-    return id.toString();
-  }
-
   /** The counter key of a matched descriptor (see the class comment). */
-  static String subject(String domain, String counterPath, String policyId) {
-    String subject = "envoy/" + EnvoyConfig.escape(domain) + '|' + counterPath + '|' + policyId;
+  static String subject(String domain, String counterPath) {
+    String subject = "envoy/" + EnvoyConfig.escape(domain) + '|' + counterPath;
     if (utf8Length(subject) <= StateKey.MAX_SUBJECT_BYTES) {
       return subject;
     }
