@@ -15,6 +15,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.metrics.RecordsDecisions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -72,7 +73,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe. Close it to shut down the Hazelcast client it started (a wrapped limiter is not
  * closed: it belongs to the caller).
  */
-public final class SluiceClient implements RateLimiter, AutoCloseable {
+public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCloseable {
 
   /** How long a decision waits for the grid by default before the failure policy answers. */
   public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMillis(50);
@@ -80,6 +81,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   private final RateLimiter delegate;
   private final @Nullable Runnable shutdown;
   private final RateLimiter head;
+  private final MeterRegistry registry;
   private final @Nullable DeniedCacheLimiter deniedCache;
   private final FailurePolicyLimiter failurePolicy;
   private final CachedRuleStore rules;
@@ -114,8 +116,8 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
                 builder.nanoClock,
                 rules)
             : null;
-    this.head =
-        MeteredRateLimiter.wrap(deniedCache != null ? deniedCache : chain, builder.meterRegistry);
+    this.registry = builder.meterRegistry;
+    this.head = MeteredRateLimiter.wrap(deniedCache != null ? deniedCache : chain, registry);
     this.unlisten = GridSupport.listenToRules(delegate, rules);
     GridSupport.warmUp(delegate, builder.connectTimeout);
   }
@@ -185,6 +187,12 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   }
 
   // ---------------------------------------------------------------- the client's own
+
+  /** Where this client records its decisions (and its local ones): its builder's registry. */
+  @Override
+  public MeterRegistry decisionRegistry() {
+    return registry;
+  }
 
   /** The failure policy of {@code check}'s rule; inline policies take the client's default. */
   public FailurePolicy failurePolicyOf(Check check) {
@@ -387,8 +395,11 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
       return this;
     }
 
-    /** The monotonic clock of local expiries and the breaker; tests move a manual one. */
-    Builder nanoClock(LongSupplier clock) {
+    /**
+     * The monotonic clock of the denied-until cache and the breaker ({@code System::nanoTime} by
+     * default); tests move a manual one.
+     */
+    public Builder nanoClock(LongSupplier clock) {
       this.nanoClock = clock;
       return this;
     }

@@ -16,6 +16,7 @@ import dev.sluice.core.TimeSource;
 import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.rules.RulesFile;
 import dev.sluice.core.rules.RulesFileException;
 import dev.sluice.node.NodeSettings.Setting;
@@ -247,9 +248,11 @@ public final class SluiceNode implements AutoCloseable {
       new UptimeMetrics().bindTo(registry);
       RateLimiter decisions = limiter;
       if (client) {
-        front = clientFront(settings, limiter, registry);
+        front = clientFront(settings, limiter, registry, timeSource);
         decisions = front;
       }
+      // Every front end (REST, Envoy) decides through one limiter that counts each decision once.
+      decisions = MeteredRateLimiter.wrap(decisions, registry);
       try {
         envoy.start(
             decisions,
@@ -395,12 +398,20 @@ public final class SluiceNode implements AutoCloseable {
    * the rule's first check.
    */
   private static SluiceClient clientFront(
-      NodeSettings settings, GridRateLimiter limiter, PrometheusMeterRegistry registry) {
+      NodeSettings settings,
+      GridRateLimiter limiter,
+      PrometheusMeterRegistry registry,
+      TimeSource timeSource) {
     SluiceClient.Builder builder =
         SluiceClient.builder()
             .callTimeout(settings.callTimeout())
             .failurePolicy(settings.failurePolicy())
             .meterRegistry(registry);
+    if (timeSource != TimeSource.system()) {
+      // A node started on an injected clock (tests) keeps its local denials on that clock too, so
+      // that they run out when the grid's do.
+      builder.nanoClock(timeSource::nowNanos);
+    }
     settings.failurePolicies().forEach(builder::failurePolicy);
     SluiceClient front = builder.wrap(limiter);
     LOG.info("client mode: {} rules known locally", front.rules().all().size());
