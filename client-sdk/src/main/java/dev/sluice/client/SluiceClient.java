@@ -90,7 +90,8 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
   SluiceClient(Builder builder, RateLimiter delegate, @Nullable Runnable shutdown) {
     this.delegate = delegate;
     this.shutdown = shutdown;
-    CircuitBreaker breaker = new CircuitBreaker(builder.probeInterval.toNanos(), builder.nanoClock);
+    CircuitBreaker breaker =
+        new CircuitBreaker(builder.probeInterval.toNanos(), builder.breakerClock);
     LocalDecisionMetrics metrics = new LocalDecisionMetrics(builder.meterRegistry);
     // Wall time, not the injected clock: the staleness bound covers events lost in real time, and
     // tests that freeze the client's clock must still see rule changes.
@@ -269,6 +270,7 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
     boolean coalescing = true;
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
     LongSupplier nanoClock = System::nanoTime;
+    LongSupplier breakerClock = System::nanoTime;
     Duration connectTimeout = Duration.ofSeconds(5);
     Consumer<ClientConfig> clientConfigCustomizer = config -> {};
 
@@ -396,11 +398,21 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
     }
 
     /**
-     * The monotonic clock of the denied-until cache and the breaker ({@code System::nanoTime} by
-     * default); tests move a manual one.
+     * The clock local denials run out on ({@code System::nanoTime} by default): the retry-after the
+     * grid gave is counted down on it. Tests whose grid decides on a manual clock give its readings
+     * here, so that a denial runs out when the grid's does.
      */
     public Builder nanoClock(LongSupplier clock) {
       this.nanoClock = clock;
+      return this;
+    }
+
+    /**
+     * The monotonic clock of the breaker's probe interval ({@code System::nanoTime} by default): a
+     * real interval, since it is about how long the network has been failing.
+     */
+    Builder breakerClock(LongSupplier clock) {
+      this.breakerClock = clock;
       return this;
     }
 
