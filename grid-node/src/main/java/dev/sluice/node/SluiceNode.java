@@ -18,7 +18,6 @@ import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.rules.RulesFile;
-import dev.sluice.core.rules.RulesFileException;
 import dev.sluice.node.NodeSettings.Setting;
 import dev.sluice.node.envoy.EnvoyFrontEnd;
 import dev.sluice.rest.ApiSettings;
@@ -125,7 +124,7 @@ public final class SluiceNode implements AutoCloseable {
     SluiceNode node;
     try {
       node = start(settingsFrom(args, System.getenv()), TimeSource.system());
-    } catch (NodeConfigException | RulesFileException | ConfigFileException e) {
+    } catch (NodeConfigException | ConfigFileException e) {
       System.err.println("sluice-node: " + e.getMessage());
       System.exit(2);
       return;
@@ -169,8 +168,7 @@ public final class SluiceNode implements AutoCloseable {
    * Starts a node: member, rules, REST API.
    *
    * @throws NodeConfigException if the settings are unsafe or the rules file is missing
-   * @throws RulesFileException if the rules file is broken
-   * @throws ConfigFileException if the Envoy config is missing or broken
+   * @throws ConfigFileException if the rules file is broken, or the Envoy config missing or broken
    */
   public static SluiceNode start(NodeSettings settings) {
     return start(settings, TimeSource.system());

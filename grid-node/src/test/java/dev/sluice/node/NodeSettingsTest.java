@@ -299,12 +299,13 @@ class NodeSettingsTest {
             "node.yaml:2:13: memberPort: must be a port number from 1 to 65535, was '70000'"),
         Arguments.of(
             "clusterName: x\nrestport: 8080\n",
-            "node.yaml:2:1: unknown setting 'restport'; the settings are: mode, clusterName, restPort"),
+            "node.yaml:2:1: restport: unknown setting; the settings are: mode, clusterName,"
+                + " restPort"),
         Arguments.of("restPort: 1\nrestPort: 2\n", "node.yaml:2:1: restPort: appears twice"),
         Arguments.of(
             "restPort: [1\n",
-            "node.yaml:1:13: not valid YAML: while parsing a flow sequence at line 1, column 11:"
-                + " expected ',' or ']', but got <stream end> at line 2, column 1"),
+            "node.yaml:2:1: not valid YAML: while parsing a flow sequence (line 1, column 11),"
+                + " expected ',' or ']', but got <stream end> (line 2, column 1)"),
         Arguments.of("- just\n- a list\n", "node.yaml:1:1: expected a mapping of settings"),
         Arguments.of(
             "discovery: multicast\n",
@@ -314,6 +315,9 @@ class NodeSettingsTest {
             "discovery: kubernetes-dns needs kubernetesServiceDns (SLUICE_KUBERNETES_SERVICE_DNS)"),
         Arguments.of(
             "members: [10.0.0.1]\n", "node.yaml:1:10: members: '10.0.0.1' is not host:port"),
+        Arguments.of(
+            "members: [[10.0.0.1:5701]]\n",
+            "node.yaml:1:11: members[0]: list items must be plain values"),
         Arguments.of(
             "discovery: kubernetes-api\nmembers: [a:1]\n", "members: is for tcp-ip discovery only"),
         Arguments.of("backupCount: 7\n", "node.yaml:1:14: backupCount: must be between 0 and 6"),
@@ -330,16 +334,18 @@ class NodeSettingsTest {
             "node.yaml:1:16: failurePolicy: must be fail-open or fail-closed, was 'fail-maybe'"),
         Arguments.of(
             "failurePolicies:\n  login: closed\n",
-            "failurePolicies: login: must be fail-open or fail-closed, was 'closed'"),
+            "node.yaml:2:10: failurePolicies.login: must be fail-open or fail-closed, was"
+                + " 'closed'"),
         Arguments.of(
             "failurePolicies:\n  bad name: fail-closed\n",
             "failurePolicies: 'bad name' is not a rule name"),
         Arguments.of(
             "failurePolicies:\n  login: fail-open\n  login: fail-closed\n",
-            "node.yaml:3:3: failurePolicies: login: appears twice"),
+            "node.yaml:3:3: failurePolicies.login: appears twice"),
         Arguments.of(
             "failurePolicies:\n  login: [fail-closed]\n",
-            "failurePolicies: login: must be fail-open or fail-closed, not a list or mapping"),
+            "node.yaml:2:10: failurePolicies.login: must be fail-open or fail-closed, not a list"
+                + " or mapping"),
         Arguments.of(
             "failurePolicies: [login]\n", "failurePolicies: must be a mapping of rule: policy"),
         Arguments.of(
@@ -472,7 +478,7 @@ class NodeSettingsTest {
     Path missing = dir.resolve("absent.yaml");
     assertThatThrownBy(() -> NodeSettings.load(missing, Map.of()))
         .isInstanceOf(NodeConfigException.class)
-        .hasMessageContaining("cannot read the config file " + missing);
+        .hasMessage(missing + ": no such file");
   }
 
   @Test

@@ -146,13 +146,21 @@ public final class StrictYaml {
    * @throws ConfigFileException if the file cannot be read or is not exactly a {@code type}
    */
   public static <T> Parsed<T> read(Path file, Class<T> type) {
-    String text;
+    return parse(file.toString(), readText(file), type);
+  }
+
+  /**
+   * The text of the UTF-8 file at {@code file}, for a caller that looks at it before binding (a
+   * node config file that is empty means "all defaults", say).
+   *
+   * @throws ConfigFileException if the file does not exist, cannot be read or is not UTF-8
+   */
+  public static String readText(Path file) {
     try {
-      text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file)))
-              .toString();
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file)))
+          .toString();
     } catch (NoSuchFileException e) {
       throw new ConfigFileException(file.toString(), 0, 0, null, "no such file", e);
     } catch (CharacterCodingException e) {
@@ -162,7 +170,6 @@ public final class StrictYaml {
       throw new ConfigFileException(
           file.toString(), 0, 0, null, "cannot be read: " + e.getMessage(), e);
     }
-    return parse(file.toString(), text, type);
   }
 
   /**
@@ -172,7 +179,19 @@ public final class StrictYaml {
    * @throws ConfigFileException if the text is not exactly a {@code type}
    */
   public static <T> Parsed<T> parse(String source, String text, Class<T> type) {
-    YamlLocations locations = YamlLocations.index(source, text);
+    return parse(YamlLocations.index(source, text), text, type);
+  }
+
+  /**
+   * Binds {@code text}, already indexed as {@code locations}, as one {@code type}. For a caller
+   * that needs the index whatever happens: to look at the text before binding, or to add to an
+   * error what the file says elsewhere (the name of the rule an error is in, say).
+   *
+   * @param locations {@link YamlLocations#index} of {@code text}
+   * @throws ConfigFileException if the text is not exactly a {@code type}
+   */
+  public static <T> Parsed<T> parse(YamlLocations locations, String text, Class<T> type) {
+    String source = locations.source();
     if (locations.root() == null) {
       throw new ConfigFileException(
           source, 0, 0, null, "is empty; expected " + describe(type), null);
@@ -344,9 +363,10 @@ public final class StrictYaml {
 
   /**
    * "did you mean" for the usual slips: another case, a missing or extra separator ({@code
-   * ratelimit}, {@code requestsPerUnit}, {@code rate-limit} for {@code rate_limit}).
+   * ratelimit}, {@code requestsPerUnit}, {@code rate-limit} for {@code rate_limit}). Empty when
+   * nothing is close; else {@code "; did you mean 'rate_limit'?"}, to append to a message.
    */
-  static String suggestion(@Nullable String field, @Nullable Collection<Object> known) {
+  public static String suggestion(@Nullable String field, @Nullable Collection<?> known) {
     if (field == null || known == null) {
       return "";
     }

@@ -44,6 +44,7 @@ public final class YamlLocations {
   private final Map<String, Mark> values = new HashMap<>();
   private final Map<String, Mark> keys = new HashMap<>();
   private final Map<String, String> found = new HashMap<>();
+  private final Map<String, String> scalars = new HashMap<>();
   private final Map<Mark, String> pathAt = new HashMap<>();
   private @Nullable JsonToken root;
 
@@ -101,6 +102,15 @@ public final class YamlLocations {
   public String found(String path) {
     String description = found.get(path);
     return description == null ? "nothing" : description;
+  }
+
+  /**
+   * The scalar at {@code path} exactly as written ({@code 1.10}, {@code 0123}, {@code yes}), or
+   * null if the text has no scalar there (nothing, a list or a mapping). For messages that quote
+   * another field of the file, such as the name of the rule an error is in.
+   */
+  public @Nullable String scalar(String path) {
+    return scalars.get(path);
   }
 
   /**
@@ -193,6 +203,9 @@ public final class YamlLocations {
         values.put(path, mark);
         pathAt.putIfAbsent(mark, path);
         found.put(path, describe(token, parser.getText()));
+        if (token.isScalarValue() && token != JsonToken.VALUE_NULL) {
+          scalars.put(path, parser.getText());
+        }
         if (token == JsonToken.START_OBJECT) {
           open.push(new Frame(path, true));
         } else if (token == JsonToken.START_ARRAY) {

@@ -241,6 +241,18 @@ class StrictYamlTest {
   }
 
   @Test
+  void parse_indexedFirst_keepsTheScalarsAsWrittenForTheCallersMessages() {
+    YamlLocations locations = YamlLocations.index("server.yaml", VALID + "port2: 0123\n");
+
+    assertThatThrownBy(() -> StrictYaml.parse(locations, VALID + "port2: 0123\n", Server.class))
+        .hasMessageStartingWith("server.yaml:10:1: port2: unknown field;");
+    assertThat(locations.scalar("name")).isEqualTo("edge");
+    assertThat(locations.scalar("tag")).isEqualTo("1.10");
+    assertThat(locations.scalar("port2")).as("not the number 83").isEqualTo("0123");
+    assertThat(locations.scalar("routes")).as("a list is no scalar").isNull();
+  }
+
+  @Test
   void read_file_namesTheFileInErrors(@TempDir Path dir) throws Exception {
     Path file = Files.writeString(dir.resolve("server.yaml"), "port: x\n");
 
