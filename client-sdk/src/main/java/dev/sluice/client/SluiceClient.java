@@ -15,6 +15,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.metrics.RecordsDecisions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -72,7 +73,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe. Close it to shut down the Hazelcast client it started (a wrapped limiter is not
  * closed: it belongs to the caller).
  */
-public final class SluiceClient implements RateLimiter, AutoCloseable {
+public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCloseable {
 
   /** How long a decision waits for the grid by default before the failure policy answers. */
   public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMillis(50);
@@ -80,6 +81,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   private final RateLimiter delegate;
   private final @Nullable Runnable shutdown;
   private final RateLimiter head;
+  private final MeterRegistry registry;
   private final @Nullable DeniedCacheLimiter deniedCache;
   private final FailurePolicyLimiter failurePolicy;
   private final CachedRuleStore rules;
@@ -88,7 +90,8 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   SluiceClient(Builder builder, RateLimiter delegate, @Nullable Runnable shutdown) {
     this.delegate = delegate;
     this.shutdown = shutdown;
-    CircuitBreaker breaker = new CircuitBreaker(builder.probeInterval.toNanos(), builder.nanoClock);
+    CircuitBreaker breaker =
+        new CircuitBreaker(builder.probeInterval.toNanos(), builder.breakerClock);
     LocalDecisionMetrics metrics = new LocalDecisionMetrics(builder.meterRegistry);
     // Wall time, not the injected clock: the staleness bound covers events lost in real time, and
     // tests that freeze the client's clock must still see rule changes.
@@ -114,8 +117,8 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
                 builder.nanoClock,
                 rules)
             : null;
-    this.head =
-        MeteredRateLimiter.wrap(deniedCache != null ? deniedCache : chain, builder.meterRegistry);
+    this.registry = builder.meterRegistry;
+    this.head = MeteredRateLimiter.wrap(deniedCache != null ? deniedCache : chain, registry);
     this.unlisten = GridSupport.listenToRules(delegate, rules);
     GridSupport.warmUp(delegate, builder.connectTimeout);
   }
@@ -185,6 +188,12 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
   }
 
   // ---------------------------------------------------------------- the client's own
+
+  /** Where this client records its decisions (and its local ones): its builder's registry. */
+  @Override
+  public MeterRegistry decisionRegistry() {
+    return registry;
+  }
 
   /** The failure policy of {@code check}'s rule; inline policies take the client's default. */
   public FailurePolicy failurePolicyOf(Check check) {
@@ -261,6 +270,7 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
     boolean coalescing = true;
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
     LongSupplier nanoClock = System::nanoTime;
+    LongSupplier breakerClock = System::nanoTime;
     Duration connectTimeout = Duration.ofSeconds(5);
     Consumer<ClientConfig> clientConfigCustomizer = config -> {};
 
@@ -387,9 +397,22 @@ public final class SluiceClient implements RateLimiter, AutoCloseable {
       return this;
     }
 
-    /** The monotonic clock of local expiries and the breaker; tests move a manual one. */
-    Builder nanoClock(LongSupplier clock) {
+    /**
+     * The clock local denials run out on ({@code System::nanoTime} by default): the retry-after the
+     * grid gave is counted down on it. Tests whose grid decides on a manual clock give its readings
+     * here, so that a denial runs out when the grid's does.
+     */
+    public Builder nanoClock(LongSupplier clock) {
       this.nanoClock = clock;
+      return this;
+    }
+
+    /**
+     * The monotonic clock of the breaker's probe interval ({@code System::nanoTime} by default): a
+     * real interval, since it is about how long the network has been failing.
+     */
+    Builder breakerClock(LongSupplier clock) {
+      this.breakerClock = clock;
       return this;
     }
 

@@ -36,6 +36,7 @@ class FailurePolicyTest {
           .failurePolicy("login", FailurePolicy.FAIL_CLOSED)
           .meterRegistry(registry)
           .nanoClock(() -> Math.max(monotonic.get(), System.nanoTime()))
+          .breakerClock(() -> Math.max(monotonic.get(), System.nanoTime()))
           .wrap(grid);
 
   @AfterEach

@@ -1,28 +1,31 @@
 package dev.sluice.node;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import dev.sluice.client.FailurePolicy;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
-import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.config.ConfigFileException;
+import dev.sluice.core.config.StrictYaml;
+import dev.sluice.core.config.YamlLocations;
+import dev.sluice.node.envoy.EnvoyHeader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -44,6 +47,8 @@ import org.jspecify.annotations.Nullable;
  * failurePolicy: fail-open       # client mode: when the grid cannot answer within callTimeout
  * callTimeout: 50ms
  * failurePolicies: {login: fail-closed}
+ * rlsPort: 8081                  # Envoy's rate limit service (gRPC); 0: off
+ * envoyConfig: envoy/            # envoyproxy/ratelimit config files, hot-reloaded
  * </pre>
  *
  * Precedence: environment variable (when set and not empty) over the file over the default. Bad
@@ -73,6 +78,11 @@ import org.jspecify.annotations.Nullable;
  * @param failurePolicies client mode: the rules with a failure policy of their own
  * @param callTimeout client mode: how long a decision waits for the grid before the failure policy
  *     answers
+ * @param rlsPort the Envoy rate limit service's gRPC port; 0: off
+ * @param envoyConfig the envoyproxy/ratelimit config file or directory; null: none (every domain
+ *     unknown, every request OK)
+ * @param envoyShadowMode the Envoy front end answers OK even when over a limit
+ * @param envoyHeaders the headers the Envoy front end asks Envoy to add to its response
  */
 public record NodeSettings(
     Mode mode,
@@ -93,10 +103,15 @@ public record NodeSettings(
     boolean insecure,
     FailurePolicy failurePolicy,
     Map<String, FailurePolicy> failurePolicies,
-    Duration callTimeout) {
+    Duration callTimeout,
+    int rlsPort,
+    @Nullable Path envoyConfig,
+    boolean envoyShadowMode,
+    Set<EnvoyHeader> envoyHeaders) {
 
   public NodeSettings {
     failurePolicies = Map.copyOf(failurePolicies);
+    envoyHeaders = envoyHeaders.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(envoyHeaders));
   }
 
   /** What the node is in the grid. */
@@ -213,7 +228,30 @@ public record NodeSettings(
         "callTimeout",
         Durations.format(SluiceClient.DEFAULT_CALL_TIMEOUT),
         "Client mode: how long a check waits for the grid before the failure policy answers"
-            + " (1ms to 1m).");
+            + " (1ms to 1m)."),
+    RLS_PORT(
+        "rlsPort",
+        "8081",
+        "Port of the Envoy rate limit service: gRPC `envoy.service.ratelimit.v3.RateLimitService`"
+            + " ([envoy.md](envoy.md)); 0 turns it off."),
+    ENVOY_CONFIG(
+        "envoyConfig",
+        "",
+        "envoyproxy/ratelimit config: a YAML file, or a directory of them (`*.yaml`, `*.yml`; one"
+            + " domain each), hot-reloaded like the rules file; relative paths in the config file"
+            + " are relative to it. Empty: no domains, every request is answered OK."),
+    ENVOY_SHADOW_MODE(
+        "envoyShadowMode",
+        "false",
+        "Envoy front end: count and report as usual, but answer OK even when over a limit (the"
+            + " peer's `SHADOW_MODE`)."),
+    ENVOY_HEADERS(
+        "envoyHeaders",
+        "ratelimit,retry-after",
+        "Envoy front end: headers Envoy adds to its response, any of `ratelimit` (IETF `RateLimit`,"
+            + " `RateLimit-Policy`), `x-ratelimit` (`X-RateLimit-Limit`, `-Remaining`, `-Reset`),"
+            + " `retry-after` (when over the limit), comma-separated (a YAML list in the file);"
+            + " `none` for none.");
 
     private final String key;
     private final String defaultValue;
@@ -252,7 +290,6 @@ public record NodeSettings(
   private static final Pattern CLUSTER_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
   private static final Pattern HOST_PORT =
       Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[^\\s:,\\[\\]]+):(\\d{1,5})");
-  private static final YAMLFactory YAML = YAMLFactory.builder().build();
 
   /** The defaults, as a node with no file and no environment runs. */
   public static NodeSettings defaults() {
@@ -275,7 +312,11 @@ public record NodeSettings(
         raw.put(
             setting,
             new Raw(
-                value.trim(), null, "environment variable " + setting.environmentVariable(), null));
+                value.trim(),
+                null,
+                null,
+                new Named("environment variable " + setting.environmentVariable()),
+                null));
       }
     }
     return new Reader(raw).settings();
@@ -311,7 +352,11 @@ public record NodeSettings(
         true,
         failurePolicy,
         failurePolicies,
-        callTimeout);
+        callTimeout,
+        rlsPort,
+        envoyConfig,
+        envoyShadowMode,
+        envoyHeaders);
   }
 
   /** Whether admin routes need a token. */
@@ -363,6 +408,17 @@ public record NodeSettings(
             .collect(Collectors.joining(",", "{", "}"))
         + ", callTimeout="
         + Durations.format(callTimeout)
+        + ", rlsPort="
+        + rlsPort
+        + ", envoyConfig="
+        + (envoyConfig == null ? "<none>" : envoyConfig)
+        + ", envoyShadowMode="
+        + envoyShadowMode
+        + ", envoyHeaders="
+        + envoyHeaders.stream()
+            .sorted()
+            .map(EnvoyHeader::wireName)
+            .collect(Collectors.joining(",", "{", "}"))
         + "]";
   }
 
@@ -394,113 +450,162 @@ public record NodeSettings(
       @Nullable String text,
       @Nullable List<String> list,
       @Nullable Map<String, String> mapping,
-      String origin,
-      @Nullable Path baseDirectory) {
-    Raw(@Nullable String text, @Nullable List<String> list, String origin, @Nullable Path base) {
-      this(text, list, null, origin, base);
+      Origin origin,
+      @Nullable Path baseDirectory) {}
+
+  /** Where a value came from, which an error about it names first. */
+  private sealed interface Origin {
+    /**
+     * The message of a problem with the value of {@code key}, or with its mapping's {@code entry}
+     * (a rule of {@code failurePolicies}).
+     */
+    String problem(String key, @Nullable String entry, String problem);
+  }
+
+  /** The config file: errors name its line and column and the setting's path in it. */
+  private record FromFile(YamlLocations locations) implements Origin {
+    @Override
+    public String problem(String key, @Nullable String entry, String problem) {
+      return locations.problem(entry == null ? key : key + "." + entry, problem).getMessage();
     }
   }
 
-  private static void readFile(Path file, Map<Setting, Raw> raw) {
-    String yaml;
-    try {
-      yaml = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new NodeConfigException(
-          "cannot read the config file " + file + ": " + e.getMessage(), e);
+  /** An environment variable, or the default when neither file nor environment gives one. */
+  private record Named(String origin) implements Origin {
+    @Override
+    public String problem(String key, @Nullable String entry, String problem) {
+      return origin + ": " + key + ": " + (entry == null ? "" : entry + ": ") + problem;
     }
-    Path base = file.toAbsolutePath().getParent();
-    try (JsonParser parser = YAML.createParser(yaml)) {
-      JsonToken token = parser.nextToken();
-      if (token == null) {
+  }
+
+  /**
+   * One value of the config file exactly as written: a scalar's text ({@code 0123}, {@code 1.10}
+   * and {@code yes} stay what they are, where a YAML number or boolean would not), a list's items,
+   * or a mapping's entries. The file is converted and validated by the same code as the
+   * environment, which is text. An item or entry that is itself a list or mapping is null, for
+   * {@link #readFile} to refuse by name.
+   */
+  @JsonDeserialize(using = WrittenReader.class)
+  private record Written(
+      @Nullable String text,
+      @Nullable List<@Nullable String> items,
+      @Nullable Map<String, @Nullable String> entries) {}
+
+  /** Reads a {@link Written}: never fails, so that {@link #readFile} says what is wrong. */
+  private static final class WrittenReader extends StdDeserializer<Written> {
+    private static final long serialVersionUID = 1L;
+
+    WrittenReader() {
+      super(Written.class);
+    }
+
+    @Override
+    public Written deserialize(JsonParser parser, DeserializationContext context)
+        throws IOException {
+      JsonToken token = parser.currentToken();
+      if (token == JsonToken.START_ARRAY) {
+        List<@Nullable String> items = new ArrayList<>();
+        while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
+          items.add(plain(parser, token, false));
+        }
+        return new Written(null, items, null);
+      }
+      if (token == JsonToken.START_OBJECT) {
+        Map<String, @Nullable String> entries = new LinkedHashMap<>();
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+          String key = parser.currentName();
+          token = parser.nextToken();
+          entries.put(key, plain(parser, token, true));
+        }
+        return new Written(null, null, entries);
+      }
+      return new Written(parser.getText(), null, null);
+    }
+
+    /**
+     * A scalar's text, or null for a list or mapping. A YAML null reads as written ({@code ~}, so
+     * that {@code members: [~]} is refused as no host:port), or as empty text if {@code
+     * nullIsEmpty} ({@code login:} with nothing after it).
+     */
+    private static @Nullable String plain(JsonParser parser, JsonToken token, boolean nullIsEmpty)
+        throws IOException {
+      if (token.isStructStart()) {
+        parser.skipChildren();
+        return null;
+      }
+      String text = parser.getText();
+      return token == JsonToken.VALUE_NULL && (nullIsEmpty || text == null) ? "" : text;
+    }
+
+    /** {@code restPort:} with nothing after it: empty text, as in the environment. */
+    @Override
+    public Written getNullValue(DeserializationContext context) {
+      return new Written("", null, null);
+    }
+  }
+
+  /** The config file as written, by key. */
+  private static final class FileValues extends LinkedHashMap<String, Written> {
+    private static final long serialVersionUID = 1L;
+  }
+
+  /**
+   * Reads {@code file} through {@link StrictYaml} (which refuses what is not YAML, a key given
+   * twice and a second document) into {@code raw}: every key must be a {@link Setting}'s, and every
+   * value a plain one, a list of plain ones, or (for {@code failurePolicies}) a mapping of them. An
+   * empty file sets nothing.
+   */
+  private static void readFile(Path file, Map<Setting, Raw> raw) {
+    try {
+      String text = StrictYaml.readText(file);
+      YamlLocations locations = YamlLocations.index(file.toString(), text);
+      if (locations.root() == null) {
         return; // an empty file: every setting from the environment or its default
       }
-      if (token != JsonToken.START_OBJECT) {
-        throw new NodeConfigException(
-            where(file, parser.currentTokenLocation())
-                + ": expected a mapping of settings (key: value), found "
-                + token.asString());
+      if (locations.root() != JsonToken.START_OBJECT) {
+        throw locations.problem(
+            "", "expected a mapping of settings (key: value), found " + locations.found(""));
       }
-      while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
-        String key = parser.currentName();
-        JsonLocation keyLocation = parser.currentTokenLocation();
+      FileValues values = StrictYaml.parse(locations, text, FileValues.class).value();
+      Origin origin = new FromFile(locations);
+      Path base = file.toAbsolutePath().getParent();
+      for (Map.Entry<String, Written> entry : values.entrySet()) {
+        String key = entry.getKey();
         Setting setting = byKey(key);
         if (setting == null) {
-          throw new NodeConfigException(
-              where(file, keyLocation)
-                  + ": unknown setting '"
-                  + key
-                  + "'; the settings are: "
-                  + keys());
+          throw locations.keyProblem(
+              key,
+              "unknown setting; the settings are: "
+                  + keys()
+                  + StrictYaml.suggestion(
+                      key, Arrays.stream(Setting.values()).map(Setting::key).toList()));
         }
-        if (raw.containsKey(setting)) {
-          throw new NodeConfigException(where(file, keyLocation) + ": " + key + ": appears twice");
-        }
-        JsonToken value = parser.nextToken();
-        String origin = where(file, parser.currentTokenLocation());
-        if (value == JsonToken.START_ARRAY) {
-          List<String> items = new ArrayList<>();
-          while ((value = parser.nextToken()) != JsonToken.END_ARRAY) {
-            if (!value.isScalarValue()) {
-              throw new NodeConfigException(
-                  where(file, parser.currentTokenLocation())
-                      + ": "
-                      + key
-                      + ": list items must be plain values");
-            }
-            items.add(parser.getText());
-          }
-          raw.put(setting, new Raw(null, items, origin, base));
-        } else if (value.isScalarValue()) {
-          String text = value == JsonToken.VALUE_NULL ? "" : parser.getText();
-          raw.put(setting, new Raw(text, null, origin, base));
-        } else if (value == JsonToken.START_OBJECT && setting == Setting.FAILURE_POLICIES) {
-          Map<String, String> entries = new LinkedHashMap<>();
-          while ((value = parser.nextToken()) == JsonToken.FIELD_NAME) {
-            String rule = parser.currentName();
-            JsonLocation ruleLocation = parser.currentTokenLocation();
-            JsonToken policy = parser.nextToken();
-            if (!policy.isScalarValue()) {
-              throw new NodeConfigException(
-                  where(file, parser.currentTokenLocation())
-                      + ": "
-                      + key
-                      + ": "
-                      + rule
-                      + ": must be fail-open or fail-closed, not a list or mapping");
-            }
-            if (entries.put(rule, policy == JsonToken.VALUE_NULL ? "" : parser.getText()) != null) {
-              throw new NodeConfigException(
-                  where(file, ruleLocation) + ": " + key + ": " + rule + ": appears twice");
+        Written value = entry.getValue();
+        if (value.items() != null) {
+          for (int i = 0; i < value.items().size(); i++) {
+            if (value.items().get(i) == null) {
+              throw locations.problem(key + "[" + i + "]", "list items must be plain values");
             }
           }
-          raw.put(setting, new Raw(null, null, entries, origin, base));
-        } else {
-          throw new NodeConfigException(
-              origin + ": " + key + ": must be a plain value, not a mapping");
         }
+        if (value.entries() != null) {
+          if (setting != Setting.FAILURE_POLICIES) {
+            throw locations.problem(key, "must be a plain value, not a mapping");
+          }
+          for (Map.Entry<String, @Nullable String> policy : value.entries().entrySet()) {
+            if (policy.getValue() == null) {
+              throw locations.problem(
+                  key + "." + policy.getKey(),
+                  "must be fail-open or fail-closed, not a list or mapping");
+            }
+          }
+        }
+        // No item or entry is null past the checks above.
+        raw.put(setting, new Raw(value.text(), value.items(), value.entries(), origin, base));
       }
-      if (parser.nextToken() != null) {
-        throw new NodeConfigException(
-            where(file, parser.currentTokenLocation())
-                + ": a config file holds one YAML document; found a second one");
-      }
-    } catch (JsonProcessingException e) {
-      throw new NodeConfigException(
-          where(file, e.getLocation())
-              + ": not valid YAML: "
-              + RulesFile.yamlProblem(String.valueOf(e.getOriginalMessage())),
-          e);
-    } catch (IOException e) {
-      throw new NodeConfigException(
-          "cannot read the config file " + file + ": " + e.getMessage(), e);
+    } catch (ConfigFileException e) {
+      throw new NodeConfigException(e.getMessage(), e);
     }
-  }
-
-  private static String where(Path file, @Nullable JsonLocation location) {
-    return location == null
-        ? file.toString()
-        : file + ":" + location.getLineNr() + ":" + location.getColumnNr();
   }
 
   private static @Nullable Setting byKey(String key) {
@@ -586,18 +691,52 @@ public record NodeSettings(
           optional(Setting.ADMIN_TOKEN),
           (int) backups,
           bool(Setting.INSECURE),
-          failurePolicy(Setting.FAILURE_POLICY, text(Setting.FAILURE_POLICY), ""),
+          failurePolicy(Setting.FAILURE_POLICY, text(Setting.FAILURE_POLICY), null),
           failurePolicies(),
-          callTimeout);
+          callTimeout,
+          port(Setting.RLS_PORT, 0),
+          path(Setting.ENVOY_CONFIG),
+          bool(Setting.ENVOY_SHADOW_MODE),
+          envoyHeaders());
     }
 
-    private FailurePolicy failurePolicy(Setting setting, String text, String at) {
+    /** {@code ratelimit,retry-after}, a YAML list of the same, or {@code none}. */
+    private Set<EnvoyHeader> envoyHeaders() {
+      Setting setting = Setting.ENVOY_HEADERS;
+      Raw value = raw.get(setting);
+      List<String> items =
+          value != null && value.list() != null
+              ? value.list()
+              : Arrays.asList(text(setting).split(","));
+      Set<EnvoyHeader> headers = EnumSet.noneOf(EnvoyHeader.class);
+      for (String item : items) {
+        String name = item.trim();
+        if (name.isEmpty() || (name.equalsIgnoreCase("none") && items.size() == 1)) {
+          continue;
+        }
+        headers.add(
+            EnvoyHeader.fromWireName(name)
+                .orElseThrow(
+                    () ->
+                        bad(
+                            setting,
+                            "'"
+                                + name
+                                + "' is not a header family; use any of "
+                                + EnvoyHeader.NAMES
+                                + ", comma-separated, or none")));
+      }
+      return headers;
+    }
+
+    /** {@code text} as a failure policy; {@code rule}: the rule it is for, or null for all. */
+    private FailurePolicy failurePolicy(Setting setting, String text, @Nullable String rule) {
       for (FailurePolicy policy : FailurePolicy.values()) {
         if (wireName(policy).equalsIgnoreCase(text.trim())) {
           return policy;
         }
       }
-      throw bad(setting, at + "must be fail-open or fail-closed, was '" + text.trim() + "'");
+      throw bad(setting, rule, "must be fail-open or fail-closed, was '" + text.trim() + "'");
     }
 
     /**
@@ -630,7 +769,7 @@ public record NodeSettings(
           }
           String rule = pair.substring(0, eq).trim();
           if (entries.put(rule, pair.substring(eq + 1).trim()) != null) {
-            throw bad(setting, rule + ": appears twice");
+            throw bad(setting, rule, "appears twice");
           }
         }
       }
@@ -644,7 +783,7 @@ public record NodeSettings(
               setting,
               "'" + rule + "' is not a rule name (1 to 64 of A-Z, a-z, 0-9, '_', '.', '-')");
         }
-        policies.put(rule, failurePolicy(setting, entry.getValue(), rule + ": "));
+        policies.put(rule, failurePolicy(setting, entry.getValue(), rule));
       }
       return policies;
     }
@@ -782,11 +921,16 @@ public record NodeSettings(
     }
 
     private @Nullable Path rulesFile() {
-      Raw value = raw.get(Setting.RULES_FILE);
+      return path(Setting.RULES_FILE);
+    }
+
+    /** A path setting; relative paths in the config file are relative to the file. */
+    private @Nullable Path path(Setting setting) {
+      Raw value = raw.get(setting);
       if (value == null) {
         return null;
       }
-      String text = text(Setting.RULES_FILE);
+      String text = text(setting);
       if (text.isEmpty()) {
         return null;
       }
@@ -798,9 +942,14 @@ public record NodeSettings(
     }
 
     private NodeConfigException bad(Setting setting, String problem) {
+      return bad(setting, null, problem);
+    }
+
+    /** A problem with {@code setting}'s value, or with its entry {@code entry}, named by origin. */
+    private NodeConfigException bad(Setting setting, @Nullable String entry, String problem) {
       Raw value = raw.get(setting);
-      String origin = value == null ? "default" : value.origin();
-      return new NodeConfigException(origin + ": " + setting.key + ": " + problem);
+      Origin origin = value == null ? new Named("default") : value.origin();
+      return new NodeConfigException(origin.problem(setting.key, entry, problem));
     }
   }
 }

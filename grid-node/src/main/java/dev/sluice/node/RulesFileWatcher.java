@@ -2,8 +2,8 @@ package dev.sluice.node;
 
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
+import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.rules.RulesFile;
-import dev.sluice.core.rules.RulesFileException;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -96,7 +96,7 @@ final class RulesFileWatcher implements AutoCloseable {
   /**
    * Loads the file and puts its rules where the store's differ.
    *
-   * @throws RulesFileException if the file cannot be read or is not valid
+   * @throws ConfigFileException if the file is not a valid rules file
    */
   List<Rule> loadInitial() {
     synchronized (lock) {
@@ -137,7 +137,7 @@ final class RulesFileWatcher implements AutoCloseable {
       List<Rule> rules;
       try {
         rules = RulesFile.parse(file.toString(), new String(content, StandardCharsets.UTF_8));
-      } catch (RulesFileException e) {
+      } catch (ConfigFileException e) {
         LOG.error(
             "rules file change rejected: {}; keeping the previous {} rules",
             e.getMessage(),

@@ -13,11 +13,13 @@ import dev.sluice.core.Durations;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.rules.RulesFile;
-import dev.sluice.core.rules.RulesFileException;
 import dev.sluice.node.NodeSettings.Setting;
+import dev.sluice.node.envoy.EnvoyFrontEnd;
 import dev.sluice.rest.ApiSettings;
 import dev.sluice.rest.ReadinessProbe;
 import dev.sluice.rest.SluiceApi;
@@ -45,22 +47,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Sluice grid node: one Hazelcast member holding a share of the counters, the REST API in front
- * of it, and the rules file kept in step with the cluster.
+ * A Sluice grid node: one Hazelcast member holding a share of the counters, the REST API and the
+ * Envoy rate limit service in front of it, and the rules file kept in step with the cluster.
  *
  * <pre>
  * java -jar grid-node/target/sluice-node.jar [--config node.yaml] [--insecure]
  * </pre>
  *
- * With no arguments: one member on 127.0.0.1 (member port 5701), REST on 8080, the example rules of
- * {@code grid-node/rules.yaml}. Every setting is in {@link NodeSettings}.
+ * With no arguments: one member on 127.0.0.1 (member port 5701), REST on 8080, Envoy's rate limit
+ * service on 8081, the example rules of {@code grid-node/rules.yaml}. Every setting is in {@link
+ * NodeSettings}.
  *
  * <h2>Lifecycle</h2>
  *
- * Start: settings are validated (a bad one stops the node with a message naming it), the member
- * joins, the rules file is loaded (a broken file stops the node), then the REST API opens. {@code
- * /health/ready} answers 200 once the member has joined and its partitions have been safe once (all
- * backups in place); a later migration does not pull every node out of a load balancer at once.
+ * Start: settings are validated (a bad one stops the node with a message naming it), the Envoy
+ * config is read (a broken file stops the node, naming file, line and field), the member joins, the
+ * rules file is loaded (a broken file stops the node), then the Envoy rate limit service ({@link
+ * EnvoyFrontEnd}) and the REST API open. {@code /health/ready} answers 200 once the member has
+ * joined and its partitions have been safe once (all backups in place); a later migration does not
+ * pull every node out of a load balancer at once.
  *
  * <h2>Client mode</h2>
  *
@@ -74,9 +79,10 @@ import org.slf4j.LoggerFactory;
  * member decides on its own partitions, or, cut off from its peers, as a cluster of its own; so
  * member mode ignores those settings (with a warning).
  *
- * <p>Stop (SIGTERM, Ctrl-C, {@link #close()}): the REST API stops taking requests and finishes the
- * ones in flight, then the member shuts down gracefully: it hands its partitions, with their
- * counters, to the remaining members before leaving, so no count is lost.
+ * <p>Stop (SIGTERM, Ctrl-C, {@link #close()}): the Envoy rate limit service and then the REST API
+ * stop taking requests and finish the ones in flight, then the member shuts down gracefully: it
+ * hands its partitions, with their counters, to the remaining members before leaving, so no count
+ * is lost.
  */
 public final class SluiceNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceNode.class);
@@ -93,6 +99,7 @@ public final class SluiceNode implements AutoCloseable {
   private final GridRateLimiter limiter;
   private final @Nullable SluiceClient front;
   private final SluiceApi api;
+  private final EnvoyFrontEnd envoy;
   private final @Nullable RulesFileWatcher watcher;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -102,12 +109,14 @@ public final class SluiceNode implements AutoCloseable {
       GridRateLimiter limiter,
       @Nullable SluiceClient front,
       SluiceApi api,
+      EnvoyFrontEnd envoy,
       @Nullable RulesFileWatcher watcher) {
     this.settings = settings;
     this.member = member;
     this.limiter = limiter;
     this.front = front;
     this.api = api;
+    this.envoy = envoy;
     this.watcher = watcher;
   }
 
@@ -115,7 +124,7 @@ public final class SluiceNode implements AutoCloseable {
     SluiceNode node;
     try {
       node = start(settingsFrom(args, System.getenv()), TimeSource.system());
-    } catch (NodeConfigException | RulesFileException e) {
+    } catch (NodeConfigException | ConfigFileException e) {
       System.err.println("sluice-node: " + e.getMessage());
       System.exit(2);
       return;
@@ -159,7 +168,7 @@ public final class SluiceNode implements AutoCloseable {
    * Starts a node: member, rules, REST API.
    *
    * @throws NodeConfigException if the settings are unsafe or the rules file is missing
-   * @throws RulesFileException if the rules file is broken
+   * @throws ConfigFileException if the rules file is broken, or the Envoy config missing or broken
    */
   public static SluiceNode start(NodeSettings settings) {
     return start(settings, TimeSource.system());
@@ -179,6 +188,14 @@ public final class SluiceNode implements AutoCloseable {
     }
     Optional<Path> rulesFile = rulesFile(settings);
     LOG.info("starting Sluice node: {}", settings);
+    if (settings.envoyConfig() != null && !Files.exists(settings.envoyConfig())) {
+      throw new NodeConfigException(
+          "envoyConfig: "
+              + settings.envoyConfig().toAbsolutePath()
+              + " does not exist; name a YAML file or a directory of them");
+    }
+    EnvoyFrontEnd envoy =
+        EnvoyFrontEnd.load(settings.envoyConfig(), settings.rulesReloadInterval());
     boolean client = settings.mode() == NodeSettings.Mode.CLIENT;
     if (!client && settings.hasClientFailureSettings()) {
       LOG.warn(
@@ -194,6 +211,7 @@ public final class SluiceNode implements AutoCloseable {
               ? startClient(settings, connected)
               : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
     } catch (RuntimeException e) {
+      envoy.close();
       throw portInUse(e, Setting.MEMBER_PORT, settings.memberPort(), settings).orElseThrow(() -> e);
     }
     GridRateLimiter limiter = null;
@@ -231,8 +249,23 @@ public final class SluiceNode implements AutoCloseable {
       }
       RateLimiter decisions = limiter;
       if (client) {
-        front = clientFront(settings, limiter, registry);
+        front = clientFront(settings, limiter, registry, timeSource);
         decisions = front;
+      }
+      // Every front end (REST, Envoy) decides through one limiter that counts each decision once.
+      decisions = MeteredRateLimiter.wrap(decisions, registry);
+      try {
+        envoy.start(
+            decisions,
+            registry,
+            timeSource,
+            new EnvoyFrontEnd.Options(
+                settings.bindAddress(),
+                settings.rlsPort(),
+                settings.envoyShadowMode(),
+                settings.envoyHeaders()));
+      } catch (RuntimeException e) {
+        throw portInUse(e, Setting.RLS_PORT, settings.rlsPort(), settings).orElseThrow(() -> e);
       }
       api =
           new SluiceApi(
@@ -240,12 +273,14 @@ public final class SluiceNode implements AutoCloseable {
                   registry,
                   ApiSettings.withAdminToken(settings.adminToken()),
                   client ? new ClientReadiness(member, connected) : new MemberReadiness(member),
-                  client ? () -> 0L : () -> ownedStates(member))
+                  client ? () -> 0L : () -> ownedStates(member),
+                  List.of(envoy.jsonRoute()))
               .start(settings.bindAddress(), settings.restPort());
       if (watcher != null) {
         watcher.start();
       }
     } catch (RuntimeException e) {
+      envoy.close();
       if (api != null) {
         api.stop();
       }
@@ -259,13 +294,18 @@ public final class SluiceNode implements AutoCloseable {
         limiter.close();
       }
       member.shutdown();
+      if (e instanceof NodeConfigException) {
+        throw e;
+      }
       throw portInUse(e, Setting.REST_PORT, settings.restPort(), settings).orElseThrow(() -> e);
     }
-    SluiceNode node = new SluiceNode(settings, member, limiter, front, api, watcher);
+    SluiceNode node = new SluiceNode(settings, member, limiter, front, api, envoy, watcher);
     LOG.info(
-        "Sluice node ready: REST http://{}:{}/ (try /v1/rules), {} in cluster '{}' of {}",
+        "Sluice node ready: REST http://{}:{}/ (try /v1/rules), Envoy RLS {}, {} in cluster '{}' of"
+            + " {}",
         settings.bindAddress(),
         api.port(),
+        envoy.rlsPort() == 0 ? "off" : "grpc://" + settings.bindAddress() + ":" + envoy.rlsPort(),
         client
             ? "client (failure policy "
                 + NodeSettings.wireName(settings.failurePolicy())
@@ -297,7 +337,9 @@ public final class SluiceNode implements AutoCloseable {
                     + " is already in use; stop what holds it, or set "
                     + setting.environmentVariable()
                     + " to another port"
-                    + (setting == Setting.REST_PORT ? " (0: any free port)" : ""),
+                    + (setting == Setting.REST_PORT
+                        ? " (0: any free port)"
+                        : setting == Setting.RLS_PORT ? " (0: turns it off)" : ""),
                 e));
       }
     }
@@ -357,12 +399,20 @@ public final class SluiceNode implements AutoCloseable {
    * the rule's first check.
    */
   private static SluiceClient clientFront(
-      NodeSettings settings, GridRateLimiter limiter, PrometheusMeterRegistry registry) {
+      NodeSettings settings,
+      GridRateLimiter limiter,
+      PrometheusMeterRegistry registry,
+      TimeSource timeSource) {
     SluiceClient.Builder builder =
         SluiceClient.builder()
             .callTimeout(settings.callTimeout())
             .failurePolicy(settings.failurePolicy())
             .meterRegistry(registry);
+    if (timeSource != TimeSource.system()) {
+      // A node started on an injected clock (tests) keeps its local denials on that clock too, so
+      // that they run out when the grid's do.
+      builder.nanoClock(timeSource::nowNanos);
+    }
     settings.failurePolicies().forEach(builder::failurePolicy);
     SluiceClient front = builder.wrap(limiter);
     LOG.info("client mode: {} rules known locally", front.rules().all().size());
@@ -372,6 +422,11 @@ public final class SluiceNode implements AutoCloseable {
   /** The REST API's port (useful when the settings asked for port 0). */
   public int restPort() {
     return api.port();
+  }
+
+  /** The Envoy rate limit service's gRPC port, or 0 when it is off. */
+  public int rlsPort() {
+    return envoy.rlsPort();
   }
 
   public HazelcastInstance member() {
@@ -392,11 +447,13 @@ public final class SluiceNode implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    LOG.info("stopping Sluice node: REST first, then the member (partitions migrate)");
+    LOG.info(
+        "stopping Sluice node: Envoy RLS and REST first, then the member (partitions migrate)");
     if (watcher != null) {
       watcher.close();
     }
     try {
+      envoy.close();
       api.stop();
     } finally {
       if (front != null) {

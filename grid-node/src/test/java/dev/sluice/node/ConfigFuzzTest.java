@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.FailurePolicy;
 import dev.sluice.core.Rule;
+import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.rules.InMemoryRuleStore;
 import dev.sluice.core.rules.RulesFile;
-import dev.sluice.core.rules.RulesFileException;
 import dev.sluice.core.test.Seeds;
 import dev.sluice.node.RulesFileWatcher.Outcome;
 import java.io.IOException;
@@ -127,7 +127,7 @@ class ConfigFuzzTest {
       try {
         RulesFile.parse("rules.yaml", mutation.text());
         accepted++;
-      } catch (RulesFileException e) {
+      } catch (ConfigFileException e) {
         rejected++;
         assertThat(e.getMessage()).as("message for:\n%s", mutation.text()).matches(LOCATION);
         if (mutation.field() != null && !mutation.field().isEmpty()) {
@@ -141,7 +141,7 @@ class ConfigFuzzTest {
           }
         }
       } catch (RuntimeException e) {
-        throw new AssertionError("not a RulesFileException for:\n" + mutation.text(), e);
+        throw new AssertionError("not a ConfigFileException for:\n" + mutation.text(), e);
       }
     }
     System.out.printf(

@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * BindException} (Hazelcast: "Port [n] is already in use", Javalin: "Port already in use"). {@link
  * #lostPortRace()} recognises that, and {@link #onFreshPorts(int)} starts the same node again on
  * new ports; {@link TestNodes#awaitCluster} does both while it waits, so every test gets the retry.
- * Read the ports a node has now from {@link #restPort()} and {@link #memberPort()}.
+ * Read the ports a node has now from {@link #restPort()}, {@link #memberPort()} and {@link
+ * #rlsPort()}.
  */
 final class NodeProcess implements AutoCloseable {
   private static final Pattern PORT_TAKEN = Pattern.compile("BindException|[Aa]lready in use");
@@ -62,6 +63,9 @@ final class NodeProcess implements AutoCloseable {
     command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
     ProcessBuilder builder = new ProcessBuilder(command).directory(workingDirectory.toFile());
     builder.environment().keySet().removeIf(name -> name.startsWith("SLUICE_"));
+    // The Envoy RLS port is fixed by default (8081); nodes of tests that do not ask for it keep
+    // it off, so that two of them (or another test on this machine) never fight over it.
+    builder.environment().put("SLUICE_RLS_PORT", "0");
     builder.environment().putAll(environment);
     builder
         .redirectErrorStream(true)
@@ -86,6 +90,11 @@ final class NodeProcess implements AutoCloseable {
   /** The Hazelcast member port this node was given ({@code SLUICE_MEMBER_PORT}). */
   int memberPort() {
     return Integer.parseInt(environment.getOrDefault("SLUICE_MEMBER_PORT", "5701"));
+  }
+
+  /** The Envoy RLS port this node was given ({@code SLUICE_RLS_PORT}); 0 when off. */
+  int rlsPort() {
+    return Integer.parseInt(environment.getOrDefault("SLUICE_RLS_PORT", "0"));
   }
 
   /** The same node started again on the ports it has now, logging to {@code newLog}. */
@@ -113,6 +122,9 @@ final class NodeProcess implements AutoCloseable {
     int newMemberPort = TestNodes.freePort();
     fresh.put("SLUICE_REST_PORT", Integer.toString(TestNodes.freePort()));
     fresh.put("SLUICE_MEMBER_PORT", Integer.toString(newMemberPort));
+    if (rlsPort() != 0) {
+      fresh.put("SLUICE_RLS_PORT", Integer.toString(TestNodes.freePort()));
+    }
     String members = fresh.get("SLUICE_MEMBERS");
     if (members != null) {
       String oldSelf = "127.0.0.1:" + oldMemberPort;

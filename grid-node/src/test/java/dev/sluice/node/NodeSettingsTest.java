@@ -7,12 +7,14 @@ import dev.sluice.client.FailurePolicy;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.node.NodeSettings.Discovery;
 import dev.sluice.node.NodeSettings.Setting;
+import dev.sluice.node.envoy.EnvoyHeader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -224,7 +226,54 @@ class NodeSettingsTest {
             "SLUICE_CALL_TIMEOUT",
             "PT0.25S",
             (Function<NodeSettings, Object>) NodeSettings::callTimeout,
-            Duration.ofMillis(250)));
+            Duration.ofMillis(250)),
+        Arguments.of(
+            "SLUICE_RLS_PORT", "0", (Function<NodeSettings, Object>) NodeSettings::rlsPort, 0),
+        Arguments.of(
+            "SLUICE_ENVOY_CONFIG",
+            "/etc/sluice/envoy",
+            (Function<NodeSettings, Object>) NodeSettings::envoyConfig,
+            Path.of("/etc/sluice/envoy")),
+        Arguments.of(
+            "SLUICE_ENVOY_SHADOW_MODE",
+            "true",
+            (Function<NodeSettings, Object>) NodeSettings::envoyShadowMode,
+            true),
+        Arguments.of(
+            "SLUICE_ENVOY_HEADERS",
+            " X-RateLimit , ratelimit",
+            (Function<NodeSettings, Object>) NodeSettings::envoyHeaders,
+            Set.of(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RATELIMIT)));
+  }
+
+  @Test
+  void envoySettings_defaultsFileListsAndBadValues() throws IOException {
+    NodeSettings defaults = NodeSettings.defaults();
+    assertThat(defaults.rlsPort()).isEqualTo(8081);
+    assertThat(defaults.envoyConfig()).isNull();
+    assertThat(defaults.envoyShadowMode()).isFalse();
+    assertThat(defaults.envoyHeaders())
+        .containsExactlyInAnyOrder(EnvoyHeader.RATELIMIT, EnvoyHeader.RETRY_AFTER);
+    assertThat(NodeSettings.load(null, Map.of("SLUICE_ENVOY_HEADERS", "none")).envoyHeaders())
+        .isEmpty();
+
+    Path config =
+        write("envoy-node.yaml", "envoyConfig: envoy\nenvoyHeaders: [x-ratelimit, retry-after]\n");
+    NodeSettings fromFile = NodeSettings.load(config, Map.of());
+    assertThat(fromFile.envoyConfig())
+        .isEqualTo(config.toAbsolutePath().getParent().resolve("envoy"));
+    assertThat(fromFile.envoyHeaders())
+        .containsExactlyInAnyOrder(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RETRY_AFTER);
+
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_ENVOY_HEADERS", "ietf")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessage(
+            "environment variable SLUICE_ENVOY_HEADERS: envoyHeaders: 'ietf' is not a header"
+                + " family; use any of ratelimit, x-ratelimit, retry-after, comma-separated, or"
+                + " none");
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_RLS_PORT", "-1")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("rlsPort: must be a port number from 0 to 65535, was '-1'");
   }
 
   @ParameterizedTest(name = "{0}={1}")
@@ -250,12 +299,13 @@ class NodeSettingsTest {
             "node.yaml:2:13: memberPort: must be a port number from 1 to 65535, was '70000'"),
         Arguments.of(
             "clusterName: x\nrestport: 8080\n",
-            "node.yaml:2:1: unknown setting 'restport'; the settings are: mode, clusterName, restPort"),
+            "node.yaml:2:1: restport: unknown setting; the settings are: mode, clusterName,"
+                + " restPort"),
         Arguments.of("restPort: 1\nrestPort: 2\n", "node.yaml:2:1: restPort: appears twice"),
         Arguments.of(
             "restPort: [1\n",
-            "node.yaml:1:13: not valid YAML: while parsing a flow sequence at line 1, column 11:"
-                + " expected ',' or ']', but got <stream end> at line 2, column 1"),
+            "node.yaml:2:1: not valid YAML: while parsing a flow sequence (line 1, column 11),"
+                + " expected ',' or ']', but got <stream end> (line 2, column 1)"),
         Arguments.of("- just\n- a list\n", "node.yaml:1:1: expected a mapping of settings"),
         Arguments.of(
             "discovery: multicast\n",
@@ -265,6 +315,9 @@ class NodeSettingsTest {
             "discovery: kubernetes-dns needs kubernetesServiceDns (SLUICE_KUBERNETES_SERVICE_DNS)"),
         Arguments.of(
             "members: [10.0.0.1]\n", "node.yaml:1:10: members: '10.0.0.1' is not host:port"),
+        Arguments.of(
+            "members: [[10.0.0.1:5701]]\n",
+            "node.yaml:1:11: members[0]: list items must be plain values"),
         Arguments.of(
             "discovery: kubernetes-api\nmembers: [a:1]\n", "members: is for tcp-ip discovery only"),
         Arguments.of("backupCount: 7\n", "node.yaml:1:14: backupCount: must be between 0 and 6"),
@@ -281,16 +334,18 @@ class NodeSettingsTest {
             "node.yaml:1:16: failurePolicy: must be fail-open or fail-closed, was 'fail-maybe'"),
         Arguments.of(
             "failurePolicies:\n  login: closed\n",
-            "failurePolicies: login: must be fail-open or fail-closed, was 'closed'"),
+            "node.yaml:2:10: failurePolicies.login: must be fail-open or fail-closed, was"
+                + " 'closed'"),
         Arguments.of(
             "failurePolicies:\n  bad name: fail-closed\n",
             "failurePolicies: 'bad name' is not a rule name"),
         Arguments.of(
             "failurePolicies:\n  login: fail-open\n  login: fail-closed\n",
-            "node.yaml:3:3: failurePolicies: login: appears twice"),
+            "node.yaml:3:3: failurePolicies.login: appears twice"),
         Arguments.of(
             "failurePolicies:\n  login: [fail-closed]\n",
-            "failurePolicies: login: must be fail-open or fail-closed, not a list or mapping"),
+            "node.yaml:2:10: failurePolicies.login: must be fail-open or fail-closed, not a list"
+                + " or mapping"),
         Arguments.of(
             "failurePolicies: [login]\n", "failurePolicies: must be a mapping of rule: policy"),
         Arguments.of(
@@ -423,7 +478,7 @@ class NodeSettingsTest {
     Path missing = dir.resolve("absent.yaml");
     assertThatThrownBy(() -> NodeSettings.load(missing, Map.of()))
         .isInstanceOf(NodeConfigException.class)
-        .hasMessageContaining("cannot read the config file " + missing);
+        .hasMessage(missing + ": no such file");
   }
 
   @Test

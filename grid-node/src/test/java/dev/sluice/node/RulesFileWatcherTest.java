@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
+import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.rules.InMemoryRuleStore;
-import dev.sluice.core.rules.RulesFileException;
 import dev.sluice.node.RulesFileWatcher.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -40,7 +40,7 @@ class RulesFileWatcherTest {
     RulesFileWatcher watcher = watcher("rules:\n  - name: login\n    limit: 0\n    window: 1m\n");
 
     assertThatThrownBy(watcher::loadInitial)
-        .isInstanceOf(RulesFileException.class)
+        .isInstanceOf(ConfigFileException.class)
         .hasMessageContaining("rules.yaml:3")
         .hasMessageContaining("limit");
     assertThat(store.all()).isEmpty();

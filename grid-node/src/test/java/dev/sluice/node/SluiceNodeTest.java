@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.ManualTimeSource;
-import dev.sluice.core.rules.RulesFileException;
+import dev.sluice.core.config.ConfigFileException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -65,7 +65,7 @@ class SluiceNodeTest {
   void start_brokenRulesFile_failsNamingFileAndLine() throws IOException {
     Files.writeString(rulesFile(), RULES.replace("window: 1m", "window: 1"));
     assertThatThrownBy(() -> SluiceNode.start(settings(List.of()), clock))
-        .isInstanceOf(RulesFileException.class)
+        .isInstanceOf(ConfigFileException.class)
         .hasMessageContaining(rulesFile() + ":4")
         .hasMessageContaining("window");
   }

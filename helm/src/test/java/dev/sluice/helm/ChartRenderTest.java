@@ -179,7 +179,7 @@ class ChartRenderTest {
     RenderedChart chart = SluiceChart.withDefaults().render();
     JsonNode node = chart.gridNodeContainer();
     JsonNode podSpec = chart.one("StatefulSet").path("spec").path("template").path("spec");
-    String rules = chart.one("ConfigMap").path("data").path("rules.yaml").asText();
+    String rules = chart.named("ConfigMap", FULLNAME).path("data").path("rules.yaml").asText();
 
     assertThat(rules).contains("name: login").contains("algorithm: gcra");
     assertThat(env(node).get("SLUICE_RULES_FILE").path("value").asText())
@@ -187,7 +187,7 @@ class ChartRenderTest {
     assertThat(volume(podSpec, "config").path("configMap").path("name").asText())
         .isEqualTo(FULLNAME);
     // No nodeConfig given: no config file and no --config argument.
-    assertThat(chart.one("ConfigMap").path("data").has("sluice.yaml")).isFalse();
+    assertThat(chart.named("ConfigMap", FULLNAME).path("data").has("sluice.yaml")).isFalse();
     assertThat(node.has("args")).isFalse();
   }
 
@@ -196,7 +196,7 @@ class ChartRenderTest {
     RenderedChart chart =
         SluiceChart.withDefaults().set("nodeConfig.rulesReloadInterval", "5s").render();
 
-    assertThat(chart.one("ConfigMap").path("data").path("sluice.yaml").asText())
+    assertThat(chart.named("ConfigMap", FULLNAME).path("data").path("sluice.yaml").asText())
         .contains("rulesReloadInterval: 5s");
     assertThat(chart.gridNodeContainer().path("args").toString())
         .isEqualTo("[\"--config\",\"/etc/sluice/sluice.yaml\"]");
@@ -255,7 +255,7 @@ class ChartRenderTest {
         SluiceChart.withDefaults().set("replicaCount", 5).setFile("rulesYaml", file).render();
 
     assertThat(chart.one("StatefulSet").path("spec").path("replicas").asInt()).isEqualTo(5);
-    assertThat(chart.one("ConfigMap").path("data").path("rules.yaml").asText().strip())
+    assertThat(chart.named("ConfigMap", FULLNAME).path("data").path("rules.yaml").asText().strip())
         .isEqualTo(rulesFile.strip());
     assertThat(checksum(chart)).isNotEqualTo(checksum(SluiceChart.withDefaults().render()));
   }

@@ -119,6 +119,8 @@ class NodeContractTest {
 
     Map<String, Integer> ports = containerPorts(node);
     assertThat(settings.restPort()).isEqualTo(ports.get("http"));
+    assertThat(settings.rlsPort()).isEqualTo(ports.get("grpc-rls"));
+    assertThat(settings.envoyConfig()).isEqualTo(Path.of("/etc/sluice-envoy"));
     assertThat(settings.memberPort()).isEqualTo(ports.get("hazelcast"));
     assertThat(settings.bindsLoopbackOnly()).isFalse();
     assertThat(settings.hasAdminToken() || settings.insecure())
@@ -282,7 +284,11 @@ class NodeContractTest {
     Path inPod = Path.of(args.get(flag + 1));
     assertThat(inPod.getParent()).isEqualTo(Path.of("/etc/sluice"));
     String content =
-        rendered.one("ConfigMap").path("data").path(inPod.getFileName().toString()).asText();
+        rendered
+            .named("ConfigMap", "rl-sluice")
+            .path("data")
+            .path(inPod.getFileName().toString())
+            .asText();
     return Files.writeString(dir.resolve(inPod.getFileName().toString()), content);
   }
 }

@@ -65,10 +65,35 @@ class ValuesSchemaTest {
             "rules: [{name: sms, algorithm: gcra, limit: 5, window: 1m, buckets: 6}]",
             "/rules/0/buckets",
             "not"),
+        // Several limits: a list instead of the flat fields, each limit checked like them.
+        Arguments.of(
+            "rules: [{name: pay, limit: 5, window: 1s, limits: [{limit: 100, window: 1h}]}]",
+            "/rules/0/limit",
+            "not"),
+        Arguments.of("rules: [{name: pay, limits: []}]", "/rules/0/limits", "minItems"),
+        Arguments.of(
+            "rules: [{name: pay, limits: [{limit: 5, windw: 1s}]}]",
+            "/rules/0/limits/0",
+            "missing property 'window'"),
+        Arguments.of(
+            "rules: [{name: pay, limits: [{limit: 5, window: 1s, burst: 2}]}]",
+            "/rules/0/limits/0/burst",
+            "not"),
         Arguments.of(
             "metrics: {serviceMonitor: {interval: often}}",
             "/metrics/serviceMonitor/interval",
             "pattern"),
+        Arguments.of("envoy: {headers: ietf}", "/envoy/headers", "pattern"),
+        Arguments.of("envoy: {rlsPort: 70000}", "/envoy/rlsPort", "maximum"),
+        // helm places a property-name error at the root, but names the property.
+        Arguments.of(
+            "envoy: {configFiles: {edge.json: 'domain: edge'}}",
+            "",
+            "invalid propertyName 'edge.json'"),
+        Arguments.of(
+            "envoy: {configFiles: {edge.yaml: {domain: edge}}}",
+            "/envoy/configFiles/edge.yaml",
+            "string"),
         // A typo is an error too, not a silently ignored key.
         Arguments.of("replicas: 3", "", "additional properties 'replicas'"),
         Arguments.of(

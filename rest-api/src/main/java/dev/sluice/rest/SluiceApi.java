@@ -17,6 +17,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -64,6 +65,22 @@ public final class SluiceApi {
       ApiSettings settings,
       ReadinessProbe readiness,
       LongSupplier keysOwned) {
+    this(limiter, registry, settings, readiness, keysOwned, List.of());
+  }
+
+  /**
+   * The API with {@code extraRoutes} served beside its own (see {@link ExtraRoute}).
+   *
+   * @param extraRoutes routes another module serves on this port, e.g. the Envoy front end's
+   */
+  public SluiceApi(
+      RateLimiter limiter,
+      PrometheusMeterRegistry registry,
+      ApiSettings settings,
+      ReadinessProbe readiness,
+      LongSupplier keysOwned,
+      List<ExtraRoute> extraRoutes) {
+    List<ExtraRoute> extras = List.copyOf(extraRoutes);
     SluiceMetrics metrics = new SluiceMetrics(registry, keysOwned);
     RateLimiter metered = MeteredRateLimiter.wrap(limiter, registry);
     Bodies bodies = new Bodies(settings.maxBodyBytes());
@@ -99,6 +116,9 @@ public final class SluiceApi {
                   .get(
                       "/metrics", ctx -> ctx.contentType(PROMETHEUS_TEXT).result(registry.scrape()))
                   .get("/openapi.json", ctx -> ctx.contentType("application/json").result(openApi));
+              for (ExtraRoute extra : extras) {
+                config.routes.addHttpHandler(extra.method(), extra.path(), extra.handler());
+              }
               config.routes.beforeMatched(
                   ctx -> {
                     if (ctx.routeRoles().contains(Role.ADMIN)) {

@@ -49,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Decisions travel in whole milliseconds, so the nanosecond fields of the decisions it returns
  * are whole milliseconds, as the contract expects of every surface.
  */
-final class HttpRateLimiter implements RateLimiter {
+public final class HttpRateLimiter implements RateLimiter {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   // Sends every non-ASCII character as a JSON unicode escape, as a client may: a key with an
   // unpaired
@@ -66,7 +66,7 @@ final class HttpRateLimiter implements RateLimiter {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  HttpRateLimiter(URI base, @Nullable String adminToken) {
+  public HttpRateLimiter(URI base, @Nullable String adminToken) {
     this.base = base;
     this.adminToken = adminToken;
   }

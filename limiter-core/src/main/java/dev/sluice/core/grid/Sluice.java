@@ -5,6 +5,8 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.metrics.MeteredRateLimiter;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Sluice inside your JVM: starts (or joins) a Hazelcast member with the limiter installed.
@@ -18,10 +20,12 @@ import dev.sluice.core.TimeSource;
  */
 public final class Sluice implements AutoCloseable {
   private final HazelcastInstance member;
-  private final GridRateLimiter limiter;
+  private final GridRateLimiter grid;
+  private final RateLimiter limiter;
 
-  private Sluice(HazelcastInstance member, GridRateLimiter limiter) {
+  private Sluice(HazelcastInstance member, GridRateLimiter grid, RateLimiter limiter) {
     this.member = member;
+    this.grid = grid;
     this.limiter = limiter;
   }
 
@@ -34,7 +38,18 @@ public final class Sluice implements AutoCloseable {
   public static Sluice embedded(Config config, TimeSource timeSource) {
     SluiceHazelcast.configure(config, timeSource);
     HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
-    return new Sluice(member, new GridRateLimiter(member));
+    GridRateLimiter grid = new GridRateLimiter(member);
+    return new Sluice(member, grid, grid);
+  }
+
+  /**
+   * Starts a member from {@code config} on the system clock whose limiter records every decision in
+   * {@code registry} ({@code sluice_decisions_total}, {@code sluice_decision_seconds}), as a REST
+   * node and an SDK client do ({@link MeteredRateLimiter}).
+   */
+  public static Sluice embedded(Config config, MeterRegistry registry) {
+    Sluice sluice = embedded(config, TimeSource.system());
+    return new Sluice(sluice.member, sluice.grid, MeteredRateLimiter.wrap(sluice.grid, registry));
   }
 
   /** Wraps a member someone else started (it must have been configured by SluiceHazelcast). */
@@ -43,7 +58,8 @@ public final class Sluice implements AutoCloseable {
       throw new IllegalArgumentException(
           "the member was not configured with SluiceHazelcast.configure(Config, TimeSource)");
     }
-    return new Sluice(member, new GridRateLimiter(member));
+    GridRateLimiter grid = new GridRateLimiter(member);
+    return new Sluice(member, grid, grid);
   }
 
   public RateLimiter limiter() {
@@ -57,7 +73,7 @@ public final class Sluice implements AutoCloseable {
   /** Stops the limiter's callback threads and leaves the cluster gracefully. */
   @Override
   public void close() {
-    limiter.close();
+    grid.close();
     member.shutdown();
   }
 }

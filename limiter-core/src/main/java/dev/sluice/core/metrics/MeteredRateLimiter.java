@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * Refused requests (an unknown rule, a cost above the capacity) are not decisions and count
  * nothing. Releases, peeks and resets pass through unrecorded.
  */
-public final class MeteredRateLimiter implements RateLimiter {
+public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
+
   public static final String DECISIONS = "sluice.decisions";
   public static final String DECISION_TIMER = "sluice.decision";
 
@@ -56,10 +57,15 @@ public final class MeteredRateLimiter implements RateLimiter {
   public static RateLimiter wrap(RateLimiter limiter, MeterRegistry registry) {
     Objects.requireNonNull(limiter, "limiter");
     Objects.requireNonNull(registry, "registry");
-    if (limiter instanceof MeteredRateLimiter metered && metered.registry == registry) {
+    if (limiter instanceof RecordsDecisions recording && recording.decisionRegistry() == registry) {
       return limiter;
     }
     return new MeteredRateLimiter(limiter, registry);
+  }
+
+  @Override
+  public MeterRegistry decisionRegistry() {
+    return registry;
   }
 
   /** The limiter whose decisions are recorded. */

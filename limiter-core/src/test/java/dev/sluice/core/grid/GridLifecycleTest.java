@@ -13,7 +13,9 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.pipeline.StoredState;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -106,6 +108,36 @@ class GridLifecycleTest {
       assertThat(sluice.limiter().tryAcquire("login", "203.0.113.7").allowed()).isFalse();
       assertThat(sluice.hazelcast().getCluster().getMembers()).hasSize(1);
     }
+  }
+
+  @Test
+  void embedded_withARegistry_recordsEveryDecisionAsTheRestNodeDoes() {
+    com.hazelcast.config.Config config =
+        new com.hazelcast.config.Config().setClusterName("test-" + java.util.UUID.randomUUID());
+    config.setProperty("hazelcast.phone.home.enabled", "false");
+    config.getNetworkConfig().setPort(5701).setPortAutoIncrement(true);
+    config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+    config.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
+    config.getNetworkConfig().getJoin().getAutoDetectionConfig().setEnabled(false);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (Sluice sluice = Sluice.embedded(config, registry)) {
+      sluice.limiter().rules().put(new Rule("login", Policy.of(1, Duration.ofMinutes(1))));
+      sluice.limiter().tryAcquire("login", "203.0.113.7");
+      sluice.limiter().tryAcquire("login", "203.0.113.7");
+
+      assertThat(decisions(registry, "allowed")).isEqualTo(1);
+      assertThat(decisions(registry, "denied")).isEqualTo(1);
+      assertThat(registry.get(MeteredRateLimiter.DECISION_TIMER).timer().count()).isEqualTo(2);
+    }
+  }
+
+  private static double decisions(SimpleMeterRegistry registry, String outcome) {
+    return registry
+        .get(MeteredRateLimiter.DECISIONS)
+        .tag("rule", "login")
+        .tag("outcome", outcome)
+        .counter()
+        .count();
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.sluice.core.grid;
 
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.contract.RealClockSaturationContract;
+import dev.sluice.core.grid.transport.GridTransport;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,7 +23,10 @@ class GridRealClockSaturationTest extends RealClockSaturationContract {
             cluster.limiter(0),
             cluster.limiter(
                 cluster.members.get(1), GridRateLimiter.Options.defaults().withBatching(false)),
-            cluster.limiter(cluster.newClient(), GridRateLimiter.Options.defaults()));
+            cluster.limiter(cluster.newClient(), GridRateLimiter.Options.defaults()),
+            cluster.limiter(
+                cluster.newClient(),
+                GridRateLimiter.Options.defaults().withTransport(GridTransport.Kind.PUBLIC_API)));
   }
 
   @AfterAll

@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.Algorithm;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
-import java.io.StringReader;
+import dev.sluice.core.config.ConfigFileException;
+import dev.sluice.core.spec.PolicySpec;
+import dev.sluice.core.spec.RuleSpec;
+import java.lang.reflect.RecordComponent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -110,10 +115,58 @@ class RulesFileTest {
   }
 
   @Test
-  void parse_reader_readsTheSameRules() {
-    String yaml = "rules:\n  - {name: a, limit: 1, window: 1s}\n";
-    assertThat(RulesFile.parse("inline.yaml", new StringReader(yaml)))
-        .isEqualTo(RulesFile.parse("inline.yaml", yaml));
+  void parse_limitsList_yieldsOnePolicyOfEveryLimit() {
+    String yaml =
+        """
+        rules:
+          - name: payments
+            limits:
+              - limit: 5
+                window: 1s
+              - {limit: 100, window: 1h, algorithm: gcra, burst: 10}
+            shadow: true
+        """;
+
+    assertThat(RulesFile.parse("rules.yaml", yaml))
+        .containsExactly(
+            new Rule(
+                "payments",
+                Policy.builder()
+                    .limit(5)
+                    .window(Duration.ofSeconds(1))
+                    .and(
+                        Limit.builder()
+                            .algorithm(Algorithm.GCRA)
+                            .limit(100)
+                            .window(Duration.ofHours(1))
+                            .burst(10)
+                            .build())
+                    .shadow(true)
+                    .build()));
+  }
+
+  @Test
+  void parse_nameWrittenAsANumber_isTheTextWritten() {
+    assertThat(RulesFile.parse("rules.yaml", "rules:\n  - {name: 404, limit: 1, window: 1s}\n"))
+        .extracting(Rule::name)
+        .containsExactly("404");
+  }
+
+  @Test
+  void ruleFields_areTheNameAndThenExactlyThePolicySpecsFields() {
+    List<String> policyFields =
+        Arrays.stream(PolicySpec.class.getRecordComponents())
+            .map(RecordComponent::getName)
+            .toList();
+    assertThat(Arrays.stream(RuleSpec.class.getRecordComponents()).map(RecordComponent::getName))
+        .first()
+        .isEqualTo("name");
+    assertThat(
+            Arrays.stream(RuleSpec.class.getRecordComponents())
+                .skip(1)
+                .map(RecordComponent::getName)
+                .toList())
+        .containsExactlyInAnyOrderElementsOf(policyFields);
   }
 
   @Test
@@ -125,17 +178,17 @@ class RulesFileTest {
     Path bad = dir.resolve("bad.yaml");
     Files.writeString(bad, "rules:\n  - name: a\n    limit: 0\n    window: 1s\n");
     assertThatThrownBy(() -> RulesFile.load(bad))
-        .isInstanceOf(RulesFileException.class)
-        .hasMessageStartingWith(bad + ":3:12: rule 'a' (#1), field 'limit': ");
+        .isInstanceOf(ConfigFileException.class)
+        .hasMessageStartingWith(bad + ":3:12: rules[0].limit: ")
+        .hasMessageEndingWith(" (rule 'a')");
   }
 
   @Test
-  void load_missingFile_isARulesFileException(@TempDir Path dir) {
+  void load_missingFile_isAConfigFileException(@TempDir Path dir) {
     Path missing = dir.resolve("missing.yaml");
     assertThatThrownBy(() -> RulesFile.load(missing))
-        .isInstanceOf(RulesFileException.class)
-        .hasMessageContaining(missing.toString())
-        .hasMessageContaining("cannot read");
+        .isInstanceOf(ConfigFileException.class)
+        .hasMessage(missing + ": no such file");
   }
 
   /** A broken file, the line, the rule and the field its error must name, and a phrase. */
@@ -151,8 +204,8 @@ class RulesFileTest {
                 burts: 3
             """,
             5,
-            "rule 'login' (#1)",
-            "burts",
+            "rules[0].burts",
+            "login",
             "unknown field"),
         broken(
             "unknown field before the name, still named",
@@ -164,8 +217,8 @@ class RulesFileTest {
                 window: 1m
             """,
             2,
-            "rule 'login' (#1)",
-            "count_denied",
+            "rules[0].count_denied",
+            "login",
             "did you mean 'countDenied'"),
         broken(
             "missing name",
@@ -178,8 +231,8 @@ class RulesFileTest {
                 window: 1m
             """,
             5,
-            "rule #2",
-            "name",
+            "rules[1].name",
+            null,
             "is required"),
         broken(
             "missing limit",
@@ -189,8 +242,8 @@ class RulesFileTest {
                 window: 1m
             """,
             2,
-            "rule 'login' (#1)",
-            "limit",
+            "rules[0].limit",
+            "login",
             "is required"),
         broken(
             "missing window",
@@ -200,8 +253,8 @@ class RulesFileTest {
                 limit: 5
             """,
             2,
-            "rule 'login' (#1)",
-            "window",
+            "rules[0].window",
+            "login",
             "is required"),
         broken(
             "bad duration",
@@ -212,8 +265,8 @@ class RulesFileTest {
                 window: 5 minutes
             """,
             4,
-            "rule 'login' (#1)",
-            "window",
+            "rules[0].window",
+            "login",
             "is not a duration"),
         broken(
             "window without unit",
@@ -224,8 +277,8 @@ class RulesFileTest {
                 window: 60
             """,
             4,
-            "rule 'login' (#1)",
-            "window",
+            "rules[0].window",
+            "login",
             "has no unit"),
         broken(
             "limit as text",
@@ -236,8 +289,8 @@ class RulesFileTest {
                 window: 1m
             """,
             3,
-            "rule 'login' (#1)",
-            "limit",
+            "rules[0].limit",
+            "login",
             "must be a whole number"),
         broken(
             "limit as fraction",
@@ -248,8 +301,8 @@ class RulesFileTest {
                 window: 1m
             """,
             3,
-            "rule 'login' (#1)",
-            "limit",
+            "rules[0].limit",
+            "login",
             "must be a whole number"),
         broken(
             "zero limit",
@@ -260,8 +313,8 @@ class RulesFileTest {
                 window: 1m
             """,
             3,
-            "rule 'login' (#1)",
-            "limit",
+            "rules[0].limit",
+            "login",
             "must be between 1 and"),
         broken(
             "window too long",
@@ -272,8 +325,8 @@ class RulesFileTest {
                 window: 31d
             """,
             4,
-            "rule 'login' (#1)",
-            "window",
+            "rules[0].window",
+            "login",
             "must be between 1ms and 30d"),
         broken(
             "unknown algorithm",
@@ -285,8 +338,8 @@ class RulesFileTest {
                 window: 1m
             """,
             3,
-            "rule 'login' (#1)",
-            "algorithm",
+            "rules[0].algorithm",
+            "login",
             "unknown algorithm 'sliding_windw'"),
         broken(
             "duplicate rule names",
@@ -300,8 +353,8 @@ class RulesFileTest {
                 window: 1m
             """,
             5,
-            "rule 'login' (#2)",
-            "name",
+            "rules[1].name",
+            "login",
             "first defined on line 2"),
         broken(
             "invalid name",
@@ -312,8 +365,8 @@ class RulesFileTest {
                 window: 1m
             """,
             2,
-            "rule 'log in' (#1)",
-            "name",
+            "rules[0].name",
+            "log in",
             "rule names are 1 to 64 characters"),
         broken(
             "shadow not a boolean",
@@ -325,8 +378,8 @@ class RulesFileTest {
                 shadow: sometimes
             """,
             5,
-            "rule 'login' (#1)",
-            "shadow",
+            "rules[0].shadow",
+            "login",
             "must be true or false"),
         broken(
             "negative burst",
@@ -339,8 +392,8 @@ class RulesFileTest {
                 burst: -1
             """,
             6,
-            "rule 'api' (#1)",
-            "burst",
+            "rules[0].burst",
+            "api",
             "must be between 0 and"),
         broken(
             "burst on a fixed window",
@@ -353,8 +406,8 @@ class RulesFileTest {
                 burst: 10
             """,
             6,
-            "rule 'signup' (#1)",
-            "burst",
+            "rules[0].burst",
+            "signup",
             "fixed_window has no burst"),
         broken(
             "too many buckets",
@@ -367,8 +420,8 @@ class RulesFileTest {
                 buckets: 5000
             """,
             6,
-            "rule 'uploads' (#1)",
-            "buckets",
+            "rules[0].buckets",
+            "uploads",
             "must be between 1 and 3600"),
         broken(
             "sliding_log above its cap",
@@ -380,8 +433,8 @@ class RulesFileTest {
                 window: 1m
             """,
             4,
-            "rule 'exact' (#1)",
-            "limit",
+            "rules[0].limit",
+            "exact",
             "sliding_log keeps one timestamp"),
         broken(
             "duplicate field",
@@ -393,8 +446,8 @@ class RulesFileTest {
                 window: 1m
             """,
             4,
-            "rule 'login' (#1)",
-            "limit",
+            "rules[0].limit",
+            null,
             "appears twice"),
         broken(
             "rule that is not a mapping",
@@ -403,7 +456,7 @@ class RulesFileTest {
               - login
             """,
             2,
-            "rule #1",
+            "rules[0]",
             null,
             "must be a mapping"),
         broken(
@@ -413,9 +466,9 @@ class RulesFileTest {
               - name: login
             """,
             1,
-            null,
             "rule",
-            "unknown top-level field"),
+            null,
+            "unknown field; the fields here are: rules"),
         broken(
             "rules not a list",
             """
@@ -423,8 +476,8 @@ class RulesFileTest {
               name: login
             """,
             2,
-            null,
             "rules",
+            null,
             "must be a list"),
         broken(
             "limit out of range",
@@ -435,8 +488,8 @@ class RulesFileTest {
                 window: 1m
             """,
             3,
-            "rule 'login' (#1)",
-            "limit",
+            "rules[0].limit",
+            "login",
             "out of range"),
         broken(
             "nested value",
@@ -447,8 +500,8 @@ class RulesFileTest {
                 window: 1m
             """,
             3,
-            "rule 'login' (#1)",
-            "limit",
+            "rules[0].limit",
+            "login",
             "found a mapping"),
         broken(
             "not YAML",
@@ -468,8 +521,8 @@ class RulesFileTest {
             5,
             null,
             null,
-            "not valid YAML: while parsing a block collection at line 2, column 3: expected"
-                + " <block end>, but found '<block mapping start>' at line 5, column 4"),
+            "not valid YAML: while parsing a block collection (line 2, column 3), expected"
+                + " <block end>, but found '<block mapping start>' (line 5, column 4)"),
         broken(
             "a tab for indentation",
             "rules:\n\t- name: a\n",
@@ -477,50 +530,129 @@ class RulesFileTest {
             null,
             null,
             "found character '\\t(TAB)' that cannot start any token. (Do not use \\t(TAB) for"
-                + " indentation) at line 2, column 1"),
-        broken("empty file", "", 0, null, null, "the file is empty"));
+                + " indentation) (line 2, column 1)"),
+        broken("empty file", "", 0, null, null, "is empty"),
+        broken(
+            "a bad window in a list of limits",
+            """
+            rules:
+              - name: payments
+                limits:
+                  - limit: 5
+                    window: 1s
+                  - limit: 100
+                    window: soon
+            """,
+            7,
+            "rules[0].limits[1].window",
+            "payments",
+            "'soon' is not a duration"),
+        broken(
+            "a window without a unit in a list of limits",
+            """
+            rules:
+              - name: payments
+                limits: [{limit: 5, window: 60}]
+            """,
+            3,
+            "rules[0].limits[0].window",
+            "payments",
+            "'60' has no unit"),
+        broken(
+            "an unknown field in a list of limits",
+            """
+            rules:
+              - name: payments
+                limits:
+                  - {limit: 5, window: 1s, shadow: true}
+            """,
+            4,
+            "rules[0].limits[0].shadow",
+            "payments",
+            "unknown field; the fields here are: algorithm, buckets, burst, limit, window"),
+        broken(
+            "one limit and a list of limits",
+            """
+            rules:
+              - name: payments
+                limit: 5
+                window: 1s
+                limits: [{limit: 100, window: 1h}]
+            """,
+            5,
+            "rules[0].limits",
+            "payments",
+            "give either one limit"),
+        broken(
+            "an empty list of limits",
+            """
+            rules:
+              - name: payments
+                limits: []
+            """,
+            3,
+            "rules[0].limits",
+            "payments",
+            "must hold 1 to 8 limits, was 0"),
+        broken(
+            "the same limit twice",
+            """
+            rules:
+              - name: payments
+                limits:
+                  - {limit: 5, window: 1s}
+                  - {limit: 5, window: 1s}
+            """,
+            5,
+            "rules[0].limits[1]",
+            "payments",
+            "repeats limits[0]"));
   }
 
   private static Arguments broken(
-      String description, String yaml, int line, String rule, String field, String phrase) {
-    return Arguments.of(description, yaml, line, rule, field, phrase);
+      String description, String yaml, int line, String path, String rule, String phrase) {
+    return Arguments.of(description, yaml, line, path, rule, phrase);
   }
 
+  /**
+   * Every error names the file, the line and the field by its path in the file ({@code
+   * rules[1].limit}); one in a rule's field names the rule too, by the name the file gives it.
+   */
   @ParameterizedTest(name = "{0}")
   @MethodSource("brokenFiles")
-  void parse_brokenFile_namesFileLineRuleAndField(
-      String description, String yaml, int line, String rule, String field, String phrase) {
-    RulesFileException error = catchRulesFileException(yaml);
+  void parse_brokenFile_namesFileLinePathAndRule(
+      String description, String yaml, int line, String path, String rule, String phrase) {
+    ConfigFileException error = catchConfigFileException(yaml);
 
     assertThat(error.source()).isEqualTo("rules.yaml");
     assertThat(error.line()).as("line of %s", error.getMessage()).isEqualTo(line);
-    assertThat(error.rule()).as("rule").isEqualTo(rule);
-    assertThat(error.field()).as("field").isEqualTo(field);
+    assertThat(error.path()).as("path of %s", error.getMessage()).isEqualTo(path);
     String where = line > 0 ? "rules.yaml:" + line + ":" : "rules.yaml: ";
     assertThat(error.getMessage()).startsWith(where).contains(phrase);
-    if (rule != null) {
-      assertThat(error.getMessage()).contains(rule);
+    if (path != null) {
+      assertThat(error.getMessage()).contains(": " + path + ": ");
     }
-    if (field != null) {
-      assertThat(error.getMessage()).contains("'" + field + "'");
+    if (rule != null) {
+      assertThat(error.getMessage()).contains("'" + rule + "'");
     }
   }
 
   @Test
   void parse_brokenValue_pointsAtTheColumnOfTheValue() {
-    RulesFileException error =
-        catchRulesFileException("rules:\n  - name: login\n    limit: 5\n    window: soon\n");
+    ConfigFileException error =
+        catchConfigFileException("rules:\n  - name: login\n    limit: 5\n    window: soon\n");
     assertThat(error.line()).isEqualTo(4);
     assertThat(error.column()).isEqualTo(13);
     assertThat(error.getMessage())
-        .startsWith("rules.yaml:4:13: rule 'login' (#1), field 'window': 'soon' is not a duration");
+        .startsWith("rules.yaml:4:13: rules[0].window: 'soon' is not a duration")
+        .endsWith(" (rule 'login')");
   }
 
-  private static RulesFileException catchRulesFileException(String yaml) {
+  private static ConfigFileException catchConfigFileException(String yaml) {
     try {
       List<Rule> rules = RulesFile.parse("rules.yaml", yaml);
       throw new AssertionError("expected an error, parsed " + rules);
-    } catch (RulesFileException e) {
+    } catch (ConfigFileException e) {
       return e;
     }
   }

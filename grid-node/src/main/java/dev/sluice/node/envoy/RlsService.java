@@ -1,0 +1,84 @@
+package dev.sluice.node.envoy;
+
+import com.hazelcast.client.HazelcastClientOfflineException;
+import com.hazelcast.core.HazelcastException;
+import com.hazelcast.core.HazelcastInstanceNotActiveException;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit} over gRPC: hands the request
+ * to {@link ShouldRateLimit} and answers when Sluice has counted, without holding a thread while
+ * the grid decides.
+ *
+ * <p>Errors: a malformed request is {@code INVALID_ARGUMENT} naming the field (nothing counted); a
+ * grid that cannot decide is {@code UNAVAILABLE} (Envoy's {@code failure_mode_deny} then says
+ * whether the request passes); anything else is {@code INTERNAL}, with the details in the log.
+ */
+final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
+  private static final Logger LOG = LoggerFactory.getLogger(RlsService.class);
+
+  private final ShouldRateLimit decider;
+  private final EnvoyMetrics metrics;
+
+  RlsService(ShouldRateLimit decider, EnvoyMetrics metrics) {
+    this.decider = decider;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void shouldRateLimit(
+      RateLimitRequest request, StreamObserver<RateLimitResponse> responses) {
+    CompletionStage<RateLimitResponse> answer;
+    try {
+      answer = decider.decide(request);
+    } catch (InvalidRequestException e) {
+      metrics.invalidRequest();
+      responses.onError(
+          Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    } catch (RuntimeException e) {
+      responses.onError(failure(e).asRuntimeException());
+      return;
+    }
+    answer.whenComplete(
+        (response, error) -> {
+          if (error != null) {
+            responses.onError(failure(error).asRuntimeException());
+          } else {
+            responses.onNext(response);
+            responses.onCompleted();
+          }
+        });
+  }
+
+  private Status failure(Throwable error) {
+    Throwable cause = unwrap(error);
+    metrics.limiterError();
+    if (cause instanceof HazelcastException
+        || cause instanceof HazelcastInstanceNotActiveException
+        || cause instanceof HazelcastClientOfflineException) {
+      LOG.warn("ShouldRateLimit: the grid cannot decide: {}", cause.toString());
+      return Status.UNAVAILABLE.withDescription("the grid cannot decide right now; retry");
+    }
+    LOG.error("ShouldRateLimit failed", cause);
+    return Status.INTERNAL.withDescription("an internal error occurred; see the node's log");
+  }
+
+  static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+}

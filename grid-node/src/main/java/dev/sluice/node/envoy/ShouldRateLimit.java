@@ -1,0 +1,400 @@
+package dev.sluice.node.envoy;
+
+import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Policy;
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.DescriptorStatus;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Answers Envoy's {@code ShouldRateLimit} as envoyproxy/ratelimit does, with Sluice counting.
+ *
+ * <h2>One request, step by step</h2>
+ *
+ * <ol>
+ *   <li>Check the request (a domain, at least one descriptor, bounded sizes, well-formed text); a
+ *       bad one is refused whole and counts nothing.
+ *   <li>A domain the config does not have: every descriptor OK, nothing counted.
+ *   <li>Each descriptor finds its limit ({@link EnvoyConfig#match}), or takes the one Envoy sent in
+ *       it ({@code limit}: counted per the descriptor's full values, never in shadow mode).
+ *   <li>{@code replaces}: a limit whose {@code name} another matched limit replaces (an unlimited
+ *       one included) is dropped, as if it had not matched.
+ *   <li>Count every counted descriptor in one batch through Sluice ({@link SluiceCounting}), each
+ *       independently: one over its limit does not stop another from counting. Hits: the
+ *       descriptor's {@code hits_addend} if set (0 looks without counting), else the request's,
+ *       else 1. A {@code requests_per_unit: 0} limit, or more hits than the limit can ever hold, is
+ *       OVER_LIMIT without counting.
+ *   <li>Statuses, one per descriptor in order: OK with no limit; OK with {@code limit_remaining}
+ *       4294967295 for an unlimited one; else the code, {@code current_limit} (the file's {@code
+ *       requests_per_unit}, unit and name), {@code limit_remaining} and {@code
+ *       duration_until_reset} (when over: until a retry would succeed; else: until the limit is
+ *       whole again). A shadow limit that is over says OK.
+ *   <li>The overall code: OVER_LIMIT if any non-quota descriptor is, or if every quota-mode
+ *       descriptor is; then OK anyway under the global shadow mode ({@code envoyShadowMode}).
+ *   <li>Headers ({@link ResponseHeaders}) and metrics ({@link EnvoyMetrics}).
+ * </ol>
+ */
+final class ShouldRateLimit {
+  static final int MAX_DESCRIPTORS = 256;
+  static final int MAX_ENTRIES = 64;
+  private static final long MAX_UINT32 = 0xFFFF_FFFFL;
+
+  private final Supplier<EnvoyConfig> config;
+  private final SluiceCounting counting;
+  private final EnvoyMetrics metrics;
+  private final ResponseHeaders headers;
+  private final boolean globalShadowMode;
+  private final LongSupplier nowNanos;
+
+  /**
+   * @param config the current config, read once per request
+   * @param globalShadowMode answer OK even when a limit is over ({@code envoyShadowMode})
+   * @param nowNanos the clock for {@code duration_until_reset} of limits nothing counts
+   */
+  ShouldRateLimit(
+      Supplier<EnvoyConfig> config,
+      SluiceCounting counting,
+      EnvoyMetrics metrics,
+      ResponseHeaders headers,
+      boolean globalShadowMode,
+      LongSupplier nowNanos) {
+    this.config = config;
+    this.counting = counting;
+    this.metrics = metrics;
+    this.headers = headers;
+    this.globalShadowMode = globalShadowMode;
+    this.nowNanos = nowNanos;
+  }
+
+  /** What one descriptor is: not limited, unlimited, blocked without counting, or counted. */
+  private enum Kind {
+    NONE,
+    UNLIMITED,
+    BLOCKED,
+    COUNTED
+  }
+
+  /** One descriptor's plan, and, once counted, what Sluice said. */
+  private static final class Planned {
+    final Kind kind;
+    final @Nullable Match match;
+    final String domain;
+    final long hits;
+    SluiceCounting.@Nullable Count count;
+
+    Planned(Kind kind, @Nullable Match match, String domain, long hits) {
+      this.kind = kind;
+      this.match = match;
+      this.domain = domain;
+      this.hits = hits;
+    }
+
+    Limit limit() {
+      return java.util.Objects.requireNonNull(match).limit();
+    }
+
+    boolean over() {
+      return kind == Kind.BLOCKED
+          || (kind == Kind.COUNTED && count != null && !count.allowed() && !count.shadowDenied());
+    }
+  }
+
+  /**
+   * The answer to {@code request}.
+   *
+   * @throws InvalidRequestException if the request is malformed; nothing is counted then
+   */
+  CompletionStage<RateLimitResponse> decide(RateLimitRequest request) {
+    RequestChecks.check(request);
+    String domain = request.getDomain();
+    EnvoyConfig snapshot = config.get();
+    if (!snapshot.hasDomain(domain)) {
+      metrics.domainNotFound(domain);
+      RateLimitResponse.Builder ok = RateLimitResponse.newBuilder().setOverallCode(Code.OK);
+      for (int i = 0; i < request.getDescriptorsCount(); i++) {
+        ok.addStatuses(DescriptorStatus.newBuilder().setCode(Code.OK));
+      }
+      return CompletableFuture.completedFuture(ok.build());
+    }
+    List<Planned> plan = plan(request, snapshot);
+    List<SluiceCounting.Request> counted = new ArrayList<>();
+    for (Planned planned : plan) {
+      if (planned.kind == Kind.COUNTED) {
+        Limit limit = planned.limit();
+        Policy policy = java.util.Objects.requireNonNull(limit.policy());
+        counted.add(
+            new SluiceCounting.Request(
+                policy, SluiceCounting.subject(domain, planned.match.counterPath()), planned.hits));
+      }
+    }
+    return counting
+        .count(counted)
+        .thenApply(
+            counts -> {
+              int next = 0;
+              for (Planned planned : plan) {
+                if (planned.kind == Kind.COUNTED) {
+                  planned.count = counts.get(next++);
+                }
+              }
+              return answer(plan);
+            });
+  }
+
+  private List<Planned> plan(RateLimitRequest request, EnvoyConfig snapshot) {
+    String domain = request.getDomain();
+    List<Planned> plan = new ArrayList<>(request.getDescriptorsCount());
+    Set<String> replaced = new HashSet<>();
+    for (int i = 0; i < request.getDescriptorsCount(); i++) {
+      RateLimitDescriptor descriptor = request.getDescriptors(i);
+      long hits = hits(request, descriptor);
+      Match match =
+          descriptor.hasLimit()
+              ? RequestLimits.match(i, descriptor)
+              : snapshot.match(domain, descriptor.getEntriesList());
+      if (match == null) {
+        plan.add(new Planned(Kind.NONE, null, domain, hits));
+        continue;
+      }
+      replaced.addAll(match.limit().replaces());
+      plan.add(new Planned(kindOf(match.limit(), hits), match, domain, hits));
+    }
+    if (!replaced.isEmpty()) {
+      for (int i = 0; i < plan.size(); i++) {
+        Planned planned = plan.get(i);
+        if (planned.match != null
+            && !planned.limit().name().isEmpty()
+            && replaced.contains(planned.limit().name())) {
+          plan.set(i, new Planned(Kind.NONE, null, domain, planned.hits));
+        }
+      }
+    }
+    return plan;
+  }
+
+  private static Kind kindOf(Limit limit, long hits) {
+    if (limit.unlimited()) {
+      return Kind.UNLIMITED;
+    }
+    Policy policy = limit.policy();
+    if (policy == null || hits > SluiceCounting.capacity(policy)) {
+      return Kind.BLOCKED;
+    }
+    return Kind.COUNTED;
+  }
+
+  /** The descriptor's {@code hits_addend} if set (0 included), else the request's, else 1. */
+  private static long hits(RateLimitRequest request, RateLimitDescriptor descriptor) {
+    if (descriptor.hasHitsAddend()) {
+      long value = descriptor.getHitsAddend().getValue();
+      return value < 0 ? Long.MAX_VALUE : value; // beyond 2^63: an unsigned 64-bit value
+    }
+    return Math.max(1, Integer.toUnsignedLong(request.getHitsAddend()));
+  }
+
+  private RateLimitResponse answer(List<Planned> plan) {
+    RateLimitResponse.Builder response = RateLimitResponse.newBuilder();
+    Binding rate = new Binding();
+    Binding quota = new Binding();
+    int quotaTotal = 0;
+    int quotaOver = 0;
+    for (Planned planned : plan) {
+      response.addStatuses(status(planned));
+      if (planned.kind == Kind.NONE || planned.kind == Kind.UNLIMITED) {
+        continue;
+      }
+      if (planned.limit().quota()) {
+        quotaTotal++;
+        quotaOver += planned.over() ? 1 : 0;
+        quota.consider(planned, retryAfterNanos(planned));
+      } else {
+        rate.consider(planned, retryAfterNanos(planned));
+      }
+    }
+    boolean allQuotaOver = quotaTotal > 0 && quotaOver == quotaTotal;
+    Binding reported =
+        rate.over || !allQuotaOver || rate.planned == null && quota.planned == null
+            ? (rate.planned != null ? rate : quota)
+            : quota;
+    boolean over = rate.over || allQuotaOver;
+    if (over && globalShadowMode) {
+      metrics.globalShadowMode();
+      over = false;
+    }
+    response.setOverallCode(over ? Code.OVER_LIMIT : Code.OK);
+    response.addAllResponseHeadersToAdd(
+        headers.headers(
+            reported.planned == null ? null : bindingOf(reported.planned),
+            over,
+            reported.retryAfterNanos));
+    return response.build();
+  }
+
+  /**
+   * The descriptor that binds a request: the one over its limit that takes longest to allow a
+   * retry, else the one with the fewest requests remaining (the first, on a tie).
+   */
+  private static final class Binding {
+    @Nullable Planned planned;
+    boolean over;
+    long retryAfterNanos;
+
+    void consider(Planned candidate, long candidateRetryAfterNanos) {
+      if (candidate.over()) {
+        if (!over || candidateRetryAfterNanos > retryAfterNanos) {
+          planned = candidate;
+          over = true;
+          retryAfterNanos = candidateRetryAfterNanos;
+        }
+      } else if (!over && (planned == null || remaining(candidate) < remaining(planned))) {
+        planned = candidate;
+      }
+    }
+  }
+
+  private DescriptorStatus status(Planned planned) {
+    DescriptorStatus.Builder status = DescriptorStatus.newBuilder();
+    switch (planned.kind) {
+      case NONE -> status.setCode(Code.OK);
+      case UNLIMITED -> status.setCode(Code.OK).setLimitRemaining((int) MAX_UINT32);
+      case BLOCKED -> {
+        Limit limit = planned.limit();
+        metricsOf(planned).over(planned.hits, false);
+        status
+            .setCode(Code.OVER_LIMIT)
+            .setCurrentLimit(currentLimit(limit))
+            .setLimitRemaining(0)
+            .setDurationUntilReset(duration(untilUnitEnds(limit)));
+      }
+      case COUNTED -> {
+        Limit limit = planned.limit();
+        SluiceCounting.Count count = java.util.Objects.requireNonNull(planned.count);
+        boolean overLimit = !count.allowed() || count.shadowDenied();
+        if (overLimit) {
+          metricsOf(planned).over(planned.hits, count.shadowDenied());
+        } else {
+          metricsOf(planned).within(planned.hits, count.limit(), count.remaining());
+        }
+        status
+            .setCode(count.allowed() ? Code.OK : Code.OVER_LIMIT)
+            .setCurrentLimit(currentLimit(limit))
+            .setLimitRemaining((int) Math.min(count.remaining(), MAX_UINT32))
+            .setDurationUntilReset(
+                duration(count.allowed() ? count.resetAfterNanos() : count.retryAfterNanos()));
+      }
+    }
+    return status.build();
+  }
+
+  private EnvoyMetrics.Stats metricsOf(Planned planned) {
+    return metrics.stats(planned.domain, java.util.Objects.requireNonNull(planned.match));
+  }
+
+  private static RateLimitResponse.RateLimit currentLimit(Limit limit) {
+    RateLimitResponse.RateLimit.Builder current =
+        RateLimitResponse.RateLimit.newBuilder()
+            .setRequestsPerUnit((int) limit.requestsPerUnit())
+            .setUnit(limit.unit().proto());
+    if (!limit.name().isEmpty()) {
+      current.setName(limit.name());
+    }
+    return current.build();
+  }
+
+  /** A blocked limit resets, as far as the peer says, when its unit's window of the epoch ends. */
+  private long untilUnitEnds(Limit limit) {
+    long unitNanos = limit.unit().window().toNanos();
+    return unitNanos - Math.floorMod(nowNanos.getAsLong(), unitNanos);
+  }
+
+  private long retryAfterNanos(Planned planned) {
+    if (planned.kind == Kind.BLOCKED) {
+      return planned.limit().unit().window().toNanos();
+    }
+    return java.util.Objects.requireNonNull(planned.count).retryAfterNanos();
+  }
+
+  private static long remaining(Planned planned) {
+    return planned.count == null ? 0 : planned.count.remaining();
+  }
+
+  private ResponseHeaders.Binding bindingOf(Planned planned) {
+    Limit limit = planned.limit();
+    Match match = java.util.Objects.requireNonNull(planned.match);
+    String name = limit.name().isEmpty() ? planned.domain + "." + match.configPath() : limit.name();
+    Policy policy = limit.policy();
+    if (planned.kind == Kind.BLOCKED || planned.count == null || policy == null) {
+      return new ResponseHeaders.Binding(
+          name, limit.requestsPerUnit(), limit.unit().window(), 0, untilUnitEnds(limit));
+    }
+    SluiceCounting.Count count = planned.count;
+    return new ResponseHeaders.Binding(
+        name, count.limit(), policy.window(), count.remaining(), count.resetAfterNanos());
+  }
+
+  private static com.google.protobuf.Duration duration(long nanos) {
+    return com.google.protobuf.Duration.newBuilder()
+        .setSeconds(nanos / 1_000_000_000L)
+        .setNanos((int) (nanos % 1_000_000_000L))
+        .build();
+  }
+
+  /** The limits Envoy sends in a descriptor ({@code limit}), which override the config's. */
+  private static final class RequestLimits {
+    private RequestLimits() {}
+
+    static Match match(int index, RateLimitDescriptor descriptor) {
+      RateLimitDescriptor.RateLimitOverride override = descriptor.getLimit();
+      String field = "descriptors[" + index + "].limit";
+      LimitUnit unit =
+          LimitUnit.fromOverride(override.getUnit())
+              .orElseThrow(
+                  () ->
+                      new InvalidRequestException(
+                          field + ".unit",
+                          "must be SECOND, MINUTE, HOUR, DAY, MONTH or YEAR, was "
+                              + override.getUnit()));
+      long requestsPerUnit = Integer.toUnsignedLong(override.getRequestsPerUnit());
+      Policy policy = null;
+      if (requestsPerUnit > 0) {
+        try {
+          policy = SluiceCounting.policy(requestsPerUnit, unit.window(), null, null, null, false);
+        } catch (InvalidPolicyException e) {
+          throw new InvalidRequestException(
+              field, "Sluice cannot count this limit: " + e.getMessage());
+        }
+      }
+      Limit limit =
+          new Limit(requestsPerUnit, unit, "", false, false, false, true, List.of(), policy);
+      StringBuilder keys = new StringBuilder();
+      StringBuilder values = new StringBuilder();
+      StringBuilder counter = new StringBuilder();
+      for (RateLimitDescriptor.Entry entry : descriptor.getEntriesList()) {
+        if (!keys.isEmpty()) {
+          keys.append('.');
+          values.append('.');
+          counter.append('|');
+        }
+        keys.append(entry.getKey());
+        values.append(
+            entry.getValue().isEmpty() ? entry.getKey() : entry.getKey() + "_" + entry.getValue());
+        counter
+            .append(EnvoyConfig.escape(entry.getKey()))
+            .append('=')
+            .append(EnvoyConfig.escape(entry.getValue()));
+      }
+      return new Match(limit, keys.toString(), values.toString(), counter.toString());
+    }
+  }
+}

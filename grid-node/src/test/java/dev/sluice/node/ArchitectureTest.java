@@ -1,0 +1,15 @@
+package dev.sluice.node;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import dev.sluice.core.architecture.Arrows;
+import org.junit.jupiter.api.Test;
+
+/** grid-node's share of DESIGN §1's arrows ({@link Arrows}), on its compiled main classes. */
+class ArchitectureTest {
+  private static final JavaClasses CLASSES = Arrows.mainClasses("dev.sluice.node");
+
+  @Test
+  void hazelcastInternals_onlyInTheGridTransport() {
+    Arrows.HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT.check(CLASSES);
+  }
+}

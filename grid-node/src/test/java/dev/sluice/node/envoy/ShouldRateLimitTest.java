@@ -1,0 +1,182 @@
+package dev.sluice.node.envoy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.ManualTimeSource;
+import dev.sluice.core.local.LocalRateLimiter;
+import io.envoyproxy.envoy.config.core.v3.HeaderValue;
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The answer's options and fine points on a one-JVM limiter with a manual clock (the gRPC and node
+ * sides are in {@code EnvoyRlsTest}): global shadow mode, header families, counter keys, metrics.
+ */
+class ShouldRateLimitTest {
+  private static final EnvoyConfig CONFIG =
+      EnvoyConfigLoader.parse(
+          "edge.yaml",
+          """
+          domain: edge
+          descriptors:
+            - key: ip
+              rate_limit: {unit: second, requests_per_unit: 10}
+            - key: slow
+              rate_limit:
+                unit: minute
+                requests_per_unit: 2
+                sluice: {algorithm: fixed_window}
+          """);
+
+  private final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  private ShouldRateLimit decider(boolean globalShadow, Set<EnvoyHeader> headers) {
+    return new ShouldRateLimit(
+        () -> CONFIG,
+        new SluiceCounting(LocalRateLimiter.builder().timeSource(clock).build()),
+        new EnvoyMetrics(registry),
+        new ResponseHeaders(headers),
+        globalShadow,
+        clock::nowNanos);
+  }
+
+  private static RateLimitRequest request(String key, String value) {
+    return RateLimitRequest.newBuilder()
+        .setDomain("edge")
+        .addDescriptors(
+            RateLimitDescriptor.newBuilder()
+                .addEntries(RateLimitDescriptor.Entry.newBuilder().setKey(key).setValue(value)))
+        .build();
+  }
+
+  private static RateLimitResponse decide(ShouldRateLimit decider, RateLimitRequest request) {
+    return decider.decide(request).toCompletableFuture().join();
+  }
+
+  private static Map<String, String> headers(RateLimitResponse response) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    for (HeaderValue header : response.getResponseHeadersToAddList()) {
+      headers.put(header.getKey(), header.getValue());
+    }
+    return headers;
+  }
+
+  @Test
+  void globalShadowMode_overTheLimit_descriptorSaysSoButTheAnswerIsOk() {
+    ShouldRateLimit decider = decider(true, EnumSet.allOf(EnvoyHeader.class));
+    decide(decider, request("slow", "a"));
+    decide(decider, request("slow", "a"));
+
+    RateLimitResponse third = decide(decider, request("slow", "a"));
+
+    assertThat(third.getStatuses(0).getCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(third.getOverallCode()).isEqualTo(Code.OK);
+    assertThat(headers(third)).doesNotContainKey("Retry-After");
+    assertThat(registry.get("ratelimit.service.global_shadow_mode").counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void headers_everyFamily_reportTheLimitThatBinds() {
+    ShouldRateLimit decider = decider(false, EnumSet.allOf(EnvoyHeader.class));
+    decide(decider, request("slow", "b"));
+    decide(decider, request("slow", "b"));
+    clock.advance(Duration.ofSeconds(15)); // 12:00:15, 45 s before the fixed window ends
+
+    RateLimitResponse over = decide(decider, request("slow", "b"));
+
+    assertThat(headers(over))
+        .containsExactly(
+            Map.entry("RateLimit-Policy", "\"edge.slow\";q=2;w=60"),
+            Map.entry("RateLimit", "\"edge.slow\";r=0;t=45"),
+            Map.entry("X-RateLimit-Limit", "2"),
+            Map.entry("X-RateLimit-Remaining", "0"),
+            Map.entry("X-RateLimit-Reset", "45"),
+            Map.entry("Retry-After", "45"));
+    assertThat(over.getStatuses(0).getDurationUntilReset().getSeconds()).isEqualTo(45);
+  }
+
+  @Test
+  void headers_none_addsNothing() {
+    ShouldRateLimit decider = decider(false, Set.of());
+    decide(decider, request("slow", "c"));
+    decide(decider, request("slow", "c"));
+
+    assertThat(decide(decider, request("slow", "c")).getResponseHeadersToAddList()).isEmpty();
+  }
+
+  @Test
+  void headers_severalDescriptors_reportTheOneWithTheFewestRemaining() {
+    ShouldRateLimit decider = decider(false, EnumSet.of(EnvoyHeader.RATELIMIT));
+    RateLimitRequest both =
+        RateLimitRequest.newBuilder(request("ip", "d"))
+            .addDescriptors(request("slow", "d").getDescriptors(0))
+            .build();
+
+    RateLimitResponse response = decide(decider, both);
+
+    assertThat(headers(response)).containsEntry("RateLimit-Policy", "\"edge.slow\";q=2;w=60");
+  }
+
+  @Test
+  void counterKey_longValuesThatDifferOnlyAtTheEnd_countApart() {
+    ShouldRateLimit decider = decider(false, Set.of());
+    String common = "x".repeat(2_000);
+
+    decide(decider, request("slow", common + "1"));
+    decide(decider, request("slow", common + "1"));
+    RateLimitResponse other = decide(decider, request("slow", common + "2"));
+
+    assertThat(other.getStatuses(0).getLimitRemaining()).isEqualTo(1);
+    assertThat(SluiceCounting.subject("edge", "slow=" + common))
+        .hasSizeLessThanOrEqualTo(512)
+        .startsWith("envoy/edge|slow=xxx")
+        .contains("#");
+  }
+
+  @Test
+  void counterKey_longNonAsciiValues_stayWithinTheGridsKeyBound() {
+    ShouldRateLimit decider = decider(false, Set.of());
+    String wide = "\u6f22\ud83d\ude00".repeat(300); // 3-byte and 4-byte UTF-8 characters
+
+    RateLimitResponse response = decide(decider, request("slow", wide));
+
+    assertThat(response.getStatuses(0).getLimitRemaining()).isEqualTo(1);
+    String subject = SluiceCounting.subject("edge", "slow=" + wide);
+    assertThat(subject.getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+        .isLessThanOrEqualTo(512);
+  }
+
+  @Test
+  void metrics_withinNearAndOverLimit_asThePeerCountsThem() {
+    ShouldRateLimit decider = decider(false, Set.of());
+    for (int i = 0; i < 11; i++) {
+      decide(decider, request("ip", "e"));
+    }
+
+    assertThat(count("total_hits")).isEqualTo(11);
+    assertThat(count("within_limit")).isEqualTo(10);
+    assertThat(count("near_limit")).as("hits 9 and 10 of 10: above 80 %").isEqualTo(2);
+    assertThat(count("over_limit")).isEqualTo(1);
+    assertThat(count("shadow_mode")).isZero();
+  }
+
+  private double count(String stat) {
+    return registry
+        .get("ratelimit.service.rate_limit." + stat)
+        .tag("domain", "edge")
+        .tag("descriptor", "ip")
+        .counter()
+        .count();
+  }
+}

@@ -1,0 +1,56 @@
+package dev.sluice.core.spec;
+
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Rule;
+import dev.sluice.core.config.ScalarText;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A rule as written in a rules file: its {@code name} and then exactly {@link PolicySpec}'s fields,
+ * in the same order, so that a rule in the file accepts what {@code PUT /v1/rules/{name}} accepts
+ * (REST's body has these components too; tests hold the three records together).
+ *
+ * <pre>
+ * - name: login
+ *   limit: 5
+ *   window: 1m
+ * - name: payments
+ *   limits:
+ *     - {limit: 5, window: 1s}
+ *     - {limit: 100, window: 1h}
+ * </pre>
+ *
+ * @param name {@code [A-Za-z0-9_.-]{1,64}}, required; a YAML number ({@code name: 404}) is taken as
+ *     the text it was written as
+ */
+public record RuleSpec(
+    @JsonDeserialize(using = ScalarText.class) @Nullable String name,
+    @Nullable String algorithm,
+    @Nullable Long limit,
+    @Nullable String window,
+    @Nullable Long burst,
+    @Nullable Integer buckets,
+    @Nullable List<LimitSpec> limits,
+    @Nullable Boolean shadow,
+    @Nullable Boolean countDenied) {
+
+  /** The policy fields, without the name. */
+  public PolicySpec policy() {
+    return new PolicySpec(limit, window, algorithm, burst, buckets, limits, shadow, countDenied);
+  }
+
+  /**
+   * The rule these fields describe, validated; errors name the field as written ({@code name},
+   * {@code limit}, {@code limits[1].window}).
+   *
+   * @throws InvalidPolicyException naming the field at fault
+   */
+  public Rule toRule() {
+    if (name == null) {
+      throw new InvalidPolicyException("name", "is required: [A-Za-z0-9_.-]{1,64}");
+    }
+    return new Rule(Rule.checkName(name), policy().toPolicy());
+  }
+}

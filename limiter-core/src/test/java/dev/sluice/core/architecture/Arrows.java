@@ -1,0 +1,121 @@
+package dev.sluice.core.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchRule;
+import java.nio.file.Path;
+
+/**
+ * DESIGN §1's arrows as ArchUnit rules, defined once and checked by each module's {@code
+ * ArchitectureTest} against its own main classes:
+ *
+ * <pre>
+ *   limiter-core ← rest-api ← grid-node        limiter-core ← client-sdk
+ *   algorithm: pure (the model and the JDK)    pipeline, local, spec, metrics: no Hazelcast
+ *   Hazelcast internals: dev.sluice.core.grid.transport only
+ * </pre>
+ */
+public final class Arrows {
+  private Arrows() {}
+
+  /** Hazelcast's internal packages: what a Hazelcast upgrade may change without notice. */
+  private static final String[] HAZELCAST_INTERNALS = {
+    "com.hazelcast.internal..", "com.hazelcast..impl.."
+  };
+
+  /** The algorithms are pure functions: they know the model (Limit, Decision, ...) and the JDK. */
+  public static final ArchRule ALGORITHMS_ARE_PURE =
+      classes()
+          .that()
+          .resideInAPackage("dev.sluice.core.algorithm..")
+          .should()
+          .onlyDependOnClassesThat()
+          .resideInAnyPackage(
+              "java..", "dev.sluice.core", "dev.sluice.core.algorithm..", "org.jspecify..")
+          .because("DESIGN §1: algorithms are pure functions of (state, now, permits)");
+
+  /** The decision pipeline and the local runtime are free of Hazelcast: a runtime is a Backend. */
+  public static final ArchRule PIPELINE_KNOWS_NO_HAZELCAST =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              "dev.sluice.core",
+              "dev.sluice.core.algorithm..",
+              "dev.sluice.core.pipeline..",
+              "dev.sluice.core.local..",
+              "dev.sluice.core.spec..",
+              "dev.sluice.core.metrics..",
+              "dev.sluice.core.rules..",
+              "dev.sluice.core.config..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("com.hazelcast..")
+          .because("DESIGN §1: the decision pipeline lives in limiter-core, free of Hazelcast");
+
+  /** The core knows nothing of its front ends. */
+  public static final ArchRule CORE_KNOWS_NO_FRONT_END =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.sluice.core..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "dev.sluice.rest..",
+              "dev.sluice.node..",
+              "dev.sluice.client..",
+              "io.javalin..",
+              "jakarta.servlet..",
+              "org.springframework..",
+              "io.grpc..")
+          .because("DESIGN §1: limiter-core is used by every front end and knows none of them");
+
+  /** The client SDK knows the core, not the REST API or the grid node. */
+  public static final ArchRule CLIENT_KNOWS_NO_REST_OR_NODE =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.sluice.client..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("dev.sluice.rest..", "dev.sluice.node..")
+          .because("DESIGN §1: limiter-core ← client-sdk");
+
+  /** The REST API knows the core, not the node that serves it or the client SDK. */
+  public static final ArchRule REST_KNOWS_NO_NODE_OR_CLIENT =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.sluice.rest..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("dev.sluice.node..", "dev.sluice.client..")
+          .because("DESIGN §1: limiter-core ← rest-api ← grid-node");
+
+  /** Hazelcast's internal APIs only behind the grid transport. */
+  public static final ArchRule HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage("dev.sluice.core.grid.transport..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(HAZELCAST_INTERNALS)
+          .because(
+              "DESIGN §1: the grid's transport is the only place allowed Hazelcast's internal"
+                  + " APIs, behind GridTransport, with a public-API twin");
+
+  /**
+   * The module's main classes as compiled ({@code target/classes}, relative to the module, where
+   * tests run), limited to {@code packageName}: reading that one directory is fast, where scanning
+   * the classpath for a package opens every jar.
+   */
+  public static JavaClasses mainClasses(String packageName) {
+    return new ClassFileImporter()
+        .importPath(Path.of("target", "classes"))
+        .that(
+            DescribedPredicate.describe(
+                "in " + packageName,
+                javaClass -> javaClass.getPackageName().startsWith(packageName)));
+  }
+}

@@ -1,0 +1,20 @@
+package dev.sluice.rest;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import dev.sluice.core.architecture.Arrows;
+import org.junit.jupiter.api.Test;
+
+/** rest-api's share of DESIGN §1's arrows ({@link Arrows}), on its compiled main classes. */
+class ArchitectureTest {
+  private static final JavaClasses CLASSES = Arrows.mainClasses("dev.sluice.rest");
+
+  @Test
+  void dependsOnTheCoreOnly() {
+    Arrows.REST_KNOWS_NO_NODE_OR_CLIENT.check(CLASSES);
+  }
+
+  @Test
+  void hazelcastInternals_onlyInTheGridTransport() {
+    Arrows.HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT.check(CLASSES);
+  }
+}
