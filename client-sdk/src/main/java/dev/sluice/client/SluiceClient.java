@@ -268,6 +268,7 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
     final Map<String, FailurePolicy> ruleFailurePolicies = new HashMap<>();
     long deniedCacheSize = 100_000;
     boolean coalescing = true;
+    boolean leases = true;
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
     LongSupplier nanoClock = System::nanoTime;
     LongSupplier breakerClock = System::nanoTime;
@@ -307,7 +308,10 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
           GridSupport.start(GridSupport.clientConfig(this), connectTimeout);
       GridRateLimiter grid;
       try {
-        grid = new GridRateLimiter(hazelcast);
+        grid =
+            new GridRateLimiter(
+                hazelcast,
+                GridRateLimiter.Options.defaults().withLeases(leases).withLeaseClock(nanoClock));
       } catch (RuntimeException e) {
         // Whatever failed, stop the client: its threads would otherwise keep running (and keep the
         // JVM alive) with nobody left to close it. Offline, it cannot create the limiter's map
@@ -391,6 +395,16 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
       return this;
     }
 
+    /**
+     * Whether this client asks the owners of its hot keys for leases and answers from them without
+     * a round trip (on by default; a rule with {@code leases: off} is never leased). A lease never
+     * admits more than the grid alone would: docs/client.md, "Leases".
+     */
+    public Builder leases(boolean enabled) {
+      this.leases = enabled;
+      return this;
+    }
+
     /** Where {@code sluice_client_local_decisions_total} and friends are registered. */
     public Builder meterRegistry(MeterRegistry registry) {
       this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
@@ -398,9 +412,9 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
     }
 
     /**
-     * The clock local denials run out on ({@code System::nanoTime} by default): the retry-after the
-     * grid gave is counted down on it. Tests whose grid decides on a manual clock give its readings
-     * here, so that a denial runs out when the grid's does.
+     * The clock local denials and leases run out on ({@code System::nanoTime} by default): the
+     * retry-after and the lease length the grid gave are counted down on it. Tests whose grid
+     * decides on a manual clock give its readings here, so that both run out when the grid's do.
      */
     public Builder nanoClock(LongSupplier clock) {
       this.nanoClock = clock;

@@ -26,7 +26,10 @@ public record Decision(
     boolean shadowDenied,
     DecidedBy decidedBy) {
 
-  /** Who made a decision. Everything but {@link #LIMITER} was decided without the limiter. */
+  /**
+   * Who made a decision. Everything but {@link #LIMITER} and {@link #LEASE} was decided without the
+   * limiter; a lease's answers were counted by the limiter when it granted the lease.
+   */
   public enum DecidedBy {
     /** The algorithm, on the state that owns the key. */
     LIMITER(0),
@@ -35,12 +38,26 @@ public record Decision(
     /** The grid was unreachable and the rule fails open. */
     FAIL_OPEN(2),
     /** The grid was unreachable and the rule fails closed. */
-    FAIL_CLOSED(3);
+    FAIL_CLOSED(3),
+    /**
+     * A lease this holder was granted: permits the key's owner admitted in advance and counted
+     * then, handed out here without a network hop (docs/client.md, "Leases").
+     */
+    LEASE(4);
 
     private final int code;
 
     DecidedBy(int code) {
       this.code = code;
+    }
+
+    /**
+     * Whether a decision by this maker reports the key's real limit and remaining: the limiter's
+     * own, a lease's (counted by the limiter at the grant) and a cached denial's; not a failure
+     * policy's, made without the grid.
+     */
+    public boolean reportsCounts() {
+      return this != FAIL_OPEN && this != FAIL_CLOSED;
     }
 
     /** The code in binary formats; never renumbered (unlike an ordinal). */

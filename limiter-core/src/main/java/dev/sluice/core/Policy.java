@@ -3,6 +3,7 @@ package dev.sluice.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * What a rule (or an inline check) enforces: one or several {@link Limit}s, and how denials are
@@ -21,13 +22,49 @@ import java.util.List;
  * @param shadow decide and count, but never deny: would-be denials are only reported
  * @param countDenied denied requests consume too (Figma-style penalty): a client that keeps
  *     hammering stays limited. With several limits a denied request counts in every one.
+ * @param leases whether the owner may lease permits of a hot key to the callers that ask for them
+ *     ({@link Leases#AUTO}, the default), or decides every request itself ({@link Leases#OFF})
  */
-public record Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
+public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Leases leases) {
+
+  /**
+   * Whether permits of a key may be leased to a caller that answers its own requests from them for
+   * a moment (docs/client.md, "Leases"). A lease never admits more than the owner alone would; it
+   * can only make answers stricter, by the permits parked in one holder for its short lifetime.
+   */
+  public enum Leases {
+    /** Leased where it pays: to a holder that asks for a hot key, never near the limit. */
+    AUTO,
+    /** Every request is decided by the key's owner. */
+    OFF;
+
+    /** The name used in rules files and JSON: {@code auto} or {@code off}. */
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The value with this wire name.
+     *
+     * @throws InvalidPolicyException naming the field {@code leases}
+     */
+    public static Leases fromWireName(String name) {
+      for (Leases leases : values()) {
+        if (leases.wireName().equals(name)) {
+          return leases;
+        }
+      }
+      throw new InvalidPolicyException("leases", "must be 'auto' or 'off', was '" + name + "'");
+    }
+  }
 
   /** The most limits one policy may hold. */
   public static final int MAX_LIMITS = 8;
 
   public Policy {
+    if (leases == null) {
+      throw new InvalidPolicyException("leases", "is required");
+    }
     if (limits == null || limits.isEmpty()) {
       throw new InvalidPolicyException("limits", "at least one limit is required");
     }
@@ -44,6 +81,11 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
         }
       }
     }
+  }
+
+  /** A policy of these limits and flags that may lease. */
+  public Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
+    this(limits, shadow, countDenied, Leases.AUTO);
   }
 
   /** A policy of one limit, enforced and not penalising denials. */
@@ -111,13 +153,29 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
 
   /** The same policy with every limit's count replaced: for one-limit policies, tuning tests. */
   public Policy withLimit(long newLimit) {
-    return new Policy(List.of(only().withLimit(newLimit)), shadow, countDenied);
+    return new Policy(List.of(only().withLimit(newLimit)), shadow, countDenied, leases);
   }
 
   /** The same limits as a shadow policy or not. */
   public Policy withShadow(boolean newShadow) {
-    return new Policy(limits, newShadow, countDenied);
+    return new Policy(limits, newShadow, countDenied, leases);
   }
+
+  /**
+   * The longest lease the owner grants on a key of this policy: a tenth of its shortest window, at
+   * most 100 ms (docs/client.md, "Leases"). Short, because permits parked in a holder are
+   * unavailable to others until they are used or returned.
+   */
+  public long maxLeaseNanos() {
+    long shortest = Long.MAX_VALUE;
+    for (Limit limit : limits) {
+      shortest = Math.min(shortest, limit.windowNanos());
+    }
+    return Math.min(MAX_LEASE_NANOS, shortest / 10);
+  }
+
+  /** The longest lease of any policy: 100 ms. */
+  public static final long MAX_LEASE_NANOS = 100_000_000L;
 
   /**
    * A short, stable name of this policy's content, the same in every JVM and version that writes
@@ -139,6 +197,7 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
           .append(',')
           .append(limit.buckets());
     }
+    // Not the lease setting: leases change who answers, not what is counted.
     canonical.append(';').append(shadow ? 's' : '-').append(countDenied ? 'd' : '-');
     long hash = 0xcbf29ce484222325L;
     for (int i = 0; i < canonical.length(); i++) {
@@ -158,6 +217,7 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
     private final List<Limit> more = new ArrayList<>();
     private boolean shadow;
     private boolean countDenied;
+    private Leases leases = Leases.AUTO;
 
     private Builder() {}
 
@@ -213,6 +273,12 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
       return this;
     }
 
+    /** Whether the owner may lease permits of hot keys ({@link Leases#AUTO} by default). */
+    public Builder leases(Leases leases) {
+      this.leases = leases;
+      return this;
+    }
+
     /**
      * The policy, validated. The first limit comes from the single-limit setters, if any was called
      * (or if no limit was added at all, so that a missing limit or window is reported).
@@ -223,7 +289,7 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
         all.add(first.build());
       }
       all.addAll(more);
-      return new Policy(all, shadow, countDenied);
+      return new Policy(all, shadow, countDenied, leases);
     }
   }
 }

@@ -34,7 +34,8 @@ public record CheckRequest(
     @Nullable Integer buckets,
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
-    @Nullable Boolean countDenied) {
+    @Nullable Boolean countDenied,
+    @Nullable String leases) {
 
   /** The check this request asks for, validated; nothing has been counted yet. */
   Check toCheck() {
@@ -67,6 +68,7 @@ public record CheckRequest(
   }
 
   private PolicySpec policy() {
-    return new PolicySpec(limit, window, algorithm, burst, buckets, limits, shadow, countDenied);
+    return new PolicySpec(
+        limit, window, algorithm, burst, buckets, limits, shadow, countDenied, leases);
   }
 }

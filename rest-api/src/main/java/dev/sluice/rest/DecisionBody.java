@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * @param delayMs leaky_bucket only: how long the caller waits before proceeding
  * @param decidedBy only when the answer was made without the grid's limiter: {@code fail_open} or
  *     {@code fail_closed} (the grid was unreachable; the rule's failure policy answered) or {@code
- *     denied_cache} (a recent denial of the key has not run out); absent when the limiter decided
+ *     denied_cache} (a recent denial of the key has not run out) or {@code lease} (permits the
+ *     key's owner admitted in advance to this node, counted there); absent when the limiter decided
  * @param released only in an all-or-nothing batch that was denied: this check was admitted and its
  *     permits were given back
  */
@@ -65,6 +66,7 @@ public record DecisionBody(
       case DENIED_CACHE -> "denied_cache";
       case FAIL_OPEN -> "fail_open";
       case FAIL_CLOSED -> "fail_closed";
+      case LEASE -> "lease";
     };
   }
 }

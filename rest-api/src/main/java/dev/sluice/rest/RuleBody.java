@@ -26,7 +26,8 @@ public record RuleBody(
     @Nullable Integer buckets,
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
-    @Nullable Boolean countDenied) {
+    @Nullable Boolean countDenied,
+    @Nullable String leases) {
 
   static RuleBody of(Rule rule) {
     PolicySpec spec = PolicySpec.of(rule.policy());
@@ -39,7 +40,8 @@ public record RuleBody(
         spec.buckets(),
         spec.limits(),
         spec.shadow(),
-        spec.countDenied());
+        spec.countDenied(),
+        spec.leases());
   }
 
   /** The rule this body defines under {@code pathName}, validated. */
@@ -51,7 +53,8 @@ public record RuleBody(
     }
     return new Rule(
         pathName,
-        new PolicySpec(limit, window, algorithm, burst, buckets, limits, shadow, countDenied)
+        new PolicySpec(
+                limit, window, algorithm, burst, buckets, limits, shadow, countDenied, leases)
             .toPolicy());
   }
 }

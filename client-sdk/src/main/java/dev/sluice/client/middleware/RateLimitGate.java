@@ -57,9 +57,7 @@ public final class RateLimitGate {
   /** The headers to answer {@code decision} with. */
   public Map<String, String> headers(Decision decision) {
     // Only a limiter's answer has a policy to describe; a failure answer must not wait for rules.
-    boolean fromLimiter =
-        decision.decidedBy() == Decision.DecidedBy.LIMITER
-            || decision.decidedBy() == Decision.DecidedBy.DENIED_CACHE;
+    boolean fromLimiter = decision.decidedBy().reportsCounts();
     return RateLimitHeaders.of(rule, fromLimiter ? policy() : null, decision);
   }
 

@@ -42,9 +42,7 @@ public final class RateLimitHeaders {
    */
   public static Map<String, String> of(String name, @Nullable Policy policy, Decision decision) {
     Map<String, String> headers = new LinkedHashMap<>();
-    boolean knowsLimit =
-        decision.decidedBy() == Decision.DecidedBy.LIMITER
-            || decision.decidedBy() == Decision.DecidedBy.DENIED_CACHE;
+    boolean knowsLimit = decision.decidedBy().reportsCounts();
     if (knowsLimit) {
       String item = '"' + name + '"';
       String window = policy == null ? "" : ";w=" + ceilSeconds(policy.windowNanos());

@@ -123,6 +123,20 @@ public final class FixedWindow implements LimiterAlgorithm {
     return apply(state, nowNanos, 0);
   }
 
+  /** The current window counts the lease, which ends with the window. */
+  @Override
+  public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    apply(state, nowNanos, permits);
+    long windowEnd = NanoMath.saturatedAdd(state[WINDOW_START], windowNanos);
+    return Math.min(NanoMath.saturatedAdd(nowNanos, lifetimeNanos), windowEnd);
+  }
+
+  @Override
+  public Decision returnLease(
+      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
+    return release(state, nowNanos, permits, grantedAtNanos);
+  }
+
   /** The count at the last instant of its window, or now if that is later. */
   @Override
   public Admissions admissions(long[] state, long nowNanos) {

@@ -140,6 +140,35 @@ public final class LimitSet implements LimiterAlgorithm {
     return apply(state, nowNanos, 0);
   }
 
+  /** Every limit charges the lease its own way; it ends with the first of them to end it. */
+  @Override
+  public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    long[][] charged = new long[parts.length][];
+    long expiresAt = NanoMath.saturatedAdd(nowNanos, lifetimeNanos);
+    for (int i = 0; i < parts.length; i++) {
+      charged[i] = part(state, i);
+      expiresAt = Math.min(expiresAt, parts[i].lease(charged[i], nowNanos, permits, lifetimeNanos));
+    }
+    if (expiresAt <= nowNanos) {
+      return nowNanos; // one limit does not lease (a leaky bucket): none is charged
+    }
+    write(state, charged);
+    return expiresAt;
+  }
+
+  @Override
+  public Decision returnLease(
+      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
+    checkPermits(permits);
+    long[][] returned = new long[parts.length][];
+    for (int i = 0; i < parts.length; i++) {
+      returned[i] = part(state, i);
+      parts[i].returnLease(returned[i], nowNanos, permits, grantedAtNanos, lifetimeNanos);
+    }
+    write(state, returned);
+    return apply(state, nowNanos, 0);
+  }
+
   /** The smallest capacity of the limits: a request above it could never be admitted by all. */
   @Override
   public long capacity() {

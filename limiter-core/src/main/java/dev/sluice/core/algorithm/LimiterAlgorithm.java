@@ -88,6 +88,30 @@ public interface LimiterAlgorithm {
   Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos);
 
   /**
+   * Charges a lease of {@code permits} granted at {@code nowNanos} for at most {@code
+   * lifetimeNanos}: permits admitted now for a holder to hand out to requests until the lease
+   * expires. The caller has checked that they fit now (a request for them would be admitted).
+   * Returns the instant the lease expires, at most {@code nowNanos + lifetimeNanos}, or {@code
+   * nowNanos} when this algorithm does not lease (nothing is charged then).
+   *
+   * <p>A lease never admits more than the owner alone would have: its permits are charged so that
+   * any request the holder answers with them, at any instant before the expiry, is one the owner
+   * would have admitted at that instant, and leaves a state at least as strict. Window algorithms
+   * charge the current window (or bucket) and end the lease with it; the log and the rate
+   * algorithms charge as of the expiry, the latest instant a permit can be used
+   * (docs/algorithms.md, "Leases").
+   */
+  long lease(long[] state, long nowNanos, long permits, long lifetimeNanos);
+
+  /**
+   * Gives back {@code permits} of a lease granted at {@code grantedAtNanos} with {@code
+   * lifetimeNanos} that the holder did not use: the exact undo of how {@link #lease} charged them,
+   * never freeing more than forgetting them would.
+   */
+  Decision returnLease(
+      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos);
+
+  /**
    * What {@code state} still counts, each permit placed at the latest instant it can have been
    * admitted and never after {@code nowNanos}: the conservative summary a rule change carries over
    * into another algorithm's state ({@link Admissions}).

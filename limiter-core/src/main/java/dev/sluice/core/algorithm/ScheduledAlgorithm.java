@@ -49,6 +49,20 @@ abstract class ScheduledAlgorithm implements LimiterAlgorithm {
     return schedule.release(state, nowNanos, permits, admittedAtNanos, shaping);
   }
 
+  /** The leaky bucket shapes, telling each caller its delay: it does not lease. */
+  @Override
+  public final long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    return shaping ? nowNanos : schedule.lease(state, nowNanos, permits, lifetimeNanos);
+  }
+
+  @Override
+  public final Decision returnLease(
+      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
+    Permits.check(permits, capacity);
+    return schedule.release(
+        state, nowNanos, permits, NanoMath.saturatedAdd(grantedAtNanos, lifetimeNanos), shaping);
+  }
+
   @Override
   public final Admissions admissions(long[] state, long nowNanos) {
     return schedule.admissions(state, nowNanos);

@@ -275,6 +275,23 @@ public final class SlidingBuckets implements LimiterAlgorithm {
     return apply(state, nowNanos, 0);
   }
 
+  /**
+   * The current bucket counts the lease, which ends with the bucket: a request the holder answers
+   * within it would have counted in the same bucket at the owner.
+   */
+  @Override
+  public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    apply(state, nowNanos, permits);
+    long bucketEnd = NanoMath.saturatedMultiply(state[NEWEST] + 1, bucketNanos);
+    return Math.max(nowNanos, Math.min(NanoMath.saturatedAdd(nowNanos, lifetimeNanos), bucketEnd));
+  }
+
+  @Override
+  public Decision returnLease(
+      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
+    return release(state, nowNanos, permits, grantedAtNanos);
+  }
+
   /** Each bucket's count at the last instant of the bucket, or now if that is later. */
   @Override
   public Admissions admissions(long[] state, long nowNanos) {

@@ -110,10 +110,12 @@ public final class SlidingLog implements LimiterAlgorithm {
     Permits.check(permits, limit);
     int head = (int) state[HEAD];
     int size = (int) state[SIZE];
-    // A clock that stepped back is held at the newest entry, so the ring stays sorted; delays are
-    // still measured from the real now (an entry leaves at its own ts + W, whatever the clock).
+    // New entries are logged no earlier than the newest, so the ring stays sorted: after a clock
+    // that stepped back, or behind a lease's entries (logged at its expiry, ahead of now). What has
+    // left the window is judged from the real now, never from a newer entry: an entry leaves at its
+    // own ts + W, and a future entry must not push the older ones out early.
     long decidedAt = size > 0 ? Math.max(nowNanos, entry(state, head, size - 1)) : nowNanos;
-    long cutoff = NanoMath.saturatedSubtract(decidedAt, windowNanos); // live iff ts > cutoff
+    long cutoff = NanoMath.saturatedSubtract(nowNanos, windowNanos); // live iff ts > cutoff
     int expired = 0;
     while (expired < size && entry(state, head, expired) <= cutoff) {
       expired++;
@@ -164,8 +166,7 @@ public final class SlidingLog implements LimiterAlgorithm {
     Permits.check(permits, limit);
     int head = (int) state[HEAD];
     int size = (int) state[SIZE];
-    long decidedAt = size > 0 ? Math.max(nowNanos, entry(state, head, size - 1)) : nowNanos;
-    long cutoff = NanoMath.saturatedSubtract(decidedAt, windowNanos);
+    long cutoff = NanoMath.saturatedSubtract(nowNanos, windowNanos);
     int live = 0;
     while (live < size && entry(state, head, size - 1 - live) > cutoff) {
       live++;
@@ -195,6 +196,38 @@ public final class SlidingLog implements LimiterAlgorithm {
     }
     state[SIZE] = size - removed;
     return apply(state, nowNanos, 0);
+  }
+
+  /**
+   * The lease's permits are logged at its expiry, the latest instant the holder can use one: each
+   * leaves the window no earlier than the request it stands for would have. Entries that have left
+   * the window by now are dropped as a decision would; none that still counts before the expiry is.
+   */
+  @Override
+  public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    int head = (int) state[HEAD];
+    int size = (int) state[SIZE];
+    long expiresAt = NanoMath.saturatedAdd(nowNanos, lifetimeNanos);
+    long cutoff = NanoMath.saturatedSubtract(nowNanos, windowNanos);
+    int expired = 0;
+    while (expired < size && entry(state, head, expired) <= cutoff) {
+      expired++;
+    }
+    long newest = size > 0 ? entry(state, head, size - 1) : expiresAt;
+    append(
+        state,
+        (head + expired) % ringSize,
+        size - expired,
+        Math.max(expiresAt, newest),
+        (int) permits);
+    return expiresAt;
+  }
+
+  /** The lease's entries, logged at its expiry, leave as {@link #release} would remove them. */
+  @Override
+  public Decision returnLease(
+      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
+    return release(state, nowNanos, permits, NanoMath.saturatedAdd(grantedAtNanos, lifetimeNanos));
   }
 
   /** Every entry of the ring, at its own instant (never after now). */

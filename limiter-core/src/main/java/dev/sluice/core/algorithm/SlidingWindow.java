@@ -179,6 +179,24 @@ public final class SlidingWindow implements LimiterAlgorithm {
     }
   }
 
+  /**
+   * The current window counts the lease, which ends with the window: the estimate's previous share
+   * only shrinks until then, so a request the holder answers later in the window is one the owner
+   * would have admitted, and it counts in the same window.
+   */
+  @Override
+  public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    apply(state, nowNanos, permits);
+    long windowEnd = NanoMath.saturatedAdd(state[CURRENT_START], windowNanos);
+    return Math.min(NanoMath.saturatedAdd(nowNanos, lifetimeNanos), windowEnd);
+  }
+
+  @Override
+  public Decision returnLease(
+      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
+    return release(state, nowNanos, permits, grantedAtNanos);
+  }
+
   /** The previous count just before the current window; the current count at now. */
   @Override
   public Admissions admissions(long[] state, long nowNanos) {

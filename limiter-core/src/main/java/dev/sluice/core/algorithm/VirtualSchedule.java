@@ -198,6 +198,20 @@ final class VirtualSchedule {
   }
 
   /**
+   * Charges a lease of {@code permits} as of its expiry {@code e = now + lifetime}: {@code TAT' =
+   * max(TAT, e) + p·T}. The permits fitted at now (the caller checked), so each request the holder
+   * answers before {@code e} would have been admitted by the owner too; and charging them at the
+   * latest instant they can be used leaves a TAT at least as far ahead as admitting them one by one
+   * at their requests would (an earlier charge would let the bucket refill during the lease from a
+   * point that serial requests would have found full, and admit that refill twice).
+   */
+  long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    long expiresAt = NanoMath.saturatedAdd(nowNanos, lifetimeNanos);
+    store(state, expiresAt, plus(debt(state, expiresAt), times(permits)));
+    return expiresAt;
+  }
+
+  /**
    * The debt as permits admitted at now: {@code ceil(debt / T)} of them. A token bucket or a TAT
    * does not remember when its permits came, only how many are still outstanding; now is the latest
    * they can have come.

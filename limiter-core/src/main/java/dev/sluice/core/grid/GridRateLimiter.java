@@ -5,6 +5,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.transport.GridTransport;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * The {@link RateLimiter} of a Sluice grid, over any {@link HazelcastInstance}: an embedded member
@@ -29,39 +30,63 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
    * @param lanesPerMember concurrent batches per member; a key always uses the same lane
    * @param maxKeysPerBatch the most keys one invocation carries
    * @param transport how invocations travel ({@link GridTransport.Kind})
+   * @param leases ask the owners of hot keys for leases, and answer from them here (for rules whose
+   *     {@code leases} is {@code auto}; docs/client.md, "Leases")
+   * @param leaseClock this JVM's monotonic clock for lease ends, {@code System::nanoTime}; a test
+   *     whose grid decides on a manual clock gives that clock's readings, so that leases end when
+   *     the owners say
    */
   public record Options(
       boolean batchSync,
       boolean batchAsync,
       int lanesPerMember,
       int maxKeysPerBatch,
-      GridTransport.Kind transport) {
+      GridTransport.Kind transport,
+      boolean leases,
+      LongSupplier leaseClock) {
     public Options {
       if (lanesPerMember < 1 || maxKeysPerBatch < 1) {
         throw new IllegalArgumentException("lanes and batch size must be at least 1");
       }
       Objects.requireNonNull(transport, "transport");
+      Objects.requireNonNull(leaseClock, "leaseClock");
     }
 
     public static Options defaults() {
-      return new Options(false, true, 2, 256, GridTransport.Kind.INTERNAL);
+      return new Options(false, true, 2, 256, GridTransport.Kind.INTERNAL, true, System::nanoTime);
     }
 
     /** The same options with batching on or off for every kind of call. */
     public Options withBatching(boolean batching) {
-      return new Options(batching, batching, lanesPerMember, maxKeysPerBatch, transport);
+      return new Options(
+          batching, batching, lanesPerMember, maxKeysPerBatch, transport, leases, leaseClock);
     }
 
     public Options withBatchSync(boolean batchSync) {
-      return new Options(batchSync, batchAsync, lanesPerMember, maxKeysPerBatch, transport);
+      return new Options(
+          batchSync, batchAsync, lanesPerMember, maxKeysPerBatch, transport, leases, leaseClock);
     }
 
     public Options withLanesPerMember(int lanes) {
-      return new Options(batchSync, batchAsync, lanes, maxKeysPerBatch, transport);
+      return new Options(
+          batchSync, batchAsync, lanes, maxKeysPerBatch, transport, leases, leaseClock);
     }
 
     public Options withTransport(GridTransport.Kind kind) {
-      return new Options(batchSync, batchAsync, lanesPerMember, maxKeysPerBatch, kind);
+      return new Options(
+          batchSync, batchAsync, lanesPerMember, maxKeysPerBatch, kind, leases, leaseClock);
+    }
+
+    /** The same options asking for leases or not. */
+    public Options withLeases(boolean enabled) {
+      return new Options(
+          batchSync, batchAsync, lanesPerMember, maxKeysPerBatch, transport, enabled, leaseClock);
+    }
+
+    /** The same options holding leases on {@code clock} (a test's manual clock). */
+    public Options withLeaseClock(LongSupplier clock) {
+      return new Options(
+          batchSync, batchAsync, lanesPerMember, maxKeysPerBatch, transport, leases, clock);
     }
   }
 
@@ -72,11 +97,11 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
   }
 
   public GridRateLimiter(HazelcastInstance hazelcast, Options options) {
-    this(new GridBackend(hazelcast, options));
+    this(new GridBackend(hazelcast, options), options);
   }
 
-  private GridRateLimiter(GridBackend grid) {
-    super(grid);
+  private GridRateLimiter(GridBackend grid, Options options) {
+    super(grid, options.leases() ? options.leaseClock() : null);
     this.grid = grid;
   }
 
@@ -89,8 +114,10 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
     return grid.stateCount();
   }
 
+  /** Gives every lease back, then refuses later calls. */
   @Override
   public void close() {
+    closeLeases();
     grid.close();
   }
 }

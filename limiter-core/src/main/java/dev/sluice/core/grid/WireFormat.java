@@ -85,6 +85,7 @@ final class WireFormat {
 
   private static final int SHADOW = 1;
   private static final int COUNT_DENIED = 2;
+  private static final int LEASES_OFF = 4;
 
   /** The policy format written since several limits: a format byte, then flags and limits. */
   static final int POLICY_FORMAT = 2;
@@ -95,7 +96,10 @@ final class WireFormat {
    */
   static void writePolicy(ObjectDataOutput out, Policy policy) throws IOException {
     out.writeByte(POLICY_FORMAT);
-    out.writeByte((policy.shadow() ? SHADOW : 0) | (policy.countDenied() ? COUNT_DENIED : 0));
+    out.writeByte(
+        (policy.shadow() ? SHADOW : 0)
+            | (policy.countDenied() ? COUNT_DENIED : 0)
+            | (policy.leases() == Policy.Leases.OFF ? LEASES_OFF : 0));
     writeVarInt(out, policy.limits().size());
     for (Limit limit : policy.limits()) {
       out.writeByte(limit.algorithm().code());
@@ -121,7 +125,13 @@ final class WireFormat {
     for (int i = 0; i < count; i++) {
       limits.add(readLimit(in, algorithm(in.readByte())));
     }
-    return valid(() -> new Policy(limits, (flags & SHADOW) != 0, (flags & COUNT_DENIED) != 0));
+    return valid(
+        () ->
+            new Policy(
+                limits,
+                (flags & SHADOW) != 0,
+                (flags & COUNT_DENIED) != 0,
+                (flags & LEASES_OFF) != 0 ? Policy.Leases.OFF : Policy.Leases.AUTO));
   }
 
   /**
@@ -232,8 +242,19 @@ final class WireFormat {
     for (KeyOp op : command.ops()) {
       out.writeByte(op.kind().code());
       writeVarLong(out, op.permits());
-      if (op.kind() == KeyOp.Kind.RELEASE) {
-        writeVarLong(out, op.admittedAtNanos());
+      switch (op.kind()) {
+        case RELEASE -> writeVarLong(out, op.admittedAtNanos());
+        case RETURN_LEASE -> {
+          writeVarLong(out, op.admittedAtNanos());
+          writeVarLong(out, op.leaseNanos());
+        }
+        case ACQUIRE -> {
+          writeVarLong(out, op.leasePermits());
+          if (op.leasePermits() > 0) {
+            writeVarLong(out, op.leaseNanos());
+          }
+        }
+        case PEEK -> {}
       }
     }
   }
@@ -254,8 +275,13 @@ final class WireFormat {
         throw new IOException(e.getMessage());
       }
       long permits = readVarLong(in);
-      long admittedAt = kind == KeyOp.Kind.RELEASE ? readVarLong(in) : KeyOp.UNKNOWN;
-      ops[i] = valid(() -> new KeyOp(kind, permits, admittedAt));
+      long admittedAt =
+          kind == KeyOp.Kind.RELEASE || kind == KeyOp.Kind.RETURN_LEASE
+              ? readVarLong(in)
+              : KeyOp.UNKNOWN;
+      long leasePermits = kind == KeyOp.Kind.ACQUIRE ? readVarLong(in) : 0;
+      long leaseNanos = kind == KeyOp.Kind.RETURN_LEASE || leasePermits > 0 ? readVarLong(in) : 0;
+      ops[i] = valid(() -> new KeyOp(kind, permits, admittedAt, leasePermits, leaseNanos));
     }
     return new KeyCommand(stateKey, ref, ops);
   }
@@ -269,6 +295,10 @@ final class WireFormat {
       out.writeByte(code.code());
       if (code == KeyOutcome.Code.OK) {
         writeDecision(out, outcome.decisionOrNull(i));
+        writeVarLong(out, outcome.leased(i));
+        if (outcome.leased(i) > 0) {
+          writeVarLong(out, outcome.leaseEndsAtNanos(i));
+        }
       } else {
         out.writeString(outcome.subject(i));
         out.writeString(outcome.message(i));
@@ -291,6 +321,10 @@ final class WireFormat {
       }
       if (code == KeyOutcome.Code.OK) {
         outcome.setDecision(i, readDecision(in));
+        long leased = readVarLong(in);
+        if (leased > 0) {
+          outcome.setLease(i, leased, readVarLong(in));
+        }
       } else {
         outcome.setError(
             i,

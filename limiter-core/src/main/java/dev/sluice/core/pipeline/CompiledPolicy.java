@@ -47,6 +47,14 @@ public final class CompiledPolicy {
     return fingerprint;
   }
 
+  /**
+   * Whether the owner may lease this policy's permits: the policy allows it and it is not a shadow
+   * policy (which never denies, so has nothing to save).
+   */
+  public boolean leases() {
+    return policy.leases() == Policy.Leases.AUTO && !policy.shadow();
+  }
+
   /** The most permits one request may ask for under this policy. */
   public long capacity() {
     return algorithm.capacity();

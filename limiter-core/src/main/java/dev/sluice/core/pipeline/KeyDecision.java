@@ -2,6 +2,7 @@ package dev.sluice.core.pipeline;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Policy;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.util.Arrays;
 import java.util.function.IntFunction;
@@ -93,7 +94,13 @@ public final class KeyDecision {
                   op.admittedAtNanos() == KeyOp.UNKNOWN
                       ? algorithm.release(state, nowNanos, op.permits())
                       : algorithm.release(state, nowNanos, op.permits(), op.admittedAtNanos());
+              case RETURN_LEASE ->
+                  algorithm.returnLease(
+                      state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
             };
+        if (op.leasePermits() > 0 && decision.allowed() && !decision.shadowDenied()) {
+          decision = lease(policy, state, nowNanos, op, decision, outcome, i);
+        }
         outcome.setDecision(i, policy.policy().shadow() ? decision.asShadow() : decision);
       } catch (InvalidPolicyException e) {
         outcome.setError(i, KeyOutcome.Code.INVALID, e.field(), e.getMessage());
@@ -113,6 +120,36 @@ public final class KeyDecision {
         new StoredState(policy.fingerprint(), state),
         algorithm.untilFreshNanos(state, nowNanos),
         forgotten);
+  }
+
+  /**
+   * Grants an admitted acquire's caller a lease on top, if the policy allows it: at most what it
+   * asked for, and at most half of what is left after its request, so that the last permits of a
+   * key are always decided here and several holders can never take them all (each takes at most
+   * half of what the one before left). Below two permits left, nothing is leased. The lease ends
+   * after at most {@link Policy#maxLeaseNanos}, sooner where the algorithm says so (the end of the
+   * current window). Returns the request's own decision: what the key has left for this caller, the
+   * lease included (its holder counts the lease down from there, {@link LeaseHolder}).
+   */
+  private static Decision lease(
+      CompiledPolicy policy,
+      long[] state,
+      long nowNanos,
+      KeyOp op,
+      Decision decision,
+      KeyOutcome outcome,
+      int index) {
+    long permits = Math.min(op.leasePermits(), decision.remaining() / 2);
+    if (!policy.leases() || permits < 1) {
+      return decision;
+    }
+    long lifetime = Math.min(op.leaseNanos(), policy.policy().maxLeaseNanos());
+    long endsAt = policy.algorithm().lease(state, nowNanos, permits, lifetime);
+    if (endsAt <= nowNanos) {
+      return decision; // this algorithm does not lease (a leaky bucket shapes instead)
+    }
+    outcome.setLease(index, permits, endsAt);
+    return decision;
   }
 
   /**

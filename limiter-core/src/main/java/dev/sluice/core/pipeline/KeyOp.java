@@ -8,13 +8,19 @@ import dev.sluice.core.InvalidPolicyException;
  * @param kind what to do
  * @param permits the permits to take or give back (0 for a peek)
  * @param admittedAtNanos for a {@link Kind#RELEASE}: when the permits were admitted, on the owner's
- *     clock (from {@link KeyOutcome#decidedAtNanos()}), or {@link #UNKNOWN} for a plain release
+ *     clock (from {@link KeyOutcome#decidedAtNanos()}), or {@link #UNKNOWN} for a plain release;
+ *     for a {@link Kind#RETURN_LEASE}: when the lease was granted
+ * @param leasePermits for an {@link Kind#ACQUIRE}: the permits the caller would like leased on top
+ *     of its request (0: none)
+ * @param leaseNanos for an {@link Kind#ACQUIRE} with a lease wanted: the longest lease the caller
+ *     wants; for a {@link Kind#RETURN_LEASE}: the lease's lifetime as granted
  */
-public record KeyOp(Kind kind, long permits, long admittedAtNanos) {
+public record KeyOp(
+    Kind kind, long permits, long admittedAtNanos, long leasePermits, long leaseNanos) {
   /** {@link #admittedAtNanos} of a release that does not say when the permits were admitted. */
   public static final long UNKNOWN = Long.MIN_VALUE;
 
-  private static final KeyOp PEEK = new KeyOp(Kind.PEEK, 0, UNKNOWN);
+  private static final KeyOp PEEK = new KeyOp(Kind.PEEK, 0, UNKNOWN, 0, 0);
 
   /** What an operation does. Codes are part of the wire format: never renumber one. */
   public enum Kind {
@@ -23,7 +29,9 @@ public record KeyOp(Kind kind, long permits, long admittedAtNanos) {
     /** Give permits back. */
     RELEASE(1),
     /** Report the state, change nothing. */
-    PEEK(2);
+    PEEK(2),
+    /** Give back the unused permits of a lease. */
+    RETURN_LEASE(3);
 
     private final int code;
 
@@ -53,10 +61,31 @@ public record KeyOp(Kind kind, long permits, long admittedAtNanos) {
     if (permits < 0) {
       throw new InvalidPolicyException("cost", "must not be negative, was " + permits);
     }
+    if (leasePermits < 0 || leaseNanos < 0) {
+      throw new IllegalArgumentException("a lease is never negative");
+    }
+  }
+
+  /** A plain operation: no lease asked for. */
+  public KeyOp(Kind kind, long permits, long admittedAtNanos) {
+    this(kind, permits, admittedAtNanos, 0, 0);
   }
 
   public static KeyOp acquire(long permits) {
     return new KeyOp(Kind.ACQUIRE, permits, UNKNOWN);
+  }
+
+  /**
+   * Takes {@code permits} for a request and, if they are admitted, asks for up to {@code
+   * leasePermits} more as a lease of at most {@code leaseNanos}.
+   */
+  public static KeyOp acquireWithLease(long permits, long leasePermits, long leaseNanos) {
+    return new KeyOp(Kind.ACQUIRE, permits, UNKNOWN, leasePermits, leaseNanos);
+  }
+
+  /** Gives back {@code permits} a lease granted at {@code grantedAtNanos} did not use. */
+  public static KeyOp returnLease(long permits, long grantedAtNanos, long leaseNanos) {
+    return new KeyOp(Kind.RETURN_LEASE, permits, grantedAtNanos, 0, leaseNanos);
   }
 
   public static KeyOp peek() {

@@ -43,6 +43,9 @@ public final class KeyOutcome {
   // For UNKNOWN_RULE the rule name; for INVALID the field at fault.
   private final String[] subjects;
   private final String[] messages;
+  // Per operation: the permits leased on top of an admitted acquire, and when that lease ends.
+  private final long[] leased;
+  private final long[] leaseEnds;
   private final long decidedAtNanos;
 
   public KeyOutcome(int size, long decidedAtNanos) {
@@ -50,6 +53,8 @@ public final class KeyOutcome {
     decisions = new Decision[size];
     subjects = new String[size];
     messages = new String[size];
+    leased = new long[size];
+    leaseEnds = new long[size];
     this.decidedAtNanos = decidedAtNanos;
   }
 
@@ -84,12 +89,30 @@ public final class KeyOutcome {
     System.arraycopy(decisions, from, part.decisions, 0, length);
     System.arraycopy(subjects, from, part.subjects, 0, length);
     System.arraycopy(messages, from, part.messages, 0, length);
+    System.arraycopy(leased, from, part.leased, 0, length);
+    System.arraycopy(leaseEnds, from, part.leaseEnds, 0, length);
     return part;
   }
 
   public void setDecision(int index, Decision decision) {
     codes[index] = Code.OK;
     decisions[index] = decision;
+  }
+
+  /** Records that operation {@code index} was granted a lease of {@code permits} until then. */
+  public void setLease(int index, long permits, long endsAtNanos) {
+    leased[index] = permits;
+    leaseEnds[index] = endsAtNanos;
+  }
+
+  /** The permits leased with operation {@code index} (0: none). */
+  public long leased(int index) {
+    return leased[index];
+  }
+
+  /** When the lease of operation {@code index} ends, on the deciding member's clock. */
+  public long leaseEndsAtNanos(int index) {
+    return leaseEnds[index];
   }
 
   /** Records an error; {@code message} is the whole text, {@code subject: ...} included. */
@@ -153,7 +176,9 @@ public final class KeyOutcome {
         && Arrays.equals(codes, other.codes)
         && Arrays.equals(decisions, other.decisions)
         && Arrays.equals(subjects, other.subjects)
-        && Arrays.equals(messages, other.messages);
+        && Arrays.equals(messages, other.messages)
+        && Arrays.equals(leased, other.leased)
+        && Arrays.equals(leaseEnds, other.leaseEnds);
   }
 
   @Override

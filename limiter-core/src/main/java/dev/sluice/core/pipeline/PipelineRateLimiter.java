@@ -24,6 +24,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link RateLimiter} of every runtime, over its {@link Backend}: the one place where a check
@@ -54,12 +56,48 @@ import java.util.concurrent.TimeoutException;
  * the batch costs nothing. Between the admission and the release the permits are taken, and another
  * caller may be denied for them: the batch is atomic in what it counts, not in what others observe
  * meanwhile.
+ *
+ * <h2>Leases</h2>
+ *
+ * A runtime whose keys live elsewhere (the grid) can hold leases ({@link LeaseHolder}): an acquire
+ * is first answered from a live lease of its key, without a network hop; an acquire that goes to
+ * the owner on a hot key asks for a lease along with it. Single checks and batches of each-alone
+ * checks use them; an all-or-nothing batch goes to the owners whole (its give-back is an exact undo
+ * at the owner). Peeks, releases and resets always go to the owner; a reset also drops this
+ * holder's lease of the key.
  */
 public class PipelineRateLimiter implements RateLimiter {
   private final Backend backend;
+  private final @Nullable LeaseHolder leases;
+  private final @Nullable LeaseReturns leaseReturns;
 
   protected PipelineRateLimiter(Backend backend) {
+    this(backend, null);
+  }
+
+  /**
+   * @param leaseClock this JVM's monotonic clock, to hold leases on ({@code System::nanoTime}, or
+   *     the manual clock a test's grid decides on); null: never ask for a lease
+   */
+  protected PipelineRateLimiter(Backend backend, @Nullable LongSupplier leaseClock) {
     this.backend = Objects.requireNonNull(backend, "backend");
+    this.leases = leaseClock == null ? null : new LeaseHolder(leaseClock);
+    this.leaseReturns = leases == null ? null : new LeaseReturns(leases, backend);
+  }
+
+  /** What this limiter's leases did, or null if it does not ask for leases. */
+  public LeaseHolder.@Nullable Statistics leaseStatistics() {
+    return leases == null ? null : leases.statistics();
+  }
+
+  /**
+   * Gives every lease back to its owner and stops asking for new ones' returns: a runtime calls it
+   * when it closes, while its transport still works.
+   */
+  protected void closeLeases() {
+    if (leaseReturns != null) {
+      leaseReturns.close();
+    }
   }
 
   /** The runtime under this limiter. */
@@ -70,7 +108,13 @@ public class PipelineRateLimiter implements RateLimiter {
   @Override
   public Decision tryAcquire(Check check) {
     precheck(check, false);
-    return backend.execute(command(check, KeyOp.acquire(check.permits()))).decision(0);
+    String stateKey = check.stateKey();
+    Decision leased = fromLease(check, stateKey);
+    if (leased != null) {
+      return leased;
+    }
+    Acquiring acquiring = acquiring(check, stateKey);
+    return acquiring.answer(backend.execute(acquiring.command()));
   }
 
   /**
@@ -81,9 +125,13 @@ public class PipelineRateLimiter implements RateLimiter {
   @Override
   public CompletableFuture<Decision> tryAcquireAsync(Check check) {
     precheck(check, false);
-    return backend
-        .executeAsync(command(check, KeyOp.acquire(check.permits())))
-        .thenApply(outcome -> outcome.decision(0));
+    String stateKey = check.stateKey();
+    Decision leased = fromLease(check, stateKey);
+    if (leased != null) {
+      return CompletableFuture.completedFuture(leased);
+    }
+    Acquiring acquiring = acquiring(check, stateKey);
+    return backend.executeAsync(acquiring.command()).thenApply(acquiring::answer);
   }
 
   @Override
@@ -94,8 +142,8 @@ public class PipelineRateLimiter implements RateLimiter {
   /** {@inheritDoc} An invalid batch throws at once, with nothing counted. */
   @Override
   public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    Grouped batch = group(checks, true, true);
-    return backend.executeAll(batch.commands()).thenApply(batch::decisions);
+    Grouped batch = group(checks, true, true, true);
+    return execute(batch).thenApply(batch::decisions);
   }
 
   @Override
@@ -104,7 +152,7 @@ public class PipelineRateLimiter implements RateLimiter {
     if (mode == BatchMode.EACH) {
       return BatchOutcome.each(tryAcquireAll(checks));
     }
-    Grouped batch = group(checks, true, true);
+    Grouped batch = group(checks, true, true, false);
     List<KeyOutcome> outcomes = await(backend.executeAll(batch.commands()));
     List<Decision> decisions = batch.decisions(outcomes);
     int deniedBy = -1;
@@ -170,7 +218,11 @@ public class PipelineRateLimiter implements RateLimiter {
     if (backend.policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
       throw new UnknownRuleException(named.rule());
     }
-    backend.reset(ref.stateKey(key));
+    String stateKey = ref.stateKey(key);
+    if (leases != null) {
+      leases.forget(stateKey);
+    }
+    backend.reset(stateKey);
   }
 
   @Override
@@ -187,9 +239,13 @@ public class PipelineRateLimiter implements RateLimiter {
    */
   public Decision tryAcquire(Check check, Duration timeout) throws TimeoutException {
     precheck(check, false);
-    return backend
-        .execute(command(check, KeyOp.acquire(check.permits())), timeout.toNanos())
-        .decision(0);
+    String stateKey = check.stateKey();
+    Decision leased = fromLease(check, stateKey);
+    if (leased != null) {
+      return leased;
+    }
+    Acquiring acquiring = acquiring(check, stateKey);
+    return acquiring.answer(backend.execute(acquiring.command(), timeout.toNanos()));
   }
 
   /**
@@ -202,17 +258,59 @@ public class PipelineRateLimiter implements RateLimiter {
   public List<Decision> tryAcquireAll(List<Check> checks, Duration timeout)
       throws TimeoutException {
     long timeoutNanos = Objects.requireNonNull(timeout, "timeout").toNanos();
-    Grouped batch = group(checks, true, true);
+    Grouped batch = group(checks, true, true, true);
     if (batch.commands().size() == 1) {
       return batch.decisions(List.of(backend.execute(batch.commands().get(0), timeoutNanos)));
     }
-    return batch.decisions(awaitWithin(backend.executeAll(batch.commands()), timeoutNanos));
+    return batch.decisions(awaitWithin(execute(batch), timeoutNanos));
   }
 
   // ---------------------------------------------------------------- internals
 
   private static KeyCommand command(Check check, KeyOp op) {
     return new KeyCommand(check.stateKey(), check.ref(), new KeyOp[] {op});
+  }
+
+  /** The answer from a live lease of the check's key, or null: ask the owner. */
+  private @Nullable Decision fromLease(Check check, String stateKey) {
+    return leases == null ? null : leases.answer(check, stateKey);
+  }
+
+  /** One acquire on its way to the owner, asking for a lease if its key is hot here. */
+  private record Acquiring(
+      Check check,
+      String stateKey,
+      KeyCommand command,
+      long sentAtNanos,
+      @Nullable LeaseHolder leases) {
+    Decision answer(KeyOutcome outcome) {
+      if (leases != null) {
+        leases.keep(check, stateKey, outcome, 0, sentAtNanos);
+      }
+      return outcome.decision(0);
+    }
+  }
+
+  private Acquiring acquiring(Check check, String stateKey) {
+    KeyOp op = acquireOp(check, stateKey);
+    long sentAt = leases == null ? 0 : leases.now();
+    return new Acquiring(
+        check, stateKey, new KeyCommand(stateKey, check.ref(), new KeyOp[] {op}), sentAt, leases);
+  }
+
+  /** An acquire of {@code check}, with a request for a lease when its key is hot here. */
+  private KeyOp acquireOp(Check check, String stateKey) {
+    long wanted = leases == null ? 0 : leases.wanted(check, stateKey);
+    return wanted == 0
+        ? KeyOp.acquire(check.permits())
+        : KeyOp.acquireWithLease(check.permits(), wanted, leases.wantedLeaseNanos());
+  }
+
+  /** Sends a batch's commands (none when leases answered every check). */
+  private CompletableFuture<List<KeyOutcome>> execute(Grouped batch) {
+    return batch.commands().isEmpty()
+        ? CompletableFuture.completedFuture(List.of())
+        : backend.executeAll(batch.commands());
   }
 
   /** Refuses a cost above the policy's capacity where the policy is known here. */
@@ -237,14 +335,30 @@ public class PipelineRateLimiter implements RateLimiter {
     }
   }
 
-  /** A batch grouped by key, and how to read the answers back in the checks' order. */
-  private record Grouped(List<Check> checks, List<Group> groups, List<KeyCommand> commands) {
+  /**
+   * A batch grouped by key, and how to read the answers back in the checks' order.
+   *
+   * @param answered the checks a lease answered here (null where the owner decides)
+   * @param leases the holder that keeps leases granted with a group's last op, or null
+   */
+  private record Grouped(
+      List<Check> checks,
+      List<Group> groups,
+      List<KeyCommand> commands,
+      @Nullable Decision[] answered,
+      long sentAtNanos,
+      @Nullable LeaseHolder leases) {
     List<Decision> decisions(List<KeyOutcome> outcomes) {
-      Decision[] decisions = new Decision[checks.size()];
+      Decision[] decisions = answered.clone();
       for (int g = 0; g < groups.size(); g++) {
         Group group = groups.get(g);
         KeyOutcome outcome = outcomes.get(g);
-        for (int j = 0; j < group.indexes.size(); j++) {
+        int last = group.indexes.size() - 1;
+        if (leases != null) {
+          leases.keep(
+              checks.get(group.indexes.get(last)), group.stateKey, outcome, last, sentAtNanos);
+        }
+        for (int j = 0; j <= last; j++) {
           decisions[group.indexes.get(j)] = outcome.decision(j);
         }
       }
@@ -254,9 +368,11 @@ public class PipelineRateLimiter implements RateLimiter {
 
   /**
    * Validates a batch whole, then groups it by key. With {@code nameChecks} an error names the
-   * check it is about ({@code checks[2].cost}), as a batch's caller needs to know which.
+   * check it is about ({@code checks[2].cost}), as a batch's caller needs to know which. With
+   * {@code leasing}, checks a live lease can answer are answered here (only once the whole batch is
+   * known to be valid), and each hot key's last op asks for a lease.
    */
-  private Grouped group(List<Check> checks, boolean fetch, boolean nameChecks) {
+  private Grouped group(List<Check> checks, boolean fetch, boolean nameChecks, boolean leasing) {
     Check.requireAll(checks);
     for (int i = 0; i < checks.size(); i++) {
       try {
@@ -269,18 +385,37 @@ public class PipelineRateLimiter implements RateLimiter {
         throw !nameChecks ? e : new UnknownRuleException(e.rule(), "checks[" + i + "].rule");
       }
     }
+    LeaseHolder holder = leasing ? leases : null;
+    Decision[] answered = new Decision[checks.size()];
     Map<String, Group> byKey = new LinkedHashMap<>();
+    Map<String, Long> wanted = new LinkedHashMap<>();
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
-      Group group = byKey.computeIfAbsent(check.stateKey(), key -> new Group(key, check.ref()));
+      String stateKey = check.stateKey();
+      if (holder != null) {
+        answered[i] = holder.answer(check, stateKey);
+        if (answered[i] != null) {
+          continue;
+        }
+        wanted.put(stateKey, holder.wanted(check, stateKey));
+      }
+      Group group = byKey.computeIfAbsent(stateKey, key -> new Group(key, check.ref()));
       group.indexes.add(i);
       group.ops.add(KeyOp.acquire(check.permits()));
     }
     List<Group> groups = new ArrayList<>(byKey.values());
     List<KeyCommand> commands = new ArrayList<>(groups.size());
     for (Group group : groups) {
+      long want = wanted.getOrDefault(group.stateKey, 0L);
+      if (want > 0) {
+        int last = group.ops.size() - 1;
+        group.ops.set(
+            last,
+            KeyOp.acquireWithLease(group.ops.get(last).permits(), want, holder.wantedLeaseNanos()));
+      }
       commands.add(new KeyCommand(group.stateKey, group.ref, group.ops.toArray(new KeyOp[0])));
     }
-    return new Grouped(checks, groups, commands);
+    long sentAt = holder == null ? 0 : holder.now();
+    return new Grouped(checks, groups, commands, answered, sentAt, holder);
   }
 }

@@ -22,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param limits several limits; not together with the flat fields
  * @param shadow decide and count, never deny
  * @param countDenied denied requests consume too
+ * @param leases {@code auto} (the default) or {@code off}: whether the owner may lease permits of a
+ *     hot key to the caller that asks
  */
 public record PolicySpec(
     @Nullable Long limit,
@@ -31,18 +33,23 @@ public record PolicySpec(
     @Nullable Integer buckets,
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
-    @Nullable Boolean countDenied) {
+    @Nullable Boolean countDenied,
+    @Nullable String leases) {
 
   /** Every field a policy may have, in the order the documentation lists them. */
   public static final String FIELDS =
-      "algorithm, limit, window, burst, buckets, limits, shadow, countDenied";
+      "algorithm, limit, window, burst, buckets, limits, shadow, countDenied, leases";
 
   /**
    * Whether any field is given: a check without any is a named-rule check. (Not {@code isEmpty}:
    * JSON writers take that for a field.)
    */
   public boolean hasAnyField() {
-    return flat().hasAnyField() || limits != null || shadow != null || countDenied != null;
+    return flat().hasAnyField()
+        || limits != null
+        || shadow != null
+        || countDenied != null
+        || leases != null;
   }
 
   /**
@@ -75,7 +82,11 @@ public record PolicySpec(
     } else {
       all.add(flat.toLimit(""));
     }
-    return new Policy(all, Boolean.TRUE.equals(shadow), Boolean.TRUE.equals(countDenied));
+    return new Policy(
+        all,
+        Boolean.TRUE.equals(shadow),
+        Boolean.TRUE.equals(countDenied),
+        leases == null ? Policy.Leases.AUTO : Policy.Leases.fromWireName(leases));
   }
 
   /**
@@ -93,14 +104,23 @@ public record PolicySpec(
           only.buckets(),
           null,
           policy.shadow(),
-          policy.countDenied());
+          policy.countDenied(),
+          policy.leases().wireName());
     }
     List<LimitSpec> specs = new ArrayList<>();
     for (Limit limit : policy.limits()) {
       specs.add(LimitSpec.of(limit));
     }
     return new PolicySpec(
-        null, null, null, null, null, specs, policy.shadow(), policy.countDenied());
+        null,
+        null,
+        null,
+        null,
+        null,
+        specs,
+        policy.shadow(),
+        policy.countDenied(),
+        policy.leases().wireName());
   }
 
   private LimitSpec flat() {

@@ -34,11 +34,13 @@ public record RuleSpec(
     @Nullable Integer buckets,
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
-    @Nullable Boolean countDenied) {
+    @Nullable Boolean countDenied,
+    @Nullable String leases) {
 
   /** The policy fields, without the name. */
   public PolicySpec policy() {
-    return new PolicySpec(limit, window, algorithm, burst, buckets, limits, shadow, countDenied);
+    return new PolicySpec(
+        limit, window, algorithm, burst, buckets, limits, shadow, countDenied, leases);
   }
 
   /**

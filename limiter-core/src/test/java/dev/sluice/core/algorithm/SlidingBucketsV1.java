@@ -200,4 +200,15 @@ final class SlidingBucketsV1 implements LimiterAlgorithm {
   public long[] fromAdmissions(Admissions admissions, long nowNanos) {
     throw new UnsupportedOperationException("the first layout is never carried over");
   }
+
+  @Override
+  public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    throw new UnsupportedOperationException("the first layout never leased");
+  }
+
+  @Override
+  public Decision returnLease(
+      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
+    throw new UnsupportedOperationException("the first layout never leased");
+  }
 }

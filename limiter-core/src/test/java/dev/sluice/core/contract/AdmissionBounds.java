@@ -124,12 +124,17 @@ public final class AdmissionBounds {
     List<Admission> byAnswer = new ArrayList<>(sorted);
     byAnswer.sort(Comparator.comparingLong(Admission::answeredNanos));
     for (Admission from : sorted) {
+      // Walking the admissions in answer order, those sent at or after `from` are the ones surely
+      // inside [from.sent, to.answered]: counted as they come, O(n) per start.
+      long inside = 0;
       for (Admission to : byAnswer) {
+        if (to.sentNanos() >= from.sentNanos()) {
+          inside++;
+        }
         long length = to.answeredNanos() - from.sentNanos();
         if (length < 0) {
           continue;
         }
-        long inside = surelyInside(sorted, from.sentNanos(), to.answeredNanos() + 1);
         // inside <= slots + length × L / W, in integers: (inside - slots) × W <= length × L.
         BigInteger excess = BigInteger.valueOf(inside - slots).multiply(w);
         if (excess.compareTo(BigInteger.valueOf(length).multiply(l)) > 0) {

@@ -2,6 +2,7 @@ package dev.sluice.core.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
@@ -42,10 +43,32 @@ public abstract class RealClockSaturationContract {
   /** Limiters on one shared state, deciding on the system clock. */
   protected abstract List<RateLimiter> callers();
 
+  /**
+   * Whether the callers hold leases: then every hot case ({@link SaturationCase#hotKeys()}) whose
+   * algorithm leases must have answered some admissions from a lease (and a leaky bucket none), so
+   * that the bound is shown to hold with leases in play, not only without them.
+   */
+  protected boolean holdsLeases() {
+    return false;
+  }
+
+  /**
+   * The keys to saturate: {@link SaturationCase#all()}, and the hot ones ({@link
+   * SaturationCase#hotKeys()}) where leases are held.
+   */
+  protected List<SaturationCase> cases() {
+    if (!holdsLeases()) {
+      return SaturationCase.all();
+    }
+    List<SaturationCase> cases = new ArrayList<>(SaturationCase.all());
+    cases.addAll(SaturationCase.hotKeys());
+    return cases;
+  }
+
   @Test
   void everyAlgorithm_oneKeySaturatedOnTheRealClock_admitsNoMoreThanItsBound() throws Exception {
     String prefix = "sat" + Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffff, 36);
-    List<SaturationCase> cases = SaturationCase.all();
+    List<SaturationCase> cases = cases();
     for (SaturationCase c : cases) {
       callers().get(0).rules().put(new Rule(prefix + "-" + c.name(), c.policy()));
     }
@@ -73,13 +96,27 @@ public abstract class RealClockSaturationContract {
     List<String> failures = new ArrayList<>();
     StringBuilder table =
         new StringBuilder(
-            String.format(Locale.ROOT, "%n%-20s %9s %9s%n", "case", "admitted", "denied"));
+            String.format(
+                Locale.ROOT, "%n%-20s %9s %9s %9s%n", "case", "admitted", "by lease", "denied"));
     for (Run run : runs) {
       table.append(
           String.format(
-              Locale.ROOT, "%-20s %9d %9d%n", run.c.name(), run.admitted.size(), run.denied.get()));
+              Locale.ROOT,
+              "%-20s %9d %9d %9d%n",
+              run.c.name(),
+              run.admitted.size(),
+              run.byLease.get(),
+              run.denied.get()));
       if (run.denied.get() == 0) {
         failures.add(run.c.name() + ": never denied, so the key was not saturated");
+      }
+      boolean leases =
+          run.c.policy().limits().stream().noneMatch(l -> l.algorithm() == Algorithm.LEAKY_BUCKET);
+      if (holdsLeases() && leases && run.c.hot() && run.byLease.get() == 0) {
+        failures.add(run.c.name() + ": no admission came from a lease");
+      }
+      if (run.byLease.get() > 0 && (!holdsLeases() || !leases)) {
+        failures.add(run.c.name() + ": " + run.byLease.get() + " admissions from a lease");
       }
       Optional<String> violation =
           AdmissionBounds.violation(run.c.policy(), List.copyOf(run.admitted));
@@ -96,6 +133,7 @@ public abstract class RealClockSaturationContract {
     final String key = "hot";
     final ConcurrentLinkedQueue<Admission> admitted = new ConcurrentLinkedQueue<>();
     final AtomicLong denied = new AtomicLong();
+    final AtomicLong byLease = new AtomicLong();
 
     Run(SaturationCase c, String rule) {
       this.c = c;
@@ -111,6 +149,9 @@ public abstract class RealClockSaturationContract {
         long answered = clock.nowNanos();
         if (decision.allowed()) {
           admitted.add(new Admission(sent, answered));
+          if (decision.decidedBy() == Decision.DecidedBy.LEASE) {
+            byLease.incrementAndGet();
+          }
         } else {
           denied.incrementAndGet();
         }

@@ -67,6 +67,47 @@ public record SaturationCase(String name, Policy policy) {
                 .buckets(5)));
   }
 
+  /**
+   * Hot keys at limits high enough to lease (hundreds a second: a holder asks for a lease from 80
+   * requests a second on a key): the lease path saturated, one per algorithm. Their names start
+   * with {@code hot-}.
+   */
+  public static List<SaturationCase> hotKeys() {
+    return List.of(
+        of(
+            "hot-tb-300-1s",
+            Policy.builder().algorithm(Algorithm.TOKEN_BUCKET).limit(300).window(ms(1000))),
+        of(
+            "hot-gcra-300-1s",
+            Policy.builder().algorithm(Algorithm.GCRA).limit(300).window(ms(1000))),
+        of(
+            "hot-leaky-300-1s-burst5",
+            Policy.builder()
+                .algorithm(Algorithm.LEAKY_BUCKET)
+                .limit(300)
+                .window(ms(1000))
+                .burst(5)),
+        of("hot-sw-300-1s", Policy.builder().limit(300).window(ms(1000))),
+        of(
+            "hot-fw-300-500ms",
+            Policy.builder().algorithm(Algorithm.FIXED_WINDOW).limit(300).window(ms(500))),
+        of(
+            "hot-log-300-1s",
+            Policy.builder().algorithm(Algorithm.SLIDING_LOG).limit(300).window(ms(1000))),
+        of(
+            "hot-buckets-300-1s-10",
+            Policy.builder()
+                .algorithm(Algorithm.SLIDING_BUCKETS)
+                .limit(300)
+                .window(ms(1000))
+                .buckets(10)));
+  }
+
+  /** Whether this case's key is hot enough to lease: a {@link #hotKeys()} case. */
+  public boolean hot() {
+    return name.startsWith("hot-");
+  }
+
   private static SaturationCase of(String name, Policy.Builder policy) {
     return new SaturationCase(name, policy.build());
   }

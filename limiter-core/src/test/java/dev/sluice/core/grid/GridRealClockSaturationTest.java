@@ -9,7 +9,8 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * Three members on the system clock with the production TTL, called through two members' limiters
- * (one batched, one direct) and a client's: what a grid node runs, saturated.
+ * (one batched, one direct) and clients' over both transports: what a grid node runs, saturated.
+ * Every limiter holds leases, as by default: the bound must hold with hot keys answered from them.
  */
 class GridRealClockSaturationTest extends RealClockSaturationContract {
   private static GridTestCluster cluster;
@@ -37,5 +38,10 @@ class GridRealClockSaturationTest extends RealClockSaturationContract {
   @Override
   protected List<RateLimiter> callers() {
     return callers;
+  }
+
+  @Override
+  protected boolean holdsLeases() {
+    return true;
   }
 }

@@ -192,8 +192,14 @@ public final class GridTestCluster implements AutoCloseable {
     return member;
   }
 
+  /**
+   * A limiter on {@code member}; where the members decide on the manual clock its leases run on
+   * that clock too.
+   */
   public GridRateLimiter limiter(HazelcastInstance member, GridRateLimiter.Options options) {
-    GridRateLimiter limiter = new GridRateLimiter(member, options);
+    GridRateLimiter limiter =
+        new GridRateLimiter(
+            member, memberClock == clock ? options.withLeaseClock(clock::nowNanos) : options);
     limiters.add(limiter);
     return limiter;
   }

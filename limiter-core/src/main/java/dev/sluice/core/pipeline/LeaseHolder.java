@@ -1,0 +1,334 @@
+package dev.sluice.core.pipeline;
+
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The holder's side of leases: permits a key's owner admitted in advance, answered here without a
+ * network hop until they are spent or the lease ends, then given back.
+ *
+ * <h2>Why a lease is exact</h2>
+ *
+ * The owner counts a lease's permits when it grants them ({@link KeyDecision}, each algorithm's
+ * {@code lease}), as it would count that many requests, and charges them so that a request answered
+ * from them before the lease ends is one it would have admitted itself (docs/algorithms.md,
+ * "Leases"). Each permit answers one request here, once. So, per key and per window, the permits
+ * admitted to requests never exceed what the owner alone would admit: a lease can only make answers
+ * stricter, by the permits parked here until they are used or given back.
+ *
+ * <h2>When a lease is asked for</h2>
+ *
+ * Only where it pays: for a key this holder asked about at least {@value #HOT_REQUESTS} times in
+ * the last {@value #INTERVAL_MILLIS} ms. The lease asked for is about what the key used in that
+ * interval, one and a half times, at most {@value #MAX_WANTED} requests' worth; the owner grants at
+ * most half of what is left (so the last permits are decided at the owner) for at most a tenth of
+ * the shortest window and 100 ms. A key with a few requests a second never leases, and traffic
+ * spread over many keys pays one map lookup per request.
+ *
+ * <h2>Time</h2>
+ *
+ * A lease ends here at {@code sent + (end - decided)}: the lease's length on the owner's clock,
+ * counted from before the request went out on this holder's clock. Only durations cross, so clock
+ * offsets between holder and owner do not matter, and the lease ends here before it ends at the
+ * owner.
+ *
+ * <h2>What a local answer says</h2>
+ *
+ * The owner's answer to the request that brought the lease reports the key as this holder sees it:
+ * the remaining permits include the lease's. Each local answer then counts the lease down, so one
+ * holder alone on a key reads the same {@code remaining} as if the owner had decided every request.
+ *
+ * <h2>Giving back</h2>
+ *
+ * A lease that ended with permits left, that a new lease of the same key replaced, or that is held
+ * when the holder closes, is given back with {@link KeyOp#returnLease}: the exact undo of how the
+ * owner charged it ({@link #takeReturns}). Thread-safe.
+ */
+public final class LeaseHolder {
+  /** Requests on a key within {@link #INTERVAL_MILLIS} before it is leased. */
+  static final int HOT_REQUESTS = 8;
+
+  /** The interval over which requests on a key are counted. */
+  static final long INTERVAL_MILLIS = 100;
+
+  /** The most requests' worth of permits asked for in one lease. */
+  static final long MAX_WANTED = 1_024;
+
+  /** Keys whose heat is tracked at most; beyond it the tracker starts over. */
+  static final int MAX_TRACKED_KEYS = 16_384;
+
+  private static final long INTERVAL_NANOS = INTERVAL_MILLIS * 1_000_000L;
+
+  private final LongSupplier nanoClock;
+  private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Heat> heat = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<Lease> replaced = new ConcurrentLinkedQueue<>();
+  private final Statistics statistics = new Statistics();
+
+  /**
+   * @param nanoClock this holder's monotonic clock ({@code System::nanoTime}), running at the rate
+   *     of the owners' clock (a test's manual clock where the grid decides on one)
+   */
+  public LeaseHolder(LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
+  }
+
+  /** This holder's clock, read just before a request that may bring a lease goes out. */
+  public long now() {
+    return nanoClock.getAsLong();
+  }
+
+  /** A lease held on one key. */
+  private static final class Lease {
+    final PolicyRef ref;
+    final String subject;
+    final long grantedAtNanos;
+    final long leaseNanos;
+    final long endsAtHolderNanos;
+    final long limit;
+    final long resetAfterNanos;
+
+    /** What the key had left for this holder at the grant: the owner's rest plus the lease. */
+    final long remainingAtGrant;
+
+    final long permits;
+    final AtomicLong left;
+
+    Lease(
+        Check check,
+        long grantedAtNanos,
+        long leaseNanos,
+        long endsAtHolderNanos,
+        Decision grant,
+        long permits) {
+      this.ref = check.ref();
+      this.subject = check.key();
+      this.grantedAtNanos = grantedAtNanos;
+      this.leaseNanos = leaseNanos;
+      this.endsAtHolderNanos = endsAtHolderNanos;
+      this.limit = grant.limit();
+      this.resetAfterNanos = grant.resetAfterNanos();
+      this.remainingAtGrant = grant.remaining();
+      this.permits = permits;
+      this.left = new AtomicLong(permits);
+    }
+
+    /** The op that gives {@code unused} permits back to the owner. */
+    KeyOp returning(long unused) {
+      return KeyOp.returnLease(unused, grantedAtNanos, leaseNanos);
+    }
+  }
+
+  /** Requests on one key in the current and the last interval. */
+  private static final class Heat {
+    long intervalStart;
+    int current;
+    int last;
+  }
+
+  /**
+   * The answer to {@code check} from a live lease of its key, taking its permits; null when there
+   * is none, it has too few left or it has ended (then the caller asks the owner).
+   */
+  public @Nullable Decision answer(Check check, String stateKey) {
+    Lease lease = leases.get(stateKey);
+    if (lease == null) {
+      return null;
+    }
+    long now = nanoClock.getAsLong();
+    if (now - lease.endsAtHolderNanos >= 0) {
+      return null;
+    }
+    long permits = check.permits();
+    long left;
+    do {
+      left = lease.left.get();
+      if (left < permits) {
+        return null;
+      }
+    } while (!lease.left.compareAndSet(left, left - permits));
+    statistics.answeredLocally.add(permits);
+    long used = lease.permits - (left - permits);
+    return new Decision(
+        true,
+        lease.limit,
+        Math.max(0, lease.remainingAtGrant - used),
+        0,
+        lease.resetAfterNanos,
+        0,
+        false,
+        Decision.DecidedBy.LEASE);
+  }
+
+  /**
+   * How many permits to ask the key's owner to lease along with {@code check}: 0 unless its key is
+   * hot here. Counts the request.
+   */
+  public long wanted(Check check, String stateKey) {
+    if (heat.size() > MAX_TRACKED_KEYS) {
+      heat.clear();
+    }
+    Heat h = heat.computeIfAbsent(stateKey, key -> new Heat());
+    long now = nanoClock.getAsLong();
+    int seen;
+    synchronized (h) {
+      long elapsed = now - h.intervalStart;
+      if (elapsed >= INTERVAL_NANOS || elapsed < 0) {
+        h.last = elapsed >= 2 * INTERVAL_NANOS || elapsed < 0 ? 0 : h.current;
+        h.current = 0;
+        h.intervalStart = now;
+      }
+      h.current++;
+      seen = Math.max(h.last, h.current);
+    }
+    if (seen < HOT_REQUESTS) {
+      return 0;
+    }
+    return Math.min(MAX_WANTED, seen + seen / 2) * Math.max(1, check.permits());
+  }
+
+  /** The lease length a holder asks for: the owner shortens it to its policy's longest. */
+  public long wantedLeaseNanos() {
+    return Policy.MAX_LEASE_NANOS;
+  }
+
+  /**
+   * Keeps the lease granted with operation {@code index} of {@code outcome}, if any; {@code
+   * sentAtNanos} is {@link #now()} just before the request went out. A lease it replaces is given
+   * back with the next {@link #takeReturns}.
+   */
+  public void keep(Check check, String stateKey, KeyOutcome outcome, int index, long sentAtNanos) {
+    long permits = outcome.leased(index);
+    if (permits <= 0) {
+      return;
+    }
+    Decision grant = outcome.decision(index);
+    long length = outcome.leaseEndsAtNanos(index) - outcome.decidedAtNanos();
+    Lease lease =
+        new Lease(check, outcome.decidedAtNanos(), length, sentAtNanos + length, grant, permits);
+    statistics.granted.increment();
+    statistics.leased.add(permits);
+    Lease before = leases.put(stateKey, lease);
+    if (before != null) {
+      replaced.add(before);
+    }
+  }
+
+  /**
+   * Drops this holder's lease of {@code stateKey} without giving it back: the key was reset, and
+   * its state with the lease's count is gone.
+   */
+  public void forget(String stateKey) {
+    Lease lease = leases.remove(stateKey);
+    if (lease != null) {
+      statistics.expiredUnused.add(lease.left.getAndSet(0));
+    }
+  }
+
+  /**
+   * Takes out every ended or replaced lease (every lease, with {@code all}: the holder is closing)
+   * and returns the commands that give their unused permits back, one per key.
+   */
+  public List<KeyCommand> takeReturns(boolean all) {
+    List<Lease> done = new ArrayList<>();
+    for (Lease lease; (lease = replaced.poll()) != null; ) {
+      done.add(lease);
+    }
+    long now = nanoClock.getAsLong();
+    for (Map.Entry<String, Lease> entry : leases.entrySet()) {
+      Lease lease = entry.getValue();
+      if ((all || now - lease.endsAtHolderNanos >= 0) && leases.remove(entry.getKey(), lease)) {
+        done.add(lease);
+      }
+    }
+    Map<String, List<KeyOp>> opsByKey = new LinkedHashMap<>();
+    Map<String, PolicyRef> refs = new LinkedHashMap<>();
+    for (Lease lease : done) {
+      // A racing answer either took its permits before this or finds none left after it.
+      long unused = lease.left.getAndSet(0);
+      if (unused > 0) {
+        String stateKey = lease.ref.stateKey(lease.subject);
+        opsByKey.computeIfAbsent(stateKey, key -> new ArrayList<>(1)).add(lease.returning(unused));
+        refs.putIfAbsent(stateKey, lease.ref);
+        statistics.returned.add(unused);
+      }
+    }
+    List<KeyCommand> returns = new ArrayList<>(opsByKey.size());
+    opsByKey.forEach(
+        (stateKey, ops) ->
+            returns.add(new KeyCommand(stateKey, refs.get(stateKey), ops.toArray(new KeyOp[0]))));
+    return returns;
+  }
+
+  /**
+   * Records that {@code returns} did not reach their owners: those permits stay counted until their
+   * window (or bucket) has passed.
+   */
+  public void lost(List<KeyCommand> returns) {
+    for (KeyCommand command : returns) {
+      for (KeyOp op : command.ops()) {
+        statistics.returned.add(-op.permits());
+        statistics.expiredUnused.add(op.permits());
+      }
+    }
+  }
+
+  /** Whether any lease is held, or waits to be given back. */
+  public boolean holdsAny() {
+    return !leases.isEmpty() || !replaced.isEmpty();
+  }
+
+  /** What this holder has counted since it started. */
+  public Statistics statistics() {
+    return statistics;
+  }
+
+  /** The counts of a holder: leases granted, permits leased, answered here, given back, lost. */
+  public static final class Statistics {
+    private final LongAdder granted = new LongAdder();
+    private final LongAdder leased = new LongAdder();
+    private final LongAdder answeredLocally = new LongAdder();
+    private final LongAdder returned = new LongAdder();
+    private final LongAdder expiredUnused = new LongAdder();
+
+    /** Leases the owners granted. */
+    public long granted() {
+      return granted.sum();
+    }
+
+    /** Permits in those leases. */
+    public long permitsLeased() {
+      return leased.sum();
+    }
+
+    /** Permits handed to requests here, without a network hop. */
+    public long answeredLocally() {
+      return answeredLocally.sum();
+    }
+
+    /** Unused permits given back to their owners. */
+    public long returned() {
+      return returned.sum();
+    }
+
+    /**
+     * Unused permits that were not given back (the owner was unreachable, or the key was reset):
+     * they stay counted until their window has passed.
+     */
+    public long expiredUnused() {
+      return expiredUnused.sum();
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package dev.sluice.core.pipeline;
+
+import java.lang.ref.WeakReference;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Gives a holder's ended leases back to their owners: every {@value #PERIOD_MILLIS} ms on one
+ * daemon thread shared by every limiter in the JVM, and all of them when the limiter closes. Each
+ * sweep sends one command per key, asynchronously; a return that fails is counted as lost (its
+ * permits stay counted until their window has passed, as if they had been used).
+ *
+ * <p>The period bounds how long an ended lease's unused permits stay parked after it ended: leases
+ * last at most 100 ms, so a few milliseconds more is small beside it, and a sweep over an empty
+ * holder costs one read.
+ */
+final class LeaseReturns implements AutoCloseable {
+  static final long PERIOD_MILLIS = 10;
+
+  /** How long {@link #close()} waits for its last returns. */
+  private static final long CLOSE_WAIT_MILLIS = 2_000;
+
+  private static final ScheduledExecutorService SWEEPER =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "sluice-lease-returns");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  private final LeaseHolder holder;
+  private final Backend backend;
+  private final ScheduledFuture<?> task;
+
+  LeaseReturns(LeaseHolder holder, Backend backend) {
+    this.holder = holder;
+    this.backend = backend;
+    this.task =
+        SWEEPER.scheduleWithFixedDelay(
+            new Sweep(new WeakReference<>(this)),
+            PERIOD_MILLIS,
+            PERIOD_MILLIS,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The periodic task. It holds its limiter weakly, so that a limiter nobody closed can still be
+   * collected; the task ends with it.
+   */
+  private record Sweep(WeakReference<LeaseReturns> returns) implements Runnable {
+    @Override
+    public void run() {
+      LeaseReturns live = returns.get();
+      if (live == null) {
+        throw new CancellationOfCollected();
+      }
+      live.sweep();
+    }
+  }
+
+  /** Ends the periodic task of a collected limiter (a scheduled task that throws is not rerun). */
+  private static final class CancellationOfCollected extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    CancellationOfCollected() {
+      super(null, null, false, false);
+    }
+  }
+
+  void sweep() {
+    if (holder.holdsAny()) {
+      send(holder.takeReturns(false));
+    }
+  }
+
+  private CompletableFuture<?> send(List<KeyCommand> returns) {
+    if (returns.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    try {
+      return backend
+          .executeAll(returns)
+          .whenComplete(
+              (outcomes, failure) -> {
+                if (failure != null) {
+                  holder.lost(returns);
+                }
+              });
+    } catch (RuntimeException e) {
+      holder.lost(returns);
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  /** Stops sweeping and gives every lease back, waiting a moment for the owners to take them. */
+  @Override
+  public void close() {
+    task.cancel(false);
+    CompletableFuture<?> last = send(holder.takeReturns(true));
+    try {
+      last.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (TimeoutException | ExecutionException e) {
+      // Counted as lost when it fails; a return still in flight may yet arrive. Either way the
+      // permits run out with their window.
+    }
+  }
+}

@@ -1,0 +1,313 @@
+package dev.sluice.core.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Limit;
+import dev.sluice.core.Policy;
+import dev.sluice.core.test.Seeds;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A lease, per algorithm and for several limits at once: a grant, local answers from it, and the
+ * return of what was left, against the same requests decided one by one at the owner. The lease's
+ * side must never be more permissive: each local answer is one the owner would have admitted at its
+ * instant, and afterwards every request the leased state admits the serial state admits too, with
+ * no more remaining (docs/algorithms.md, "Leases").
+ *
+ * <p>Each case builds a random history on one state, then forks it: the <em>leased</em> copy gets
+ * the grant ({@link KeyDecision} decides an acquire that asks for a lease, as a holder sends it)
+ * and, later, the return; the <em>serial</em> copy gets the same request and then one acquire per
+ * local answer, at the instant the holder gave it. Other callers' requests on the same key go to
+ * the leased copy, during the lease and after it; each one it admits is then decided on the serial
+ * copy too, which must admit it. So the serial copy is the owner alone deciding exactly the
+ * requests the leased system admitted, one by one: if it admits them all, the lease admitted
+ * nothing the owner would not have.
+ */
+@ExtendWith(Seeds.class)
+class LeaseGrantPropertiesTest {
+  private static final long ORIGIN = 1_763_700_000_000_000_000L;
+  private static final int CASES = 400;
+
+  @Test
+  void everyAlgorithm_grantAnswersAndReturn_areNeverLaxerThanServingEachRequestAtTheOwner() {
+    for (Algorithm algorithm : Algorithm.values()) {
+      Seeds.run(
+          algorithm.wireName(),
+          CASES,
+          seed -> check(new Random(seed), policy(new Random(seed), algorithm)));
+    }
+  }
+
+  @Test
+  void severalLimits_grantAnswersAndReturn_areNeverLaxerThanServingEachRequestAtTheOwner() {
+    Seeds.run(
+        "several limits",
+        CASES,
+        seed -> {
+          Random random = new Random(seed);
+          List<Limit> limits = new ArrayList<>();
+          int count = 2 + random.nextInt(2);
+          for (int i = 0; i < count; i++) {
+            Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
+            Limit limit = policy(random, algorithm).only();
+            if (!limits.contains(limit)) {
+              limits.add(limit);
+            }
+          }
+          check(random, new Policy(limits, false, random.nextInt(4) == 0));
+        });
+  }
+
+  @Test
+  void leakyBucket_isNeverLeased() {
+    CompiledPolicy policy =
+        CompiledPolicy.of(
+            Policy.builder()
+                .algorithm(Algorithm.LEAKY_BUCKET)
+                .limit(100)
+                .window(Duration.ofSeconds(1))
+                .build());
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            null,
+            fingerprint -> null,
+            ORIGIN,
+            new KeyOp[] {KeyOp.acquireWithLease(1, 50, Policy.MAX_LEASE_NANOS)});
+    assertThat(result.outcome().leased(0)).isZero();
+    assertThat(result.outcome().decision(0).allowed()).isTrue();
+  }
+
+  @Test
+  void leasesOff_isNeverLeased() {
+    CompiledPolicy policy =
+        CompiledPolicy.of(
+            Policy.builder()
+                .limit(100)
+                .window(Duration.ofSeconds(1))
+                .leases(Policy.Leases.OFF)
+                .build());
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            null,
+            fingerprint -> null,
+            ORIGIN,
+            new KeyOp[] {KeyOp.acquireWithLease(1, 50, Policy.MAX_LEASE_NANOS)});
+    assertThat(result.outcome().leased(0)).isZero();
+  }
+
+  @Test
+  void grant_takesAtMostHalfOfWhatIsLeft_andEndsWithinTheLongestLease() {
+    CompiledPolicy policy =
+        CompiledPolicy.of(Policy.builder().limit(100).window(Duration.ofSeconds(10)).build());
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            null,
+            fingerprint -> null,
+            ORIGIN,
+            new KeyOp[] {KeyOp.acquireWithLease(1, 1_000, Duration.ofSeconds(5).toNanos())});
+    KeyOutcome outcome = result.outcome();
+    // 99 left after the request: at most 49 leased, and the request reports them as its own.
+    assertThat(outcome.leased(0)).isEqualTo(49);
+    assertThat(outcome.decision(0).remaining()).isEqualTo(99);
+    assertThat(outcome.leaseEndsAtNanos(0) - ORIGIN).isEqualTo(Policy.MAX_LEASE_NANOS);
+    Decision after =
+        KeyDecision.decide(
+                policy, result.written(), fingerprint -> null, ORIGIN, new KeyOp[] {KeyOp.peek()})
+            .outcome()
+            .decision(0);
+    assertThat(after.remaining()).isEqualTo(50);
+  }
+
+  /** A random one-limit policy of {@code algorithm} whose longest lease is not zero. */
+  private static Policy policy(Random random, Algorithm algorithm) {
+    long[] windowsMillis = {10, 100, 1_000, 60_000, 1 + random.nextInt(3_600_000)};
+    long window = windowsMillis[random.nextInt(windowsMillis.length)];
+    long[] limits = {1, 2, 3, 10, 64, 1 + random.nextInt(500)};
+    long limit = limits[random.nextInt(limits.length)];
+    Policy.Builder builder =
+        Policy.builder()
+            .algorithm(algorithm)
+            .limit(limit)
+            .window(Duration.ofMillis(window))
+            .countDenied(random.nextInt(4) == 0);
+    if (algorithm == Algorithm.SLIDING_BUCKETS) {
+      builder.buckets(1 + random.nextInt((int) Math.min(60, window)));
+    }
+    if (algorithm.hasBurst() && random.nextBoolean()) {
+      long minBurst = algorithm == Algorithm.TOKEN_BUCKET ? 1 : 0;
+      builder.burst(minBurst + random.nextInt((int) (2 * limit + 1)));
+    }
+    return builder.build();
+  }
+
+  private static void check(Random random, Policy shape) {
+    CompiledPolicy policy = CompiledPolicy.of(shape);
+    long window = shortestWindow(shape);
+    long capacity = policy.capacity();
+
+    // A random history, so that the grant meets windows, buckets and logs part full.
+    Fork fork = new Fork(policy);
+    long now = ORIGIN + (long) (random.nextDouble() * window);
+    // Faster than the rate (a drained bucket, a full window) to ten times slower (a full bucket).
+    double pace = new double[] {0.3, 0.7, 1, 3, 10}[random.nextInt(5)];
+    int history = random.nextInt(3 * (int) Math.min(capacity, 50) + 1);
+    for (int i = 0; i < history; i++) {
+      now += gap(random, shape, pace);
+      fork.serial(now, KeyOp.acquire(1 + random.nextInt((int) Math.min(capacity, 3))));
+    }
+    fork.leased = fork.serialState;
+
+    // The grant: a request that asks for a lease, as a holder sends it.
+    long permits = 1 + random.nextInt((int) Math.min(capacity, 3));
+    long wanted = 1 + random.nextInt(2_000);
+    long lifetime = 1 + (long) (random.nextDouble() * Policy.MAX_LEASE_NANOS);
+    long grantAt = now + gap(random, shape, pace);
+    if (random.nextInt(3) == 0) {
+      // Just before a window (or bucket) boundary, where a lease that outlived it would show.
+      long edge =
+          window / (shape.limits().get(0).buckets() > 1 ? shape.limits().get(0).buckets() : 1);
+      long boundary = grantAt - Math.floorMod(grantAt, edge) + edge;
+      grantAt = Math.max(grantAt, boundary - 1 - (long) (random.nextDouble() * lifetime));
+    }
+    KeyOutcome grant = fork.lease(grantAt, KeyOp.acquireWithLease(permits, wanted, lifetime));
+    Decision serialAnswer = fork.serial(grantAt, KeyOp.acquire(permits));
+    assertThat(grant.decision(0).allowed()).isEqualTo(serialAnswer.allowed());
+    long leased = grant.leased(0);
+    if (leased == 0) {
+      return;
+    }
+    long endsAt = grant.leaseEndsAtNanos(0);
+    assertThat(leased).isLessThanOrEqualTo(wanted);
+    assertThat(endsAt).isGreaterThan(grantAt).isLessThanOrEqualTo(grantAt + lifetime);
+    assertThat(endsAt - grantAt).isLessThanOrEqualTo(shape.maxLeaseNanos());
+
+    // Local answers, and other callers' requests at the owner, until the lease ends. The answers
+    // spend all of the lease, some of it or none; spread over it, or bunched at its end (where a
+    // lease charged too early would show).
+    long toUse =
+        switch (random.nextInt(4)) {
+          case 0, 1 -> leased;
+          case 2 -> (long) (random.nextDouble() * leased);
+          default -> 0;
+        };
+    boolean late = random.nextInt(3) != 0;
+    long[] instants = new long[(int) Math.min(toUse, 2_000)];
+    for (int i = 0; i < instants.length; i++) {
+      double at = late ? 1 - Math.pow(random.nextDouble(), 4) : random.nextDouble();
+      instants[i] = grantAt + Math.min(endsAt - grantAt - 1, (long) (at * (endsAt - grantAt)));
+    }
+    Arrays.sort(instants);
+    long used = 0;
+    long last = grantAt;
+    for (long t : instants) {
+      last = t;
+      if (random.nextInt(8) == 0) {
+        long other = 1 + random.nextInt((int) Math.min(capacity, 2));
+        if (fork.lease(t, KeyOp.acquire(other)).decision(0).allowed()) {
+          assertThat(fork.serial(t, KeyOp.acquire(other)).allowed())
+              .as("another caller admitted at %d only because of the lease", t - grantAt)
+              .isTrue();
+        }
+      }
+      used++;
+      assertThat(fork.serial(t, KeyOp.acquire(1)).allowed())
+          .as(
+              "local answer %d of %d, %d ns into the lease, is one the owner admits",
+              used, leased, t - grantAt)
+          .isTrue();
+    }
+
+    // The return: when the holder's sweep finds it ended, or early (a newer lease replaced it).
+    long returnAt =
+        random.nextBoolean()
+            ? endsAt + (long) (random.nextDouble() * 20_000_000L)
+            : last + (long) (random.nextDouble() * Math.max(1, endsAt - last));
+    if (used < leased) {
+      fork.lease(returnAt, KeyOp.returnLease(leased - used, grantAt, endsAt - grantAt));
+    }
+
+    // From then on the leased state is never laxer: probes over the next windows.
+    long probe = Math.max(returnAt, last);
+    for (int i = 0; i < 16; i++) {
+      // Close together first (a rate algorithm's difference shows before its bucket refills),
+      // then across the next windows.
+      probe += (long) (random.nextDouble() * (i < 8 ? window / 50 : window / 3));
+      long q = 1 + random.nextInt((int) Math.min(capacity, 4));
+      Decision leasedPeek = fork.peekLeased(probe);
+      Decision serialPeek = fork.peekSerial(probe);
+      assertThat(leasedPeek.remaining())
+          .as("remaining %d ns after the grant", probe - grantAt)
+          .isLessThanOrEqualTo(serialPeek.remaining());
+      if (fork.lease(probe, KeyOp.acquire(q)).decision(0).allowed()) {
+        assertThat(fork.serial(probe, KeyOp.acquire(q)).allowed())
+            .as(
+                "%d permits %d ns after the grant admitted only on the leased side",
+                q, probe - grantAt)
+            .isTrue();
+      }
+    }
+  }
+
+  private static long shortestWindow(Policy shape) {
+    return shape.limits().stream().mapToLong(Limit::windowNanos).min().orElseThrow();
+  }
+
+  private static long gap(Random random, Policy shape, double pace) {
+    Limit first = shape.limits().get(0);
+    long meanGap = Math.max(1, first.windowNanos() / first.limit());
+    return random.nextInt(10) == 0
+        ? 0
+        : (long) (-Math.log(1 - random.nextDouble()) * meanGap * pace);
+  }
+
+  /** One key's state, forked: the leased side and the serial side. */
+  private static final class Fork {
+    final CompiledPolicy policy;
+    @Nullable StoredState serialState;
+    @Nullable StoredState leased;
+
+    Fork(CompiledPolicy policy) {
+      this.policy = policy;
+    }
+
+    Decision serial(long now, KeyOp op) {
+      KeyDecision.Result result = decide(serialState, now, op);
+      if (result.written() != null) {
+        serialState = result.written();
+      }
+      return result.outcome().decision(0);
+    }
+
+    KeyOutcome lease(long now, KeyOp op) {
+      KeyDecision.Result result = decide(leased, now, op);
+      if (result.written() != null) {
+        leased = result.written();
+      }
+      return result.outcome();
+    }
+
+    Decision peekLeased(long now) {
+      return decide(leased, now, KeyOp.peek()).outcome().decision(0);
+    }
+
+    Decision peekSerial(long now) {
+      return decide(serialState, now, KeyOp.peek()).outcome().decision(0);
+    }
+
+    private KeyDecision.Result decide(@Nullable StoredState state, long now, KeyOp op) {
+      return KeyDecision.decide(policy, state, fingerprint -> null, now, new KeyOp[] {op});
+    }
+  }
+}
