@@ -193,10 +193,26 @@ final class Permissiveness {
   /** Asserts that {@code candidate} admits nothing, ever, that {@code reference} would not. */
   static void assertNoMorePermissive(
       Subject subject, long[] candidate, long[] reference, long now, Random random, String what) {
-    LimiterAlgorithm plain = subject.plain();
-    for (long p : sizes(subject.capacity(), random)) {
-      long mine = earliest(plain, candidate, now, p, what + " (candidate)");
-      long theirs = earliest(plain, reference, now, p, what + " (reference)");
+    assertNoMorePermissive(subject, candidate, subject, reference, now, random, what);
+  }
+
+  /**
+   * Asserts that {@code candidate}, a state of {@code candidates}, admits no request, ever, that
+   * {@code reference}, a state of {@code references}, would not (requests up to the smaller
+   * capacity).
+   */
+  static void assertNoMorePermissive(
+      Subject candidates,
+      long[] candidate,
+      Subject references,
+      long[] reference,
+      long now,
+      Random random,
+      String what) {
+    long capacity = Math.min(candidates.capacity(), references.capacity());
+    for (long p : sizes(capacity, random)) {
+      long mine = earliest(candidates.plain(), candidate, now, p, what + " (candidate)");
+      long theirs = earliest(references.plain(), reference, now, p, what + " (reference)");
       assertThat(mine)
           .as(
               "%s: %d permits admitted by the candidate after %d ns, by the reference only after"
@@ -204,11 +220,12 @@ final class Permissiveness {
               what, p, mine, theirs)
           .isGreaterThanOrEqualTo(theirs);
     }
+    long horizon = Math.max(candidates.horizonNanos(), references.horizonNanos());
     for (int i = 0; i < 4; i++) {
-      long at = now + (long) (random.nextDouble() * 3 * subject.horizonNanos());
-      long p = 1 + (long) (random.nextDouble() * subject.capacity());
-      if (plain.apply(candidate.clone(), at, p).allowed()) {
-        assertThat(plain.apply(reference.clone(), at, p).allowed())
+      long at = now + (long) (random.nextDouble() * 3 * horizon);
+      long p = 1 + (long) (random.nextDouble() * capacity);
+      if (candidates.plain().apply(candidate.clone(), at, p).allowed()) {
+        assertThat(references.plain().apply(reference.clone(), at, p).allowed())
             .as("%s: %d permits at now + %d ns", what, p, at - now)
             .isTrue();
       }
@@ -296,14 +313,22 @@ final class Permissiveness {
     return " (states " + java.util.Arrays.toString(a) + " vs " + java.util.Arrays.toString(b) + ")";
   }
 
-  /** A random policy of one limit of any algorithm, or of two or three limits. */
-  static Policy randomPolicy(Random random, boolean countDenied) {
-    if (random.nextInt(3) == 0) {
+  /** Every algorithm's name, and "set" for policies of two or three limits. */
+  static List<String> kinds() {
+    List<String> kinds = new ArrayList<>();
+    for (Algorithm algorithm : Algorithm.values()) {
+      kinds.add(algorithm.wireName());
+    }
+    kinds.add("set");
+    return kinds;
+  }
+
+  /** A random policy of one of {@link #kinds()}. */
+  static Policy policy(Random random, String kind, boolean countDenied) {
+    if (kind.equals("set")) {
       return randomSet(random, 2 + random.nextInt(2), countDenied);
     }
-    Algorithm[] algorithms = Algorithm.values();
-    return AlgorithmPropertiesTest.randomPolicy(
-        random, algorithms[random.nextInt(algorithms.length)], countDenied);
+    return AlgorithmPropertiesTest.randomPolicy(random, Algorithm.fromWireName(kind), countDenied);
   }
 
   /** A random policy of {@code size} distinct limits, of any algorithms. */

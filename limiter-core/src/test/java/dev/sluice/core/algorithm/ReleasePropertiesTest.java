@@ -47,14 +47,14 @@ class ReleasePropertiesTest {
    */
   @Test
   void stampedRelease_everyAlgorithm_neverMorePermissiveThanForgettingTheAdmission() {
-    for (String kind : kinds()) {
+    for (String kind : Permissiveness.kinds()) {
       for (boolean countDenied : new boolean[] {false, true}) {
         Seeded.run(
             "stamped release, " + kind + (countDenied ? ", countDenied" : ""),
             CASES,
             seed -> {
               Random random = new Random(seed);
-              Subject subject = Subject.of(policy(random, kind, countDenied));
+              Subject subject = Subject.of(Permissiveness.policy(random, kind, countDenied));
               LimiterAlgorithm algorithm = subject.algorithm();
               List<Request> trace =
                   Permissiveness.randomTrace(random, subject.policy(), subject.capacity(), 150);
@@ -232,13 +232,13 @@ class ReleasePropertiesTest {
    */
   @Test
   void plainRelease_rightAfterAnAdmission_isItsExactUndo() {
-    for (String kind : kinds()) {
+    for (String kind : Permissiveness.kinds()) {
       Seeded.run(
           "prompt plain release, " + kind,
           CASES,
           seed -> {
             Random random = new Random(seed);
-            Subject subject = Subject.of(policy(random, kind, random.nextBoolean()));
+            Subject subject = Subject.of(Permissiveness.policy(random, kind, random.nextBoolean()));
             LimiterAlgorithm algorithm = subject.algorithm();
             long[] state = algorithm.newState();
             List<Event> counted = new ArrayList<>();
@@ -322,23 +322,6 @@ class ReleasePropertiesTest {
       }
     }
     return false;
-  }
-
-  /** Every algorithm's name, and "set" for policies of two or three limits. */
-  private static List<String> kinds() {
-    List<String> kinds = new ArrayList<>();
-    for (Algorithm algorithm : Algorithm.values()) {
-      kinds.add(algorithm.wireName());
-    }
-    kinds.add("set");
-    return kinds;
-  }
-
-  private static Policy policy(Random random, String kind, boolean countDenied) {
-    if (kind.equals("set")) {
-      return Permissiveness.randomSet(random, 2 + random.nextInt(2), countDenied);
-    }
-    return AlgorithmPropertiesTest.randomPolicy(random, Algorithm.fromWireName(kind), countDenied);
   }
 
   /**
