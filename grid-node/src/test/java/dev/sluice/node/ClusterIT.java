@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ClusterIT {
   private static final int LIMIT = 100;
+
   /**
    * Leases off: this test counts exact totals across a kill -9, and a lease parked in the killed
    * node would stay counted for the hour (LeaseClusterIT bounds the leased case).
@@ -36,6 +37,7 @@ class ClusterIT {
       "rules:\n  - name: it\n    algorithm: sliding_log\n    limit: "
           + LIMIT
           + "\n    window: 1h\n    leases: off\n";
+
   private static final Duration STARTUP = Duration.ofSeconds(120);
 
   private final List<NodeProcess> nodes = new ArrayList<>();

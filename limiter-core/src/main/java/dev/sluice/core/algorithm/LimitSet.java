@@ -2,6 +2,7 @@ package dev.sluice.core.algorithm;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Limit;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,11 +34,22 @@ import java.util.List;
  *
  * <h2>What the answer reports</h2>
  *
- * The binding limit's numbers: when admitted, the limit with the fewest permits left (on a tie, the
- * longer wait until full); when denied, the limit that denies for longest. {@code retryAfter} is
- * the longest wait of any limit, since every limit's answer only improves with waiting, all of them
- * admit once the slowest does. {@code resetAfter} is the longest of all (full capacity on every
- * limit), and {@code delay} (leaky_bucket) the longest any limit asks for.
+ * The binding limit's {@code limit}: when admitted, the limit with the fewest permits left (on a
+ * tie, the longer wait until full); when denied, the limit that denies for longest. {@code
+ * remaining} is the fewest permits any limit has left, admitted or denied: a request for more is
+ * denied by that limit, so no other number is honest (a denial used to report the longest denier's
+ * own count, which another limit could deny at once: 5 per minute with 3 taken and 3 per second
+ * with 3 taken answered a request for 3 with "remaining 2", and a request for 2 was denied). {@code
+ * retryAfter} is the longest wait of any limit, since every limit's answer only improves with
+ * waiting, all of them admit once the slowest does. {@code resetAfter} is the longest of all (full
+ * capacity on every limit), and {@code delay} (leaky_bucket) the longest any limit asks for.
+ *
+ * <p>With {@code countDenied} a denied request is counted by every limit, including the ones that
+ * admitted it, and their part of the wait is then the same request's on the state they now hold (a
+ * limit that had room may be full after counting the penalty). Each limit is asked that without
+ * counting it again, so the longest wait is still exact. (Before, a limit that had admitted
+ * reported no wait: 3 per 34 minutes and 2 per 1 ms, the second denying, answered retryAfter 1 ms
+ * though the first, now full, admitted nothing for minutes.)
  *
  * <h2>State</h2>
  *
@@ -47,12 +59,22 @@ import java.util.List;
  */
 public final class LimitSet implements LimiterAlgorithm {
   private final LimiterAlgorithm[] parts;
+
+  /** Each limit without {@code countDenied}: asks when a request fits without counting it. */
+  private final LimiterAlgorithm[] plainParts;
+
   private final boolean countDenied;
   private final long capacity;
 
-  LimitSet(List<LimiterAlgorithm> parts, boolean countDenied) {
-    if (parts.size() < 2) {
+  LimitSet(List<Limit> limits, boolean countDenied) {
+    if (limits.size() < 2) {
       throw new IllegalArgumentException("a limit set has at least two limits");
+    }
+    List<LimiterAlgorithm> parts = new ArrayList<>(limits.size());
+    this.plainParts = new LimiterAlgorithm[limits.size()];
+    for (int i = 0; i < limits.size(); i++) {
+      parts.add(LimiterAlgorithm.of(limits.get(i), countDenied));
+      plainParts[i] = LimiterAlgorithm.of(limits.get(i), false);
     }
     this.parts = parts.toArray(new LimiterAlgorithm[0]);
     this.countDenied = countDenied;
@@ -104,6 +126,21 @@ public final class LimitSet implements LimiterAlgorithm {
     }
     if (allowed || countDenied) {
       write(state, tried);
+      if (!allowed) {
+        // Penalised: the limits that admitted have counted the request too, so their wait is the
+        // same request's on the state they now hold (asked without counting it again).
+        for (int i = 0; i < parts.length; i++) {
+          if (decisions[i].allowed()) {
+            Decision again = plainParts[i].apply(tried[i].clone(), nowNanos, permits);
+            decisions[i] =
+                Decision.deny(
+                    decisions[i].limit(),
+                    decisions[i].remaining(),
+                    again.retryAfterNanos(),
+                    decisions[i].resetAfterNanos());
+          }
+        }
+      }
     } else {
       // The limits that admitted reported the state as if they had counted; nothing was counted.
       for (int i = 0; i < parts.length; i++) {
@@ -223,14 +260,19 @@ public final class LimitSet implements LimiterAlgorithm {
     return Decision.deny(peek.limit(), peek.remaining(), 0, peek.resetAfterNanos());
   }
 
-  /** The binding limit's answer, with the longest waits of all (see the class comment). */
+  /**
+   * The binding limit's answer, with the fewest permits left and the longest waits of all (see the
+   * class comment).
+   */
   private static Decision combine(Decision[] decisions) {
     boolean allowed = true;
+    long remaining = Long.MAX_VALUE;
     long retryAfter = 0;
     long resetAfter = 0;
     long delay = 0;
     for (Decision d : decisions) {
       allowed &= d.allowed();
+      remaining = Math.min(remaining, d.remaining());
       retryAfter = Math.max(retryAfter, d.retryAfterNanos());
       resetAfter = Math.max(resetAfter, d.resetAfterNanos());
       delay = Math.max(delay, d.delayNanos());
@@ -242,8 +284,8 @@ public final class LimitSet implements LimiterAlgorithm {
       }
     }
     return allowed
-        ? Decision.allowAfterDelay(binding.limit(), binding.remaining(), resetAfter, delay)
-        : Decision.deny(binding.limit(), binding.remaining(), retryAfter, resetAfter);
+        ? Decision.allowAfterDelay(binding.limit(), remaining, resetAfter, delay)
+        : Decision.deny(binding.limit(), remaining, retryAfter, resetAfter);
   }
 
   /** Whether {@code candidate} is the more binding of two limits' answers. */

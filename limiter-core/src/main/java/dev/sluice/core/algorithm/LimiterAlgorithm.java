@@ -3,8 +3,6 @@ package dev.sluice.core.algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * One algorithm, configured by a {@link Limit} (or a {@link Policy}'s several limits, as one {@link
@@ -130,11 +128,7 @@ public interface LimiterAlgorithm {
     if (policy.isSingle()) {
       return of(policy.only(), policy.countDenied());
     }
-    List<LimiterAlgorithm> parts = new ArrayList<>(policy.limits().size());
-    for (Limit limit : policy.limits()) {
-      parts.add(of(limit, policy.countDenied()));
-    }
-    return new LimitSet(parts, policy.countDenied());
+    return new LimitSet(policy.limits(), policy.countDenied());
   }
 
   /** The algorithm {@code limit} names, configured by it. */

@@ -63,6 +63,18 @@ import java.util.Arrays;
  * Long#MAX_VALUE}, where a sum cannot be subtracted from; a saturated running sum is never trusted
  * and the window is summed instead, so the decisions are those of summing every bucket, always.
  *
+ * <h2>Giving permits back</h2>
+ *
+ * A plain release takes the permits off the newest buckets that still overlap the trailing window,
+ * newest first: the permits a caller that was just admitted most likely holds. A stamped one
+ * ({@code admittedAt}) takes them off the bucket its admission was counted in, {@code
+ * floor(admittedAt / b)}, which is the exact undo while that bucket is in the ring. Once it has
+ * left the ring (its counts were cleared when the ring rolled past it, and it no longer overlaps
+ * any trailing window) forgetting the admission changes nothing, so nothing is freed. (Before this
+ * rule the release started at the oldest bucket of the ring instead and took a later request's
+ * permits: 2 per 10 s, N = 1, admitted at 1 s and at 25 s; returning the 1 s admission at 26 s
+ * freed the 25 s permit.)
+ *
  * <h2>What it trades away</h2>
  *
  * {@code 8 × (N + 5)} bytes per key (520 B at N = 60) instead of one timestamp per permit. Accuracy
@@ -252,14 +264,15 @@ public final class SlidingBuckets implements LimiterAlgorithm {
 
   /**
    * Takes the permits off the admission's bucket, then (had the clock stepped back, the admission
-   * counted in a later one) off the buckets after it, oldest first.
+   * counted in a later one) off the buckets after it, oldest first. An admission whose bucket has
+   * left the ring frees nothing (see "Giving permits back").
    */
   @Override
   public Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos) {
     Permits.check(permits, limit);
     long newest = state[NEWEST];
-    long from = Math.max(Math.floorDiv(admittedAtNanos, bucketNanos), newest - slots + 1);
-    long left = permits;
+    long from = Math.floorDiv(admittedAtNanos, bucketNanos);
+    long left = from > newest - slots ? permits : 0;
     for (long k = from; k <= newest && left > 0; k++) {
       int slot = slot(k);
       long taken = Math.min(left, state[slot]);

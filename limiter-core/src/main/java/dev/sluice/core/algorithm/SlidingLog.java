@@ -50,6 +50,34 @@ import dev.sluice.core.Limit;
  * the oldest): the log stays full of the newest attempts, so a client is limited until it has been
  * quiet for {@code W}.
  *
+ * <h2>Giving permits back</h2>
+ *
+ * A release removes entries: a plain one the newest live entries, a stamped one ({@code
+ * admittedAt}) the entries its admission appended, which are the oldest logged at or after {@code
+ * admittedAt}. Two things keep that from freeing more than forgetting the admission would:
+ *
+ * <ul>
+ *   <li>An admission at or before {@code now - W} has left the window, and its entries may already
+ *       be gone (an append drops expired entries): whatever is logged at or after {@code
+ *       admittedAt} now belongs to later requests, so nothing is freed. (Without this check a late
+ *       return freed a later request's entry: 3 per 10 s, admitted at 0 s and at 11 s, which
+ *       dropped the 0 s entry; returning the 0 s admission at 12 s removed the 11 s entry.)
+ *   <li>With {@code countDenied} a penalised denial evicts the oldest entries of a full ring while
+ *       they still count. Forgetting a later request would have left room for them, so removing its
+ *       entries would free what the history still counts. The ring cannot tell whether that
+ *       happened, but it can tell when it cannot have: live entries are pushed out only from a full
+ *       ring, and they are older than every entry still in it, so once the ring has room or its
+ *       oldest entry has expired, none that still counts is missing. In a full ring whose oldest
+ *       entry {@code h} is live, released entries are therefore moved to {@code h} rather than
+ *       removed: they stop counting when {@code h} leaves, never before the entries they may stand
+ *       for. A stamped release there gives back only entries stamped with the admission's own
+ *       instant: if its entries were pushed out themselves, the ones after them are other requests'
+ *       and stay. (Without it: 2 per 1 min, countDenied, 1 at 0 s, 1 at 1 s, a denial at 2 s evicts
+ *       the 0 s entry; returning the 1 s admission left only [2 s] where the history without it
+ *       counts [0 s, 2 s].) A release in a ring with room, or without {@code countDenied}, is
+ *       exact.
+ * </ul>
+ *
  * <h2>State</h2>
  *
  * {@code [head, size, ts_0 ... ts_(limit-1)]}: a ring of {@code limit} timestamps (epoch
@@ -159,43 +187,99 @@ public final class SlidingLog implements LimiterAlgorithm {
 
   /**
    * Removes the newest live entries, at most {@code permits} of them: the ones a caller that
-   * admitted permits a moment ago and did not use them most likely holds.
+   * admitted permits a moment ago and did not use them most likely holds (see "Giving permits
+   * back").
    */
   @Override
   public Decision release(long[] state, long nowNanos, long permits) {
     Permits.check(permits, limit);
     int head = (int) state[HEAD];
     int size = (int) state[SIZE];
-    long cutoff = NanoMath.saturatedSubtract(nowNanos, windowNanos);
+    long cutoff = cutoff(nowNanos);
     int live = 0;
     while (live < size && entry(state, head, size - 1 - live) > cutoff) {
       live++;
     }
-    state[SIZE] = size - Math.min(permits, live);
+    int removed = (int) Math.min(permits, live);
+    forget(state, size - removed, removed, cutoff);
     return apply(state, nowNanos, 0);
   }
 
   /**
    * Removes the oldest entries logged at or after the admission: the admission appended its entries
    * at that instant (or at the newest entry's, had the clock stepped back), and everything logged
-   * since came after them.
+   * since came after them. An admission that has left the window frees nothing (see "Giving permits
+   * back").
    */
   @Override
   public Decision release(long[] state, long nowNanos, long permits, long admittedAtNanos) {
     Permits.check(permits, limit);
+    long cutoff = cutoff(nowNanos);
+    if (admittedAtNanos > cutoff) {
+      int head = (int) state[HEAD];
+      int size = (int) state[SIZE];
+      int first = 0;
+      while (first < size && entry(state, head, first) < admittedAtNanos) {
+        first++;
+      }
+      int count = (int) Math.min(permits, size - first);
+      if (mayMissLiveEntries(state, cutoff)) {
+        count = 0;
+        while (count < permits
+            && first + count < size
+            && entry(state, head, first + count) == admittedAtNanos) {
+          count++;
+        }
+      }
+      forget(state, first, count, cutoff);
+    }
+    return apply(state, nowNanos, 0);
+  }
+
+  /**
+   * Whether penalties may have pushed out entries that still count: only under {@code countDenied},
+   * only from a full ring, and only while its oldest entry (newer than any pushed out) is live.
+   */
+  private boolean mayMissLiveEntries(long[] state, long cutoff) {
+    return countDenied && state[SIZE] == ringSize && entry(state, (int) state[HEAD], 0) > cutoff;
+  }
+
+  /**
+   * Entries at or before this instant have left the window: {@code now - W}, from the real now even
+   * when a newer entry is ahead of it (a lease's, logged at its expiry; a clock that stepped back),
+   * since each entry leaves at its own instant plus W.
+   */
+  private long cutoff(long nowNanos) {
+    return NanoMath.saturatedSubtract(nowNanos, windowNanos);
+  }
+
+  /**
+   * Forgets the {@code count} entries from the {@code first}-th oldest on, keeping the ring sorted:
+   * removes them, or, in a full ring under {@code countDenied} whose oldest entry is live (a
+   * penalty may have pushed out entries that still count), moves them to the oldest entry's
+   * instant.
+   */
+  private void forget(long[] state, int first, int count, long cutoff) {
+    if (count == 0) {
+      return;
+    }
     int head = (int) state[HEAD];
     int size = (int) state[SIZE];
-    int first = 0;
-    while (first < size && entry(state, head, first) < admittedAtNanos) {
-      first++;
+    long oldest = entry(state, head, 0);
+    if (mayMissLiveEntries(state, cutoff)) {
+      for (int i = first - 1; i >= 0; i--) {
+        state[HEADER + (head + i + count) % ringSize] = entry(state, head, i);
+      }
+      for (int i = 0; i < count; i++) {
+        state[HEADER + (head + i) % ringSize] = oldest;
+      }
+      return;
     }
-    int removed = (int) Math.min(permits, size - first);
-    // Shift the entries after the removed run down over it, keeping the ring sorted.
-    for (int i = first; i + removed < size; i++) {
-      state[HEADER + (head + i) % ringSize] = entry(state, head, i + removed);
+    // Shift the entries after the removed run down over it.
+    for (int i = first; i + count < size; i++) {
+      state[HEADER + (head + i) % ringSize] = entry(state, head, i + count);
     }
-    state[SIZE] = size - removed;
-    return apply(state, nowNanos, 0);
+    state[SIZE] = size - count;
   }
 
   /**

@@ -62,6 +62,29 @@ import java.math.BigInteger;
  * algorithms' counts fall out after a window or two), so a client that keeps hammering stays
  * limited, and stops being limited at most one window after it stops.
  *
+ * <h2>Giving permits back</h2>
+ *
+ * A plain release puts {@code p} permits back: the debt drops by {@code p·T}, to no less than zero,
+ * so the key never holds more than its capacity. The schedule does not remember when its permits
+ * came, so this is "tokens back in the bucket", not the undo of a particular admission.
+ *
+ * <p>A stamped release undoes an admission of {@code p} at {@code a}. Compare the key's debt with
+ * the debt it would have without that admission: at {@code a} the difference is exactly {@code
+ * p·T}; every later admission adds the same to both; draining takes the same from both until the
+ * smaller one reaches zero, so the difference shrinks only while that one is idle, at most {@code
+ * now - a} in all. So {@code p·T - (now - a)} is freed: exact for a return at the same instant,
+ * never more than forgetting the admission would free for a later one.
+ *
+ * <p>One more thing shrinks the difference: the penalty cap. A penalised request adds {@code
+ * min(debt + q·T, maxDebt)} (nothing at or above {@code maxDebt}), and where the key's debt is
+ * capped the smaller debt may reach the same cap, leaving no difference at all. A cap since {@code
+ * a} means the debt was at least {@code maxDebt} at some instant after {@code a}, so it is still at
+ * least {@code maxDebt - (now - a)} now; with {@code countDenied}, a debt that high frees nothing.
+ * (Without this rule: a token bucket of 10 per second, burst 10, countDenied, so {@code T = 100 ms}
+ * and {@code maxDebt = 2 s}; at 0 s, 1 then 9 admitted, then 10 and 1 denied and penalised: the
+ * debt is at its cap of 2 s, and it would be there without the first request too. Returning that
+ * request freed 100 ms the history without it still owes.)
+ *
  * <h2>State</h2>
  *
  * {@code [tatNanos, tatFraction]}: the TAT is {@code tatNanos + tatFraction / L} nanoseconds since
@@ -179,10 +202,9 @@ final class VirtualSchedule {
   }
 
   /**
-   * Gives back {@code permits} admitted at {@code admittedAtNanos}. Forgetting that admission would
-   * move the TAT back by {@code p·T}, less whatever idle time since then has absorbed: at most the
-   * time since the admission. So {@code p·T - (now - admittedAt)} is freed (never below zero, never
-   * more than the debt), which is exact for a prompt return and safe for a late one.
+   * Gives back {@code permits} admitted at {@code admittedAtNanos}: {@code p·T - (now -
+   * admittedAt)} of debt (never below zero, never more than the debt), or nothing where a penalty
+   * may have been capped since. See "Giving permits back".
    */
   Decision release(
       long[] state, long nowNanos, long permits, long admittedAtNanos, boolean reportDelay) {
@@ -190,7 +212,8 @@ final class VirtualSchedule {
     long since = Math.max(0, NanoMath.saturatedSubtract(nowNanos, admittedAtNanos));
     Span freed = times(permits);
     Span absorbed = new Span(since, 0);
-    if (permits > 0 && !debt.isZero() && freed.compareTo(absorbed) > 0) {
+    boolean mayHaveBeenCapped = countDenied && plus(debt, absorbed).compareTo(maxDebt) >= 0;
+    if (permits > 0 && !debt.isZero() && freed.compareTo(absorbed) > 0 && !mayHaveBeenCapped) {
       freed = minus(freed, absorbed);
       store(state, nowNanos, debt.compareTo(freed) > 0 ? minus(debt, freed) : Span.ZERO);
     }

@@ -181,6 +181,28 @@ class SlidingBucketsTest {
     assertThat(state[3]).as("running sum of %s", Arrays.toString(state)).isEqualTo(sum);
   }
 
+  @Test
+  void releaseAdmittedAt_bucketStillInTheRing_takesThePermitsOffIt() {
+    Timeline key = new Timeline(policy(2, Duration.ofSeconds(10), 1)); // b = 10 s, ring of 2
+    long admittedAt = key.at("1s").nowNanos();
+    key.take();
+    key.at("15s").take();
+    Decision released = key.algorithm.release(key.state, key.at("16s").nowNanos(), 1, admittedAt);
+    assertThat(released.remaining()).isEqualTo(1);
+  }
+
+  @Test
+  void releaseAdmittedAt_bucketThatLeftTheRing_freesNothing() {
+    Timeline key = new Timeline(policy(2, Duration.ofSeconds(10), 1)); // b = 10 s, ring of 2
+    long admittedAt = key.at("1s").nowNanos();
+    key.take();
+    key.at("25s").take(); // the ring now holds buckets [10, 20) and [20, 30)
+    Decision released = key.algorithm.release(key.state, key.at("26s").nowNanos(), 1, admittedAt);
+    // The 1 s admission no longer counts; the 25 s permit is someone else's.
+    assertThat(released.remaining()).isEqualTo(1);
+    assertThat(key.take(2).allowed()).isFalse();
+  }
+
   static Policy policy(long limit, Duration window, int buckets) {
     return Policy.builder()
         .algorithm(Algorithm.SLIDING_BUCKETS)

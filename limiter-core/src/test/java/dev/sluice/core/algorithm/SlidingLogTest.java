@@ -87,6 +87,45 @@ class SlidingLogTest {
     assertThat(log.fit(new long[0])).isEqualTo(log.newState());
   }
 
+  @Test
+  void releaseAdmittedAt_anAdmissionThatLeftTheWindow_freesNothing() {
+    Timeline key = new Timeline(policy(3, false));
+    key.at("0s").take();
+    key.at("11s").take(); // drops the 0 s entry: the log is [11 s]
+    Decision released = key.algorithm.release(key.state, key.at("12s").nowNanos(), 1, 0);
+    // Forgetting the 0 s admission changes nothing now; the 11 s entry is someone else's.
+    assertThat(released.remaining()).isEqualTo(2);
+    assertThat(key.take(3).allowed()).isFalse();
+  }
+
+  @Test
+  void releaseAdmittedAt_countDenied_penaltyPushedALiveEntryOut_movesTheEntryToTheOldest() {
+    Timeline key = new Timeline(policy(2, true));
+    key.at("0s").take();
+    long admittedAt = key.at("1s").nowNanos();
+    key.take();
+    assertThat(key.at("2s").take().allowed()).isFalse(); // logged, evicting the 0 s entry: [1, 2]
+    Decision released = key.algorithm.release(key.state, key.at("3s").nowNanos(), 1, admittedAt);
+    // Without the 1 s request the history counts [0 s, 2 s] (the 2 s one would have had room).
+    // The ring no longer knows 0 s, so the entry moves to the oldest it knows, 1 s: [1 s, 2 s].
+    assertThat(released.remaining()).isZero();
+    LimiterAlgorithm log = key.algorithm;
+    long origin = key.at("0s").nowNanos();
+    assertThat(log.apply(key.state.clone(), origin + seconds(11) - 1, 1).allowed()).isFalse();
+    assertThat(log.apply(key.state.clone(), origin + seconds(11), 1).allowed()).isTrue();
+  }
+
+  @Test
+  void release_countDenied_ringWithRoom_removesTheEntries() {
+    Timeline key = new Timeline(policy(3, true));
+    key.at("0s").take();
+    long admittedAt = key.at("1s").nowNanos();
+    key.take();
+    Decision released = key.algorithm.release(key.state, key.at("2s").nowNanos(), 1, admittedAt);
+    assertThat(released.remaining()).isEqualTo(2);
+    assertThat(key.algorithm.release(key.state, key.nowNanos(), 1).remaining()).isEqualTo(3);
+  }
+
   static Policy policy(long limit, boolean countDenied) {
     return Policy.builder()
         .algorithm(Algorithm.SLIDING_LOG)

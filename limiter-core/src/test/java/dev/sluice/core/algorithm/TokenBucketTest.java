@@ -80,6 +80,46 @@ class TokenBucketTest {
     assertThat(key.after(1).take(2).allowed()).isTrue();
   }
 
+  @Test
+  void releaseAdmittedAt_exactUndoAtTheSameInstant_lessLater() {
+    Timeline key = new Timeline(policy(10, Duration.ofSeconds(1), 5));
+    long admittedAt = key.at("0ms").nowNanos();
+    key.take(5);
+    // At once: the 5 tokens come back whole.
+    long[] atOnce = key.state.clone();
+    assertThat(key.algorithm.release(atOnce, admittedAt, 5, admittedAt).remaining()).isEqualTo(5);
+    // 250 ms later 2.5 tokens have refilled anyway, and without the admission the bucket would
+    // have been full all along: only 500 ms - 250 ms of debt is the admission's to free.
+    Decision late = key.algorithm.release(key.state, admittedAt + millis(250), 5, admittedAt);
+    assertThat(late.remaining()).isEqualTo(5);
+    assertThat(late.resetAfterNanos()).isZero();
+  }
+
+  @Test
+  void releaseAdmittedAt_countDenied_debtAtThePenaltyCap_freesNothing() {
+    Policy policy =
+        Policy.builder()
+            .algorithm(Algorithm.TOKEN_BUCKET)
+            .limit(10)
+            .window(Duration.ofSeconds(1))
+            .burst(10)
+            .countDenied(true)
+            .build();
+    Timeline key = new Timeline(policy); // T = 100 ms, tolerance 1 s, penalty cap 2 s
+    long admittedAt = key.at("0ms").nowNanos();
+    key.take(1);
+    key.take(9);
+    assertThat(key.take(10).allowed()).isFalse(); // debt 1 s -> 2 s, the cap
+    assertThat(key.take(1).allowed()).isFalse(); // at the cap: nothing added
+    // Without the first request: 0.9 s, then 1.9 s, then 2 s: the cap too. Nothing to free.
+    Decision released = key.algorithm.release(key.state, admittedAt, 1, admittedAt);
+    assertThat(released.resetAfterNanos()).isEqualTo(millis(2_000));
+    assertThat(key.peek().remaining()).isZero();
+    LimiterAlgorithm bucket = key.algorithm;
+    assertThat(bucket.apply(key.state.clone(), admittedAt + millis(1_100) - 1, 1).allowed())
+        .isFalse();
+  }
+
   static Policy policy(long limit, Duration window, long burst) {
     return Policy.builder()
         .algorithm(Algorithm.TOKEN_BUCKET)

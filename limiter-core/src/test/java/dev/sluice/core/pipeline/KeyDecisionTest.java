@@ -1,0 +1,92 @@
+package dev.sluice.core.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Algorithm;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Limit;
+import dev.sluice.core.Policy;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The decide step's handling of stored states: fit, carried over, or forgotten and counted. */
+class KeyDecisionTest {
+  private static final long MINUTE = Duration.ofMinutes(1).toNanos();
+  private static final long T0 = 29_395_000L * MINUTE; // epoch-aligned, November 2025
+
+  @Test
+  void decide_stateOfAnotherShape_isCarriedOverThroughTheFormerPolicysAdmissions() {
+    CompiledPolicy former = compiled(Algorithm.FIXED_WINDOW, 5, Duration.ofMinutes(1));
+    long[] values = former.algorithm().newState();
+    former.algorithm().apply(values, T0 + MINUTE / 2, 3);
+    StoredState stored = new StoredState(former.fingerprint(), values.clone());
+    CompiledPolicy policy = compiled(Algorithm.SLIDING_LOG, 5, Duration.ofMinutes(10));
+    long now = T0 + MINUTE + 1;
+
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            stored,
+            fp -> fp == former.fingerprint() ? former : null,
+            now,
+            new KeyOp[] {KeyOp.acquire(1)});
+
+    // The fixed window's 3 are placed at the last instant of their window and still count.
+    Decision decision = result.outcome().decision(0);
+    assertThat(decision.allowed()).isTrue();
+    assertThat(decision.remaining()).isEqualTo(1);
+    assertThat(result.forgotten()).isFalse();
+    long[] expected = KeyDecision.carryOver(former.algorithm(), values, policy.algorithm(), now);
+    policy.algorithm().apply(expected, now, 1);
+    assertThat(result.written()).isEqualTo(new StoredState(policy.fingerprint(), expected));
+    assertThat(result.untilFreshNanos()).isEqualTo(10 * MINUTE); // the newest entry is now
+  }
+
+  @Test
+  void decide_stateOfAnUnknownFormerPolicy_startsAfreshAndSaysSo() {
+    CompiledPolicy former = compiled(Algorithm.FIXED_WINDOW, 5, Duration.ofMinutes(1));
+    long[] values = former.algorithm().newState();
+    former.algorithm().apply(values, T0, 5);
+    CompiledPolicy policy = compiled(Algorithm.SLIDING_LOG, 5, Duration.ofMinutes(10));
+
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            new StoredState(former.fingerprint(), values),
+            fp -> null,
+            T0 + 1,
+            new KeyOp[] {KeyOp.acquire(1)});
+
+    assertThat(result.forgotten()).isTrue();
+    assertThat(result.outcome().decision(0).remaining()).isEqualTo(4);
+  }
+
+  @Test
+  void decide_singleLimitIntoASetContainingIt_theAdmittedStillCount() {
+    Limit perMinute = Limit.of(5, Duration.ofMinutes(1));
+    CompiledPolicy former = CompiledPolicy.of(new Policy(perMinute));
+    long[] values = former.algorithm().newState();
+    former.algorithm().apply(values, T0, 5);
+    CompiledPolicy policy =
+        CompiledPolicy.of(
+            new Policy(List.of(Limit.of(2, Duration.ofSeconds(1)), perMinute), false, false));
+
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            new StoredState(former.fingerprint(), values),
+            fp -> fp == former.fingerprint() ? former : null,
+            T0 + MINUTE / 2,
+            new KeyOp[] {KeyOp.acquire(1)});
+
+    Decision decision = result.outcome().decision(0);
+    assertThat(decision.allowed()).isFalse();
+    assertThat(decision.limit()).isEqualTo(5);
+  }
+
+  private static CompiledPolicy compiled(Algorithm algorithm, long limit, Duration window) {
+    return CompiledPolicy.of(
+        Policy.builder().algorithm(algorithm).limit(limit).window(window).build());
+  }
+}
