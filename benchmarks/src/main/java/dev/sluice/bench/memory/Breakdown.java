@@ -51,6 +51,8 @@ final class Breakdown {
   final Map<String, Long> parts = new LinkedHashMap<>();
   final Map<String, ClassHistogram.Entry> delta;
   final long histogramBytes;
+  final boolean valueHeapData;
+  final List<String> valueClasses;
 
   /**
    * @param keys the logical keys (what "per key" divides by)
@@ -70,6 +72,8 @@ final class Breakdown {
       List<String> valueClasses) {
     this.keys = keys;
     this.delta = delta;
+    this.valueHeapData = valueHeapData;
+    this.valueClasses = valueClasses;
     ORDER.forEach(part -> parts.put(part, 0L));
     long total = 0;
     for (Map.Entry<String, ClassHistogram.Entry> e : delta.entrySet()) {

@@ -362,6 +362,29 @@ public final class MemoryProbe {
             options.keys() / fillSeconds);
         if (options.idleCpuSeconds() > 0) {
           idleCpu(options.idleCpuSeconds());
+          // The same breakdown once the expiry task has had time to finish its passes: its
+          // cached iterators hold on to tables the expiry maps have outgrown.
+          Breakdown idle =
+              new Breakdown(
+                  ClassHistogram.take().minus(before),
+                  options.keys(),
+                  entries * copies,
+                  sizes.keyArrays * copies,
+                  sizes.valueArrays * copies,
+                  breakdown.valueHeapData,
+                  breakdown.valueClasses);
+          System.out.printf(
+              Locale.ROOT,
+              "after idling: histogram %.1f B per key, of it expiry table slots %.1f B%n",
+              idle.totalPerKey(),
+              idle.perKey(Breakdown.EXPIRY_TABLE));
+          System.out.printf(
+              Locale.ROOT,
+              "RESULT-AFTER-IDLE label=%s;members=%d;histPerKey=%.1f;%s%n",
+              options.label(),
+              options.members(),
+              idle.totalPerKey(),
+              idle.compact());
         }
         if (options.sweepCost()) {
           sweepCost(map, heapBefore);
@@ -616,6 +639,14 @@ public final class MemoryProbe {
         long wallNanos = System.nanoTime() - wall;
         double cpuSeconds = (processCpuNanos() - cpu - idleCpuPerNano * wallNanos) / 1e9;
         long entriesAfter = ownedEntries();
+        long backupsAfter = backupEntries();
+        Thread.sleep(2_000);
+        long backupsLater = backupEntries();
+        System.out.printf(
+            Locale.ROOT,
+            "  backup entries right after the sweep %,d, 2 s later %,d%n",
+            backupsAfter,
+            backupsLater);
         System.out.printf(
             Locale.ROOT,
             "sweep at %s: %d partitions, %,d -> %,d owned entries (%,d backups left), wall %.2f s,"
