@@ -81,4 +81,23 @@ class BucketTableTest {
     table = decide(table, "b", T0 + W).table();
     assertThat(BucketTable.untilAllFreshNanos(table, T0 + W, ALGORITHM, W)).isEqualTo(2 * W);
   }
+
+  @Test
+  void decide_randomTimeline_agreesWithOneStatePerKey() {
+    long seed = System.nanoTime();
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    java.util.Map<String, long[]> separate = new java.util.HashMap<>();
+    byte[] table = null;
+    long now = T0;
+    for (int i = 0; i < 5_000; i++) {
+      now += random.nextLong(W / 4);
+      String key = "k" + random.nextInt(20);
+      long[] state = separate.computeIfAbsent(key, k -> ALGORITHM.newState());
+      boolean expected = ALGORITHM.apply(state, now, 1).allowed();
+      BucketTable.Result result = decide(table, key, now);
+      assertThat(result.decision().allowed()).as("seed %d, step %d", seed, i).isEqualTo(expected);
+      table = result.table();
+      assertThat(BucketTable.count(table)).as("seed %d", seed).isLessThanOrEqualTo(20);
+    }
+  }
 }

@@ -39,9 +39,9 @@ class EncodingTest {
   }
 
   @Test
-  void tightState_oneMinuteWindow_takesSevenBytes_andRoundTrips() {
+  void tightState_tenMinuteWindowIn2026_takesSevenBytes_andRoundTrips() {
     long window = MemoryProbe.WINDOW_NANOS;
-    long[] state = {29_600_000L * window, 1, 0};
+    long[] state = {2_960_000L * window, 1, 0};
     byte[] bytes = TightState.encode(state, window);
     assertThat(bytes).hasSize(7);
     assertThat(TightState.decode(bytes, window)).containsExactly(state);
