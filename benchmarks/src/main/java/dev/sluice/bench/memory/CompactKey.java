@@ -19,8 +19,9 @@ import java.util.Arrays;
  * Hazelcast keeps each key as a {@code HeapData} (16 B) over a byte array (16 B header plus the
  * payload, rounded up to 8), so the 23-byte payload takes a 40-byte array and the 16-byte one a
  * 32-byte array: 8 B saved per copy for this key. A saving only shows when it crosses an 8-byte
- * boundary; for the probe's keys ({@code m0} to {@code m999999}) it always does. Note also that a
- * key of the same length but a longer subject ("mem|" is 4 of the 11 characters) would gain less.
+ * boundary; for the probe's keys ({@code m0} to {@code m999999}) it always does. What goes is the
+ * rule name, its separator and the String's 4-byte length (here 4 + 4 bytes) for one id byte, so a
+ * longer rule name saves more.
  *
  * <p>The subject is the rest of the serialized key, so it carries no length. That needs the input's
  * remaining byte count, which Hazelcast's array-backed input gives (its {@code skipBytes} stops at

@@ -22,7 +22,9 @@ enum KeyCodec {
    * A 64-bit hash of (rule id, subject) as a {@code Long}: 8 B of payload whatever the subject's
    * length. Two subjects whose hashes collide share one state, which only makes their answers
    * stricter (they count into one budget), never more permissive; at 10^6 active keys the chance of
-   * any collision is about 3 in 10^8.
+   * any collision is about 3 in 10^8. The hash here is not keyed, so someone who can choose
+   * subjects could search for one that collides with a victim's; a product version would use a
+   * keyed hash (SipHash with a cluster secret).
    */
   HASH64 {
     @Override

@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
  * for each store and candidate, and the per-part breakdown. The probes' own output goes to {@code
  * benchmarks/target/memory/<n>.log}.
  *
- * <p>Run from the repository root, after {@code ./mvnw -B -q -DskipTests package} (about 15 minutes
- * on 2 cores; {@code --only=a,b} runs the configurations whose names contain a or b):
+ * <p>Run from the repository root, after {@code ./mvnw -B -q -DskipTests package} (about 25 minutes
+ * on a busy 2-core VM; {@code --only=a,b} runs the configurations whose names contain a or b):
  *
  * <pre>
  * java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \

@@ -14,7 +14,8 @@
  * dev.sluice.bench.memory.StateCodec}, TTL on or off), {@link
  * dev.sluice.bench.memory.BucketProcessor} over {@link dev.sluice.bench.memory.BucketTable} (many
  * keys per entry), and the sweep that replaces the TTL ({@link dev.sluice.bench.memory.Sweeper},
- * {@link dev.sluice.bench.memory.SweepProcessor}).
+ * {@link dev.sluice.bench.memory.SweepProcessor}). {@link dev.sluice.bench.memory.ThroughputProbe}
+ * and {@link dev.sluice.bench.memory.BucketCostProbe} measure what the candidates cost in time.
  */
 @NullMarked
 package dev.sluice.bench.memory;
