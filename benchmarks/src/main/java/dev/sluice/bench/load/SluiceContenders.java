@@ -2,6 +2,8 @@ package dev.sluice.bench.load;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.MapConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.LocalMapStats;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Check;
@@ -10,6 +12,7 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.Sluice;
 import dev.sluice.core.grid.SluiceHazelcast;
 import java.lang.management.ManagementFactory;
@@ -49,6 +52,30 @@ final class SluiceContenders {
     RateLimiter limiter = sluice.limiter();
     BenchRule.ALL.forEach(r -> limiter.rules().put(r.rule()));
     return new LimiterContender(name, limiter, rule, sluice::close);
+  }
+
+  /**
+   * The same member with leases on or off ({@link GridRateLimiter.Options#withLeases}). On is the
+   * default ({@link Sluice#embedded} does the same): the member's limiter leases its hot keys from
+   * their owner, here the member itself (alone in its cluster it owns every key), and answers from
+   * the lease without an entry processor until it is spent or ends.
+   */
+  static Contender embedded(
+      String name, String clusterName, int port, BenchRule rule, boolean leases) {
+    Config config = BenchMembers.member(clusterName, port);
+    SluiceHazelcast.configure(config, TimeSource.system());
+    HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
+    GridRateLimiter limiter =
+        new GridRateLimiter(member, GridRateLimiter.Options.defaults().withLeases(leases));
+    BenchRule.ALL.forEach(r -> limiter.rules().put(r.rule()));
+    return new LimiterContender(
+        name,
+        limiter,
+        rule,
+        () -> {
+          limiter.close();
+          member.shutdown();
+        });
   }
 
   /**
