@@ -14,7 +14,6 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.metrics.MeteredRateLimiter;
-import dev.sluice.core.pipeline.StoredState;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -88,7 +87,7 @@ class GridLifecycleTest {
           .extracting(e -> ((InvalidPolicyException) e).field())
           .isEqualTo("cost");
       assertThat(limiter.peek("from-client", "c").remaining()).isEqualTo(2);
-      IMap<String, StoredState> states = client.getMap(SluiceHazelcast.STATE_MAP);
+      IMap<String, StateValue> states = client.getMap(SluiceHazelcast.STATE_MAP);
       assertThat(states.containsKey("from-client|c")).isFalse();
     }
   }

@@ -349,7 +349,8 @@ class SerializationTest {
 
   private static StoredState readState(String hex) throws Exception {
     return new StoredStateSerializer()
-        .read(SERIALIZATION.createObjectDataInput(HexFormat.of().parseHex(hex)));
+        .read(SERIALIZATION.createObjectDataInput(HexFormat.of().parseHex(hex)))
+        .toStored();
   }
 
   /**
