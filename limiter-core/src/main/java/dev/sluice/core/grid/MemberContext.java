@@ -189,13 +189,18 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
       return false;
     }
     try {
+      int shape = stored.fingerprint();
       CompiledPolicy writer = null;
-      Policy current = record.policy();
-      if (current != null && CompiledPolicy.fingerprint(current) == stored.fingerprint()) {
-        writer = book.resolve(PolicyRef.rule(rule));
+      if (record.policy() != null) {
+        CompiledPolicy current = book.resolve(PolicyRef.rule(rule));
+        // As KeyDecision takes it: the policy's own shape, or the one its states had before a
+        // rate algorithm's limit and burst were part of the fingerprint.
+        if (shape == current.fingerprint() || shape == current.compatibleFingerprint()) {
+          writer = current;
+        }
       }
-      if (writer == null || writer.fingerprint() != stored.fingerprint()) {
-        writer = formerPolicy(PolicyRef.rule(rule), stored.fingerprint());
+      if (writer == null) {
+        writer = formerPolicy(PolicyRef.rule(rule), shape);
       }
       if (writer == null) {
         return true;
