@@ -167,7 +167,7 @@ class StateSweeperTest {
   }
 
   /**
-   * The system clock, three members sweeping every 50 ms, sub-second and one-second windows: each
+   * The system clock, three members sweeping every 200 ms, sub-second and one-second windows: each
    * key is saturated, then left idle. Polled every few milliseconds, no key is ever missing before
    * the instant its state stops counting plus the margin, and every key is gone, owners and
    * backups, within the bound.
