@@ -1,12 +1,16 @@
 package dev.sluice.bench.load;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.grid.MemberContext;
 import dev.sluice.core.grid.Sluice;
 import dev.sluice.core.grid.SluiceHazelcast;
 import java.time.Duration;
@@ -38,6 +42,23 @@ final class SluiceContenders {
    */
   static Contender embedded(String name, String clusterName, int port, BenchRule rule) {
     Sluice sluice = Sluice.embedded(BenchMembers.member(clusterName, port));
+    RateLimiter limiter = sluice.limiter();
+    BenchRule.ALL.forEach(r -> limiter.rules().put(r.rule()));
+    return new LimiterContender(name, limiter, rule, sluice::close);
+  }
+
+  /**
+   * {@link #embedded} with the storage Sluice had before issue 21: a BINARY state map and a TTL on
+   * every write. The member does not advertise that it sweeps ({@code MemberContext}'s cleanup
+   * attribute), which keeps it on TTLs exactly as a cluster with a member of an earlier build is.
+   */
+  static Contender embeddedTtlStorage(String name, String clusterName, int port, BenchRule rule) {
+    Config config =
+        SluiceHazelcast.configure(
+            BenchMembers.member(clusterName, port), TimeSource.system(), InMemoryFormat.BINARY);
+    config.getMemberAttributeConfig().removeAttribute(MemberContext.CLEANUP_ATTRIBUTE);
+    HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
+    Sluice sluice = Sluice.of(member);
     RateLimiter limiter = sluice.limiter();
     BenchRule.ALL.forEach(r -> limiter.rules().put(r.rule()));
     return new LimiterContender(name, limiter, rule, sluice::close);
