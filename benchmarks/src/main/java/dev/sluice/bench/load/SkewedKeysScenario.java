@@ -22,6 +22,7 @@ final class SkewedKeysScenario implements Scenario {
           Contenders.bucket4jClient(Mode.DELAYING, 4),
           Contenders.redisLua(),
           Contenders.sluiceEmbedded(),
+          Contenders.sluiceEmbeddedTtlStorage(),
           Contenders.bucket4jEmbedded());
 
   @Override
