@@ -50,15 +50,16 @@ public final class MemoryReport {
 
   static final List<Config> CONFIGS =
       List.of(
-          // Like for like: today, the peers.
-          new Config("Sluice today (1 member)", "sluice --members=1"),
-          new Config("Sluice today (2 members, backup 1)", "sluice --members=2"),
+          // Like for like: Sluice as configured (since issue 21: OBJECT, StateValue, swept), the
+          // peers. The layout before issue 21 is "candidate path, today's encoding and TTL".
+          new Config("Sluice (1 member)", "sluice --members=1"),
+          new Config("Sluice (2 members, backup 1)", "sluice --members=2"),
           new Config("Bucket4j (1 member)", "bucket4j --members=1"),
           new Config("Bucket4j (2 members, backup 1)", "bucket4j --members=2"),
           new Config("Redis, PEXPIRE as the script sets it", "redis"),
           new Config("Redis, PEXPIRE line removed", "redis --no-expire"),
           // (b) record and map options, on the real path.
-          new Config("(b) Sluice, OBJECT format", "sluice --format=OBJECT"),
+          new Config("(b) Sluice, BINARY format", "sluice --format=BINARY"),
           new Config("(b) Sluice, per-entry stats on", "sluice --per-entry-stats"),
           new Config("(b) Sluice, cacheDeserializedValues ALWAYS", "sluice --cache-values=ALWAYS"),
           new Config("(b) Sluice, eviction LRU", "sluice --eviction=LRU"),
