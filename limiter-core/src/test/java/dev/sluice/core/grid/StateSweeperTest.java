@@ -109,6 +109,36 @@ class StateSweeperTest {
     }
   }
 
+  /**
+   * A rule whose window changed: its keys' states were written under the former policy, and a
+   * decision would carry them over, so the sweep judges them by the former policy. t=0 five
+   * admitted under 5 per 10 s, the rule becomes 5 per 100 ms; at t = 2 × 100 ms + 1 s the new
+   * policy would call the state fresh but the former does not, so it is kept; at t = 2 × 10 s + 1 s
+   * it goes.
+   */
+  @Test
+  void reshapedRule_statesJudgedByThePolicyThatWroteThem() throws Exception {
+    try (GridTestCluster cluster = GridTestCluster.startSweepingEvery(20, 1)) {
+      GridRateLimiter limiter = cluster.limiter(0);
+      limiter.rules().put(new Rule("reshaped", Policy.of(5, Duration.ofSeconds(10))));
+      for (int i = 0; i < 5; i++) {
+        assertThat(limiter.tryAcquire("reshaped", "k").allowed()).isTrue();
+      }
+      Policy shorter = Policy.of(5, Duration.ofMillis(100));
+      limiter.rules().put(new Rule("reshaped", shorter));
+      MemberContext member = MemberContext.of(cluster.members.get(0));
+      await(
+          "the member has the new rule", () -> shorter.equals(member.record("reshaped").policy()));
+
+      cluster.clock.advance(Duration.ofMillis(200 + MARGIN_MILLIS));
+      awaitPasses(cluster, 3);
+      assertThat(limiter.stateCount()).as("kept: the former 10 s window still counts").isEqualTo(1);
+
+      cluster.clock.advance(Duration.ofSeconds(20));
+      await("the reshaped key swept", () -> limiter.stateCount() == 0);
+    }
+  }
+
   /** Inline policies' keys name their policy only by a hash: they keep their TTL, unswept. */
   @Test
   void inlineStates_keepTheirTtl() throws Exception {
