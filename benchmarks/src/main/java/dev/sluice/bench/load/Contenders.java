@@ -55,6 +55,21 @@ public final class Contenders {
   }
 
   /**
+   * Sluice's embedded member with the state storage it had before issue 21, for a same-run
+   * comparison: values serialized in a BINARY map and a TTL on every write (a member that does not
+   * say it sweeps keeps every cluster member writing TTLs, as in a rolling upgrade).
+   */
+  public static ContenderSpec sluiceEmbeddedTtlStorage() {
+    String name = "Sluice embedded, storage before issue 21 (BINARY, TTL per entry)";
+    return ContenderSpec.driven(
+        name,
+        EMBEDDED,
+        (context, rule) ->
+            SluiceContenders.embeddedTtlStorage(
+                name, "bench-" + UUID.randomUUID(), ManagedProcess.freePort(), rule));
+  }
+
+  /**
    * Sluice's client SDK with leases on (its default) or off ({@link SluiceClient.Builder#leases}),
    * every other option its default, named {@code "Sluice client (leases on)"} or {@code "(leases
    * off)"}.

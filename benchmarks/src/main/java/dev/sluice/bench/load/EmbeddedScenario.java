@@ -38,6 +38,7 @@ final class EmbeddedScenario implements Scenario {
         List.of(
             Contenders.sluiceEmbedded(true),
             Contenders.sluiceEmbedded(false),
+            Contenders.sluiceEmbeddedTtlStorage(),
             Contenders.bucket4jEmbedded()));
     context.report().scenario(s);
     gridModes(context);

@@ -24,6 +24,7 @@ final class SkewedKeysScenario implements Scenario {
           Contenders.redisLua(),
           Contenders.sluiceEmbedded(true),
           Contenders.sluiceEmbedded(false),
+          Contenders.sluiceEmbeddedTtlStorage(),
           Contenders.bucket4jEmbedded());
 
   @Override

@@ -16,7 +16,6 @@ import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOutcome;
 import dev.sluice.core.pipeline.RuleBook;
-import dev.sluice.core.pipeline.StoredState;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,7 +58,7 @@ final class GridBackend implements Backend {
   private static final UUID UNKNOWN_OWNER = new UUID(0, 0);
 
   private final HazelcastInstance hazelcast;
-  private final IMap<String, StoredState> states;
+  private final IMap<String, StateValue> states;
   private final Partition[] partitionsById;
   private final GridRuleStore rules;
   private final @Nullable MemberContext localMember;

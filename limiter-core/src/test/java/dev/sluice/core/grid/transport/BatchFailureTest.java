@@ -29,8 +29,8 @@ import dev.sluice.core.StateKey;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridTestCluster;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.StateValue;
 import dev.sluice.core.pipeline.CompiledPolicy;
-import dev.sluice.core.pipeline.StoredState;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.time.Duration;
@@ -153,7 +153,7 @@ class BatchFailureTest {
     setup.rules().put(new Rule(POISON, poison));
     Policy slow = Policy.of(LIMIT, Duration.ofSeconds(78));
     setup.rules().put(new Rule(SLOW, slow));
-    IMap<String, StoredState> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
     interceptorId =
         states.addInterceptor(
             new InterceptStates(
@@ -669,7 +669,7 @@ class BatchFailureTest {
 
     @Override
     public Object interceptPut(Object oldValue, Object newValue) {
-      if (!(newValue instanceof StoredState state)) {
+      if (!(newValue instanceof StateValue state)) {
         return null;
       }
       if (state.fingerprint() == slowFingerprint) {
