@@ -12,6 +12,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.metrics.LeaseMetrics;
 import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.metrics.RecordsDecisions;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -136,6 +137,7 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
         delegate instanceof GridRateLimiter gridLimiter
             ? new GridConnection(gridLimiter, rules, builder.callTimeout, warmUpTimeout, registry)
             : null;
+    LeaseMetrics.bind(delegate, registry);
     if (connection != null && !builder.connectTimeout.isZero()) {
       connection.awaitConnected(builder.connectTimeout);
     }
