@@ -30,9 +30,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -195,6 +198,7 @@ public final class SluiceNode implements AutoCloseable {
     EnvoyFrontEnd envoy =
         EnvoyFrontEnd.load(settings.envoyConfig(), settings.rulesReloadInterval());
     boolean client = settings.mode() == NodeSettings.Mode.CLIENT;
+    requirePortsFree(settings, client);
     if (!client && settings.hasClientFailureSettings()) {
       LOG.warn(
           "failurePolicy, failurePolicies and callTimeout apply to client mode only; this member"
@@ -331,6 +335,36 @@ public final class SluiceNode implements AutoCloseable {
         settings.clusterName(),
         member.getCluster().getMembers().size());
     return node;
+  }
+
+  /**
+   * Fails with the one-line error of {@link #portInUse} if a port this node will listen on is taken
+   * now, before the member or Jetty try it: they log their own ERROR with a stack trace before
+   * throwing, which would come before our message and bury it. (A port taken between this check and
+   * the bind still fails the start with our message, after theirs.)
+   */
+  private static void requirePortsFree(NodeSettings settings, boolean client) {
+    Map<Setting, Integer> ports = new LinkedHashMap<>();
+    if (!client) {
+      ports.put(Setting.MEMBER_PORT, settings.memberPort());
+    }
+    ports.put(Setting.RLS_PORT, settings.rlsPort());
+    ports.put(Setting.REST_PORT, settings.restPort());
+    ports.forEach(
+        (setting, port) -> {
+          if (port == 0) {
+            return; // any free port (REST), or off (Envoy)
+          }
+          try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true); // as the member and Jetty bind: TIME_WAIT is no conflict
+            probe.bind(new InetSocketAddress(settings.bindAddress(), port), 1);
+          } catch (BindException e) {
+            RuntimeException failure = new UncheckedIOException(e);
+            throw portInUse(failure, setting, port, settings).orElseThrow(() -> failure);
+          } catch (IOException e) {
+            // Not a taken port: the bind itself will say what is wrong.
+          }
+        });
   }
 
   /**
