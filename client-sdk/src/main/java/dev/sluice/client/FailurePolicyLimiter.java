@@ -222,7 +222,8 @@ final class FailurePolicyLimiter implements RateLimiter {
 
   /** A call with no local answer: the grid's within the timeout, or GridUnavailableException. */
   private <T> T withoutLocalAnswer(String operation, TimedCall<T> call) {
-    if (breaker.isOpen()) {
+    // Like a decision, it may be the breaker's probe: a peek can find the grid back.
+    if (!breaker.tryPass()) {
       throw new GridUnavailableException(
           "the grid is unreachable; " + operation + " has no local answer");
     }

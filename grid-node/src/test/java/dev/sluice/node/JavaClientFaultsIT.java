@@ -77,11 +77,11 @@ class JavaClientFaultsIT {
           // Exact, and an hour long: every admission of the test counts against one budget.
           + "  - name: exact\n    algorithm: sliding_log\n    limit: "
           + EXACT_LIMIT
-          + "\n    window: 1h\n    leases: off\n"
+          + "\n    window: 1h\n    leases: \"off\"\n"
           + "  - name: rate\n    algorithm: gcra\n    limit: 200\n    window: 1s\n    burst: 20\n"
-          + "    leases: off\n"
+          + "    leases: \"off\"\n"
           + "  - name: window\n    algorithm: fixed_window\n    limit: 150\n    window: 10s\n"
-          + "    leases: off\n";
+          + "    leases: \"off\"\n";
 
   private static final Map<String, Integer> KEYS_PER_RULE =
       Map.of("exact", 6, "rate", 3, "window", 6);
