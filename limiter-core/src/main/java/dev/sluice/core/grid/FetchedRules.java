@@ -34,8 +34,9 @@ import org.jspecify.annotations.Nullable;
  * hangs it waited for Hazelcast's invocation timeout, seconds, before the batch's own call timeout
  * even started. {@link #fetch} never blocks: it answers a future, completed at once when every copy
  * is fresh, otherwise when the reads land (on the Hazelcast callback executor). A caller with a
- * deadline waits for that future within it. Concurrent batches share one read per rule. When a read
- * of a rule fails and an older copy exists, the older copy stands in: the batch then goes to the
+ * deadline waits for that future within it; a batch waits only for a rule never copied here (an old
+ * copy answers while it is read again). Concurrent batches share one read per rule. When a read of
+ * a rule fails and an older copy exists, the older copy stands in: the batch then goes to the
  * owners, which decide with their own copies, or fails there as the grid does.
  */
 final class FetchedRules {
@@ -75,14 +76,19 @@ final class FetchedRules {
 
   /**
    * Makes a copy of every rule in {@code names} known here; completes when {@link #resolve} can
-   * answer for each, or fails as the read of a rule never copied before fails.
+   * answer for each, or fails as the read of a rule never copied before fails. A copy older than a
+   * second is read again in the background and answers meanwhile: only a rule never copied here
+   * makes a batch wait for a read.
    */
   CompletableFuture<Void> fetch(Set<String> names) {
     List<CompletableFuture<Void>> pending = null;
     long now = nanoClock.getAsLong();
     for (String name : names) {
       Copy copy = copies.get(name);
-      if (copy != null && now - copy.fetchedAtNanos() <= FRESH_NANOS) {
+      if (copy != null) {
+        if (now - copy.fetchedAtNanos() > FRESH_NANOS) {
+          read(name); // in the background: the old copy stands in meanwhile
+        }
         continue;
       }
       if (pending == null) {
