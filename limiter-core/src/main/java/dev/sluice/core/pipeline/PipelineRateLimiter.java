@@ -139,11 +139,24 @@ public class PipelineRateLimiter implements RateLimiter {
     return await(tryAcquireAllAsync(checks));
   }
 
-  /** {@inheritDoc} An invalid batch throws at once, with nothing counted. */
+  /**
+   * {@inheritDoc} A batch that is invalid in itself throws at once, with nothing counted; so does
+   * one whose rules this runtime knows here (every rule, on a member). Where it must read rules
+   * first (a client), it never waits for them on the caller's thread: the answer follows the read,
+   * and a rule that turns out unknown fails the returned future, still with nothing counted.
+   */
   @Override
   public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    Grouped batch = group(checks, true, true, true);
-    return execute(batch).thenApply(batch::decisions);
+    CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks));
+    if (known.isDone() && !known.isCompletedExceptionally()) {
+      Grouped batch = group(checks, true, true, true);
+      return execute(batch).thenApply(batch::decisions);
+    }
+    return known.thenCompose(
+        ignored -> {
+          Grouped batch = group(checks, true, true, true);
+          return execute(batch).thenApply(batch::decisions);
+        });
   }
 
   @Override
@@ -152,6 +165,7 @@ public class PipelineRateLimiter implements RateLimiter {
     if (mode == BatchMode.EACH) {
       return BatchOutcome.each(tryAcquireAll(checks));
     }
+    await(backend.fetchRules(ruleNames(checks)));
     Grouped batch = group(checks, true, true, false);
     List<KeyOutcome> outcomes = await(backend.executeAll(batch.commands()));
     List<Decision> decisions = batch.decisions(outcomes);
@@ -203,26 +217,78 @@ public class PipelineRateLimiter implements RateLimiter {
     return backend.execute(command(check, KeyOp.release(check.permits()))).decision(0);
   }
 
+  /**
+   * {@link #release(Check)}, waiting at most {@code timeout} for the owner's answer.
+   *
+   * @throws TimeoutException if none came in time; the permits may still be given back
+   */
+  public Decision release(Check check, Duration timeout) throws TimeoutException {
+    precheck(check, false);
+    return backend
+        .execute(command(check, KeyOp.release(check.permits())), timeout.toNanos())
+        .decision(0);
+  }
+
   @Override
   public Decision peek(PolicyRef ref, String key) {
+    return backend.execute(peekCommand(ref, key)).decision(0);
+  }
+
+  /**
+   * {@link #peek}, waiting at most {@code timeout} for the owner's answer.
+   *
+   * @throws TimeoutException if none came in time
+   */
+  public Decision peek(PolicyRef ref, String key, Duration timeout) throws TimeoutException {
+    return backend.execute(peekCommand(ref, key), timeout.toNanos()).decision(0);
+  }
+
+  /** {@link #peek}, answered when the owner answers; a bad argument throws at once. */
+  public CompletableFuture<Decision> peekAsync(PolicyRef ref, String key) {
+    return backend.executeAsync(peekCommand(ref, key)).thenApply(outcome -> outcome.decision(0));
+  }
+
+  private static KeyCommand peekCommand(PolicyRef ref, String key) {
     Objects.requireNonNull(ref, "ref");
     StateKey.checkSubject(key);
-    return backend.execute(KeyCommand.of(ref, key, KeyOp.peek())).decision(0);
+    return KeyCommand.of(ref, key, KeyOp.peek());
   }
 
   @Override
   public void reset(PolicyRef ref, String key) {
+    await(resetAsync(ref, key));
+  }
+
+  /**
+   * {@link #reset}, waiting at most {@code timeout} for the rule's check and the owner.
+   *
+   * @throws TimeoutException if they did not answer in time; the key may still be reset
+   */
+  public void reset(PolicyRef ref, String key, Duration timeout) throws TimeoutException {
+    awaitWithin(resetAsync(ref, key), timeout.toNanos());
+  }
+
+  /**
+   * {@link #reset}, done when the key is reset. A bad argument throws at once; an unknown rule
+   * fails the future (where the rules are elsewhere, knowing that takes a read).
+   */
+  public CompletableFuture<Void> resetAsync(PolicyRef ref, String key) {
     Objects.requireNonNull(ref, "ref");
     StateKey.checkSubject(key);
-    // A typo must not look like a reset: an unknown rule is an error here too.
-    if (backend.policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
-      throw new UnknownRuleException(named.rule());
-    }
     String stateKey = ref.stateKey(key);
-    if (leases != null) {
-      leases.forget(stateKey);
-    }
-    backend.reset(stateKey);
+    return backend
+        .fetchRules(ref instanceof PolicyRef.Named named ? Set.of(named.rule()) : Set.of())
+        .thenCompose(
+            known -> {
+              // A typo must not look like a reset: an unknown rule is an error here too.
+              if (backend.policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
+                throw new UnknownRuleException(named.rule());
+              }
+              if (leases != null) {
+                leases.forget(stateKey);
+              }
+              return backend.reset(stateKey);
+            });
   }
 
   @Override
@@ -257,12 +323,44 @@ public class PipelineRateLimiter implements RateLimiter {
    */
   public List<Decision> tryAcquireAll(List<Check> checks, Duration timeout)
       throws TimeoutException {
-    long timeoutNanos = Objects.requireNonNull(timeout, "timeout").toNanos();
+    long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
+    CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks));
+    awaitWithin(known, left(deadline));
     Grouped batch = group(checks, true, true, true);
-    if (batch.commands().size() == 1) {
-      return batch.decisions(List.of(backend.execute(batch.commands().get(0), timeoutNanos)));
+    if (batch.commands().isEmpty()) {
+      return batch.decisions(List.of());
     }
-    return batch.decisions(awaitWithin(execute(batch), timeoutNanos));
+    long leftNanos = left(deadline);
+    if (leftNanos <= 0) {
+      throw new TimeoutException("the rules were read, but no time was left to send the batch");
+    }
+    if (batch.commands().size() == 1) {
+      return batch.decisions(List.of(backend.execute(batch.commands().get(0), leftNanos)));
+    }
+    return batch.decisions(awaitWithin(execute(batch), leftNanos));
+  }
+
+  /** The time left until {@code deadlineNanos} ({@code System.nanoTime}), at least 0. */
+  private static long left(long deadlineNanos) {
+    return Math.max(0, deadlineNanos - System.nanoTime());
+  }
+
+  /**
+   * The rules a batch names, for {@link Backend#fetchRules}. Checks were validated when they were
+   * built; a null among them is refused here, before anything is read.
+   */
+  private static Set<String> ruleNames(List<Check> checks) {
+    Check.requireAll(checks);
+    Set<String> names = null;
+    for (Check check : checks) {
+      if (check.ref() instanceof PolicyRef.Named named) {
+        if (names == null) {
+          names = new HashSet<>(4);
+        }
+        names.add(named.rule());
+      }
+    }
+    return names == null ? Set.of() : names;
   }
 
   // ---------------------------------------------------------------- internals

@@ -44,6 +44,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -490,6 +491,7 @@ class BatchFailureTest {
     // One lane per member, so a later batch to this owner reuses the lane of the failed one.
     GridRateLimiter limiter =
         cluster.limiter(sender, GridRateLimiter.Options.defaults().withLanesPerMember(1));
+    readRulesFirst(limiter, prefix);
     List<String> subjects = new ArrayList<>();
     for (int i = 0; subjects.size() < NORMAL_KEYS; i++) {
       String subject = prefix + "-" + i;
@@ -505,6 +507,30 @@ class BatchFailureTest {
       awaitClientKnowsOwners(keys);
     }
     return new Batch(limiter, subjects, poisoned);
+  }
+
+  /**
+   * A client reads the rules a batch names before it sends the batch, asynchronously, and only the
+   * first time (FetchedRules): read them now, so that the batches under test leave at once and
+   * queue on their lane as the timelines above say, not behind a read held up by the gate.
+   */
+  private static void readRulesFirst(GridRateLimiter limiter, String prefix)
+      throws InterruptedException {
+    CompletableFuture<List<Decision>> reads =
+        limiter
+            .tryAcquireAllAsync(
+                List.of(
+                    Check.of(RULE, prefix + "-rules", 0),
+                    Check.of(SLOW, prefix + "-rules", 0),
+                    Check.of(POISON, prefix + "-rules", 0)))
+            .toCompletableFuture();
+    try {
+      reads.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException refused) {
+      // The poison rule's state is refused by the interceptor: the rules were read all the same.
+    } catch (TimeoutException e) {
+      throw new AssertionError("the rules were not read within 10 s", e);
+    }
   }
 
   /** A batch of keys on one owner (see {@link #batch}) and the limiter that sends it. */
