@@ -5,6 +5,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -53,20 +54,29 @@ final class CoalescingLimiter implements TimedLimiter.Forwarding {
   @Override
   public Decision tryAcquire(Check check) {
     try {
-      return coalescer.decide(check.stateKey(), check, TimeUnit.DAYS.toNanos(1));
+      return tryAcquire(check, TimeUnit.DAYS.toNanos(1));
     } catch (TimeoutException e) {
       throw new IllegalStateException("no answer", e);
     }
   }
 
+  /**
+   * A check a lease held here can answer is answered at once: coalescing shares a round trip, and a
+   * lease answer has none, so queueing it behind the key's flight would only make hot keys, the
+   * ones leases are for, wait on each other (docs/client.md, "Leases").
+   */
   @Override
   public Decision tryAcquire(Check check, long timeoutNanos) throws TimeoutException {
-    return coalescer.decide(check.stateKey(), check, timeoutNanos);
+    Decision leased = delegate.tryAcquireFromLease(check);
+    return leased != null ? leased : coalescer.decide(check.stateKey(), check, timeoutNanos);
   }
 
   @Override
   public CompletionStage<Decision> tryAcquireAsync(Check check) {
-    return coalescer.decideAsync(check.stateKey(), check);
+    Decision leased = delegate.tryAcquireFromLease(check);
+    return leased != null
+        ? CompletableFuture.completedFuture(leased)
+        : coalescer.decideAsync(check.stateKey(), check);
   }
 
   @Override

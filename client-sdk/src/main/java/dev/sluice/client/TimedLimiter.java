@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link RateLimiter} whose synchronous calls can also be waited for at most a given time: what
@@ -45,6 +46,14 @@ interface TimedLimiter extends RateLimiter {
 
   /** {@link #reset(PolicyRef, String)}, waiting at most {@code timeoutNanos}. */
   void reset(PolicyRef ref, String key, long timeoutNanos) throws TimeoutException;
+
+  /**
+   * The answer a lease held here gives {@code check} without a round trip, or null (nothing was
+   * counted): only a pipeline limiter that holds leases has one.
+   */
+  default @Nullable Decision tryAcquireFromLease(Check check) {
+    return null;
+  }
 
   /** {@code limiter} itself if it is one, else the adapter that fits it. */
   static TimedLimiter of(RateLimiter limiter) {
@@ -108,6 +117,11 @@ interface TimedLimiter extends RateLimiter {
 
   /** The pipeline's own timed calls: the caller waits on the invocation's future. */
   record Pipeline(PipelineRateLimiter delegate) implements Forwarding {
+    @Override
+    public @Nullable Decision tryAcquireFromLease(Check check) {
+      return delegate.tryAcquireFromLease(check);
+    }
+
     @Override
     public Decision tryAcquire(Check check, long timeoutNanos) throws TimeoutException {
       return delegate.tryAcquire(check, Duration.ofNanos(timeoutNanos));

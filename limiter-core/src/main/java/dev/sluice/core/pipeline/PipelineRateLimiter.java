@@ -118,6 +118,20 @@ public class PipelineRateLimiter implements RateLimiter {
   }
 
   /**
+   * The answer {@link #tryAcquire} would give from a live lease of the check's key, taking its
+   * permits, or null when no lease can answer (the owner must decide; nothing was counted). For a
+   * decorator in front of this limiter whose own work only pays for a round trip: the client's
+   * per-key coalescing makes concurrent calls on a hot key wait for each other, which a lease
+   * answer, a few compare-and-sets here, does not need.
+   *
+   * @throws InvalidPolicyException as {@link #tryAcquire} would, before anything is counted
+   */
+  public @Nullable Decision tryAcquireFromLease(Check check) {
+    precheck(check, false);
+    return fromLease(check, check.stateKey());
+  }
+
+  /**
    * {@inheritDoc} A request that is wrong in itself (a cost above a known capacity) or a closed
    * limiter throws at once, as the synchronous call would; what the deciding step refuses fails the
    * returned future.
