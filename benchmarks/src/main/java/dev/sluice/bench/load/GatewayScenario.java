@@ -19,6 +19,10 @@ import java.util.Optional;
  *
  * <p>envoyproxy/ratelimit itself (Go, with Redis) has a row that says why it did not run: the
  * harness cannot start it ({@link #peerAbsence}).
+ *
+ * <p>Run it alone with {@code benchmarks/run.sh --no-build --only S8 --doc
+ * benchmarks/target/s8/benchmarks-s8.md} (about 2 minutes; the {@code --quick} run includes it in
+ * about 7 s), after {@code ./mvnw -q -DskipTests package}.
  */
 final class GatewayScenario implements Scenario {
   static final String GROUP = "gateway";
