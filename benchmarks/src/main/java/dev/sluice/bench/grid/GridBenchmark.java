@@ -45,8 +45,8 @@ import org.HdrHistogram.Histogram;
  * by the grid (limits are set so both mostly allow, so both do the same write work).
  *
  * <p>Leases are off in every mode: this benchmark measures the way to the key's owner (the load
- * harness measures leases). The BINARY member also runs its main modes through the public-API
- * transport, to show what the internal one buys.
+ * harness measures leases). With {@code --public-api} the BINARY member also runs its modes through
+ * the public-API transport, to show what the internal one buys (docs/grid.md).
  *
  * <p>Modes: synchronous calls (Sluice direct {@code executeOnKey}, Sluice batched, Bucket4j), and
  * asynchronous calls with {@value #IN_FLIGHT_PER_THREAD} in flight per thread (128 in all). Latency
@@ -57,7 +57,7 @@ import org.HdrHistogram.Histogram;
  * <pre>
  * ./mvnw -q -pl benchmarks -am compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
  * java -cp benchmarks/target/classes:limiter-core/target/classes:$(cat benchmarks/target/cp.txt) \
- *     dev.sluice.bench.grid.GridBenchmark [--quick] [--memory] [--keys=1000000]
+ *     dev.sluice.bench.grid.GridBenchmark [--quick] [--memory] [--keys=1000000] [--public-api]
  * </pre>
  *
  * {@code --quick} runs each mode for a second (a smoke run for CI); {@code --memory} measures bytes
@@ -71,6 +71,9 @@ public final class GridBenchmark {
 
   /** {@code --only=TEXT} runs only the modes whose name contains TEXT. */
   private static String ONLY = "";
+
+  /** {@code --public-api}: also every Sluice mode through the public-API transport. */
+  private static boolean PUBLIC_API = false;
 
   private final Duration warmup;
   private final Duration measure;
@@ -92,6 +95,8 @@ public final class GridBenchmark {
         quick = true;
       } else if (arg.equals("--memory")) {
         memory = true;
+      } else if (arg.equals("--public-api")) {
+        PUBLIC_API = true;
       } else if (arg.startsWith("--only=")) {
         ONLY = arg.substring("--only=".length());
       } else if (arg.startsWith("--keys=")) {
@@ -197,7 +202,9 @@ public final class GridBenchmark {
     modes.addAll(sluiceModes(direct, batched, keys, tag));
 
     if (format == SluiceHazelcast.DEFAULT_STATE_FORMAT) {
-      modes.addAll(publicApiModes(member, options, keys, tag, resources));
+      if (PUBLIC_API) {
+        modes.addAll(publicApiModes(member, options, keys, tag, resources));
+      }
       IMap<String, byte[]> bucketMap = member.getMap("bucket4j.state");
       // An expire-after-write TTL like the one Sluice sets on every state write, so both pay for
       // Hazelcast's per-entry expiry bookkeeping (the load harness configures Bucket4j the same).
