@@ -75,6 +75,11 @@ final class CoalescingLimiter implements RateLimiter {
   }
 
   @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    return delegate.releasePermit(ref, key, permitId);
+  }
+
+  @Override
   public Decision peek(PolicyRef ref, String key) {
     return delegate.peek(ref, key);
   }

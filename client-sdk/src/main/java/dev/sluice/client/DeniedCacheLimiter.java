@@ -123,6 +123,12 @@ final class DeniedCacheLimiter implements RateLimiter {
   }
 
   @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    cache.invalidate(ref.stateKey(key));
+    return delegate.releasePermit(ref, key, permitId);
+  }
+
+  @Override
   public Decision peek(PolicyRef ref, String key) {
     return delegate.peek(ref, key);
   }
@@ -153,6 +159,9 @@ final class DeniedCacheLimiter implements RateLimiter {
   }
 
   private @Nullable Decision lookup(Check check) {
+    if (check.waits()) {
+      return null; // the grid may book it within its wait: a cached denial says nothing of that
+    }
     Decision denied = cache.lookup(check.stateKey(), check.permits());
     if (denied != null) {
       metrics.deniedCache.increment();
@@ -198,15 +207,20 @@ final class DeniedCacheLimiter implements RateLimiter {
     }
   }
 
+  /**
+   * Whether a denial of {@code check} must not be cached: its policy counts denials, or limits
+   * permits in flight (any holder's release frees them before the denial's retry-after, which only
+   * tells when they would expire), or cannot be told here.
+   */
   private boolean countsDenied(Check check) {
     if (check.ref() instanceof PolicyRef.Inline inline) {
-      return inline.policy().countDenied();
+      return inline.policy().countDenied() || inline.policy().inFlight();
     }
     try {
       return rules
           .find(((PolicyRef.Named) check.ref()).rule())
           .map(Rule::policy)
-          .map(policy -> policy.countDenied())
+          .map(policy -> policy.countDenied() || policy.inFlight())
           .orElse(true);
     } catch (RuntimeException e) {
       return true; // cannot tell: do not cache

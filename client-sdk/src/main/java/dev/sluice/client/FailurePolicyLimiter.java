@@ -206,6 +206,15 @@ final class FailurePolicyLimiter implements RateLimiter {
   }
 
   /**
+   * @throws GridUnavailableException while the grid is known to be away: the permit is the grid's
+   */
+  @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    requireGrid("release");
+    return delegate.releasePermit(ref, key, permitId);
+  }
+
+  /**
    * @throws GridUnavailableException while the grid is known to be away: a peek has no local answer
    */
   @Override

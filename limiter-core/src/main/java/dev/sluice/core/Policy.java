@@ -74,6 +74,17 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
     }
     limits = List.copyOf(limits);
     for (int i = 0; i < limits.size(); i++) {
+      if (limits.get(i).algorithm().inFlight() && limits.size() > 1) {
+        throw new InvalidPolicyException(
+            "limits[" + i + "].algorithm",
+            "concurrency limits permits in flight and must be the policy's only limit");
+      }
+    }
+    if (countDenied && limits.get(0).algorithm().inFlight()) {
+      throw new InvalidPolicyException(
+          "countDenied", "concurrency holds no penalty: a denied acquire holds no permit");
+    }
+    for (int i = 0; i < limits.size(); i++) {
       for (int j = 0; j < i; j++) {
         if (limits.get(i).equals(limits.get(j))) {
           throw new InvalidPolicyException(
@@ -134,6 +145,11 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
   /** The window of the policy's one limit (see {@link #only()}). */
   public Duration window() {
     return only().window();
+  }
+
+  /** Whether this policy limits permits in flight (its one limit is {@code concurrency}). */
+  public boolean inFlight() {
+    return limits.get(0).algorithm().inFlight();
   }
 
   /** The window of the policy's one limit, in nanoseconds (see {@link #only()}). */

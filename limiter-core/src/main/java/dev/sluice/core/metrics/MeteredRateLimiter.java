@@ -134,6 +134,11 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   }
 
   @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    return delegate.releasePermit(ref, key, permitId);
+  }
+
+  @Override
   public Decision peek(PolicyRef ref, String key) {
     return delegate.peek(ref, key);
   }

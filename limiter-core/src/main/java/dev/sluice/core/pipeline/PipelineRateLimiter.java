@@ -152,6 +152,13 @@ public class PipelineRateLimiter implements RateLimiter {
     if (mode == BatchMode.EACH) {
       return BatchOutcome.each(tryAcquireAll(checks));
     }
+    for (int i = 0; i < checks.size(); i++) {
+      if (checks.get(i) != null && checks.get(i).waits()) {
+        // Its give-back is the exact undo of an admission now; a booking ahead is not one.
+        throw new InvalidPolicyException(
+            "checks[" + i + "].maxWait", "an all-or-nothing batch does not wait");
+      }
+    }
     Grouped batch = group(checks, true, true, false);
     List<KeyOutcome> outcomes = await(backend.executeAll(batch.commands()));
     List<Decision> decisions = batch.decisions(outcomes);
@@ -201,6 +208,19 @@ public class PipelineRateLimiter implements RateLimiter {
   public Decision release(Check check) {
     precheck(check, false);
     return backend.execute(command(check, KeyOp.release(check.permits()))).decision(0);
+  }
+
+  @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    Objects.requireNonNull(ref, "ref");
+    StateKey.checkSubject(key);
+    CompiledPolicy policy = backend.policyOf(ref, false);
+    if (policy != null && !policy.policy().inFlight()) {
+      throw new InvalidPolicyException(
+          "permitId",
+          "only a concurrency rule holds permit ids; release a count of permits instead");
+    }
+    return backend.execute(KeyCommand.of(ref, key, KeyOp.releasePermit(permitId))).decision(0);
   }
 
   @Override
@@ -273,7 +293,8 @@ public class PipelineRateLimiter implements RateLimiter {
 
   /** The answer from a live lease of the check's key, or null: ask the owner. */
   private @Nullable Decision fromLease(Check check, String stateKey) {
-    return leases == null ? null : leases.answer(check, stateKey);
+    // A check that may wait is booked by the owner, never answered from a lease.
+    return leases == null || check.waits() ? null : leases.answer(check, stateKey);
   }
 
   /** One acquire on its way to the owner, asking for a lease if its key is hot here. */
@@ -300,6 +321,9 @@ public class PipelineRateLimiter implements RateLimiter {
 
   /** An acquire of {@code check}, with a request for a lease when its key is hot here. */
   private KeyOp acquireOp(Check check, String stateKey) {
+    if (check.waits()) {
+      return KeyOp.acquire(check.permits(), check.maxWait().toNanos());
+    }
     long wanted = leases == null ? 0 : leases.wanted(check, stateKey);
     return wanted == 0
         ? KeyOp.acquire(check.permits())
@@ -392,7 +416,7 @@ public class PipelineRateLimiter implements RateLimiter {
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
       String stateKey = check.stateKey();
-      if (holder != null) {
+      if (holder != null && !check.waits()) {
         answered[i] = holder.answer(check, stateKey);
         if (answered[i] != null) {
           continue;
@@ -401,14 +425,14 @@ public class PipelineRateLimiter implements RateLimiter {
       }
       Group group = byKey.computeIfAbsent(stateKey, key -> new Group(key, check.ref()));
       group.indexes.add(i);
-      group.ops.add(KeyOp.acquire(check.permits()));
+      group.ops.add(KeyOp.acquire(check.permits(), check.maxWait().toNanos()));
     }
     List<Group> groups = new ArrayList<>(byKey.values());
     List<KeyCommand> commands = new ArrayList<>(groups.size());
     for (Group group : groups) {
       long want = wanted.getOrDefault(group.stateKey, 0L);
-      if (want > 0) {
-        int last = group.ops.size() - 1;
+      int last = group.ops.size() - 1;
+      if (want > 0 && group.ops.get(last).maxWaitNanos() == 0) {
         group.ops.set(
             last,
             KeyOp.acquireWithLease(group.ops.get(last).permits(), want, holder.wantedLeaseNanos()));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
+import dev.sluice.core.test.RateAlgorithms;
 import dev.sluice.core.test.Seeds;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -85,7 +86,7 @@ class AlgorithmPropertiesTest {
    */
   @Test
   void everyAlgorithm_randomTraces_boundHoldsAndDelaysAreTight() {
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       Seeds.run(
           algorithm.wireName(),
           CASES,
@@ -106,7 +107,7 @@ class AlgorithmPropertiesTest {
    */
   @Test
   void everyAlgorithm_afterUntilFresh_decidesAsAFreshState() {
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       Seeds.run(
           algorithm.wireName() + " untilFresh",
           CASES,
@@ -259,7 +260,7 @@ class AlgorithmPropertiesTest {
    */
   @Test
   void everyAlgorithm_clockStepsBack_delaysStillExactFromTheRealNow() {
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       Seeds.run(
           algorithm.wireName() + " clock back",
           CASES / 2,
@@ -288,8 +289,8 @@ class AlgorithmPropertiesTest {
    */
   @Test
   void everyAlgorithm_fitOfAnyOtherPolicysState_givesAStateThatKeepsEveryInvariant() {
-    for (Algorithm from : Algorithm.values()) {
-      for (Algorithm to : Algorithm.values()) {
+    for (Algorithm from : RateAlgorithms.values()) {
+      for (Algorithm to : RateAlgorithms.values()) {
         Seeds.run(
             from.wireName() + " -> " + to.wireName(),
             3,
@@ -318,7 +319,7 @@ class AlgorithmPropertiesTest {
 
   @Test
   void everyAlgorithm_acquireN_isNTimesAcquireOne_andRemainingIsExact() {
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       Seeds.run(
           algorithm + " acquire(n)",
           CASES,
@@ -353,7 +354,7 @@ class AlgorithmPropertiesTest {
 
   @Test
   void everyAlgorithm_peeksAndPlainDenials_changeNothing() {
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       Seeds.run(
           algorithm + " peek",
           CASES,
@@ -380,7 +381,7 @@ class AlgorithmPropertiesTest {
 
   @Test
   void everyAlgorithm_countDenied_neverAdmitsWhatThePlainPolicyDenies() {
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       Seeds.run(
           algorithm + " countDenied",
           CASES,
@@ -412,7 +413,7 @@ class AlgorithmPropertiesTest {
 
   @Test
   void everyAlgorithm_countDenied_aClientThatKeepsHammeringStaysLimited() {
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       Policy.Builder builder =
           Policy.builder().algorithm(algorithm).limit(10).window(Duration.ofSeconds(10));
       LimiterAlgorithm plain = LimiterAlgorithm.of(builder.build());
