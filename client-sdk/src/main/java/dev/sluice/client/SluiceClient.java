@@ -14,6 +14,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.metrics.LeaseMetrics;
 import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.metrics.RecordsDecisions;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -119,6 +120,7 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
             : null;
     this.registry = builder.meterRegistry;
     this.head = MeteredRateLimiter.wrap(deniedCache != null ? deniedCache : chain, registry);
+    LeaseMetrics.bind(delegate, registry);
     this.unlisten = GridSupport.listenToRules(delegate, rules);
     GridSupport.warmUp(delegate, builder.connectTimeout);
   }

@@ -199,7 +199,7 @@ public final class LoadDriver {
         long after = System.nanoTime();
         latency.recordValue(Math.min(after - now, HIGHEST_TRACKABLE_NANOS));
         counts[outcome.ordinal()]++;
-        if (tally != null && outcome == Outcome.ALLOWED) {
+        if (tally != null && outcome.admitted()) {
           tally.record(key, clock.epochNanos(now), clock.epochNanos(after));
         }
         done++;

@@ -8,6 +8,16 @@ public enum Outcome {
   DENIED,
   /** Denied without a network hop, by a client-side cache (Sluice's denied-until cache). */
   DENIED_LOCALLY,
+  /**
+   * Admitted without a network hop, from a lease the key's owner granted (Sluice's leases): counted
+   * at the owner when it was granted, and an admission like any other for the exactness tally.
+   */
+  ALLOWED_LOCALLY,
   /** The call failed: an exception, a timeout, an unexpected HTTP status. */
-  ERROR
+  ERROR;
+
+  /** Whether the request was admitted, by the limiter or from a lease. */
+  public boolean admitted() {
+    return this == ALLOWED || this == ALLOWED_LOCALLY;
+  }
 }

@@ -31,7 +31,7 @@ public record RoundResult(
 
   /** Admissions per second over the round. */
   public double admittedPerSecond() {
-    return perSecond(count(Outcome.ALLOWED));
+    return perSecond(count(Outcome.ALLOWED) + count(Outcome.ALLOWED_LOCALLY));
   }
 
   private double perSecond(long count) {

@@ -19,10 +19,10 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
-import dev.sluice.core.algorithm.SlidingWindow;
-import dev.sluice.core.grid.GridState;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.grid.Sluice;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.pipeline.CompiledPolicy;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.RemoteBucketBuilder;
@@ -101,9 +101,9 @@ public final class MemoryProbe {
    */
   static final Policy POLICY = Policy.of(1_000, Duration.ofMinutes(10));
 
-  static final SlidingWindow ALGORITHM = new SlidingWindow(POLICY);
+  static final LimiterAlgorithm ALGORITHM = LimiterAlgorithm.of(POLICY);
   static final long WINDOW_NANOS = POLICY.windowNanos();
-  static final int FINGERPRINT = GridState.fingerprint(POLICY);
+  static final int FINGERPRINT = CompiledPolicy.fingerprint(POLICY);
   static final String CANDIDATE_MAP = "mem.candidate";
 
   /** The sweep's margin against clock differences between members, as the TTL's extra second. */
@@ -315,7 +315,9 @@ public final class MemoryProbe {
                 sizes.valueArrays * copies,
                 options.store().equals("bucket4j") || options.format() == InMemoryFormat.BINARY,
                 List.of(
-                    "dev.sluice.core.grid.GridState", "[J", "dev.sluice.bench.memory.TightState"));
+                    "dev.sluice.core.pipeline.StoredState",
+                    "[J",
+                    "dev.sluice.bench.memory.TightState"));
         double heapPerKey = (heapAfter - heapBefore) / (double) options.keys();
         System.out.printf(
             Locale.ROOT,

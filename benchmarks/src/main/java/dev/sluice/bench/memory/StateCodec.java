@@ -1,21 +1,21 @@
 package dev.sluice.bench.memory;
 
-import dev.sluice.core.grid.GridState;
+import dev.sluice.core.pipeline.StoredState;
 import org.jspecify.annotations.Nullable;
 
 /** How a candidate stores a sliding_window state ({@code long[] {start, current, previous}}). */
 enum StateCodec {
-  /** Today's value: {@link GridState} with its policy fingerprint, Sluice's own serializer. */
+  /** Today's value: {@link StoredState} with its policy fingerprint, Sluice's own serializer. */
   GRIDSTATE {
     @Override
     Object encode(long[] state) {
-      return new GridState(MemoryProbe.FINGERPRINT, state);
+      return new StoredState(MemoryProbe.FINGERPRINT, state);
     }
 
     @Override
     long @Nullable [] decode(Object stored) {
-      GridState s = (GridState) stored;
-      return s.fingerprint() == MemoryProbe.FINGERPRINT ? s.state().clone() : null;
+      StoredState s = (StoredState) stored;
+      return s.fingerprint() == MemoryProbe.FINGERPRINT ? s.values().clone() : null;
     }
   },
   /** {@link TightState}: 7 bytes, written raw by its own serializer (for BINARY maps). */

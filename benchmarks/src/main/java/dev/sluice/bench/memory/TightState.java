@@ -7,7 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 
 /**
- * Candidate (d): a sliding_window state in 7 bytes instead of {@code GridState}'s 13, as a value
+ * Candidate (d): a sliding_window state in 7 bytes instead of {@code StoredState}'s 13, as a value
  * type whose serializer writes nothing but those bytes.
  *
  * <pre>
@@ -16,12 +16,12 @@ import java.io.IOException;
  * </pre>
  *
  * For a window of one or ten minutes in 2026 the index is 29.6 or 2.96 million, four varint bytes
- * either way; a count under 128 takes one. What it leaves out is {@code GridState}'s 4-byte policy
- * fingerprint and its length byte: the design that uses it moves the policy's identity into the key
- * (a rule id that changes when the rule's window or algorithm does, see {@link CompactKey}), so a
- * state never has to be checked against the policy it was written under. With a String key the
- * fingerprint would have to stay, and 4 more bytes put the serialized value over the 16-byte
- * payload that fits a 32-byte array: no saving at all (docs/memory.md).
+ * either way; a count under 128 takes one. What it leaves out is {@code StoredState}'s 4-byte
+ * policy fingerprint and its length byte: the design that uses it moves the policy's identity into
+ * the key (a rule id that changes when the rule's window or algorithm does, see {@link
+ * CompactKey}), so a state never has to be checked against the policy it was written under. With a
+ * String key the fingerprint would have to stay, and 4 more bytes put the serialized value over the
+ * 16-byte payload that fits a 32-byte array: no saving at all (docs/memory.md).
  *
  * <p>The serialized form (a {@code HeapData} payload of 8 + 7 = 15 bytes, a 32-byte array) is what
  * a BINARY map stores. In an OBJECT map the stored object would be this wrapper plus its array, so

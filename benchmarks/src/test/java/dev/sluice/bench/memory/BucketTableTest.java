@@ -3,7 +3,7 @@ package dev.sluice.bench.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Policy;
-import dev.sluice.core.algorithm.SlidingWindow;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** Candidate (e)'s table, as timelines on a 2-per-second sliding window. */
 class BucketTableTest {
   private static final Policy POLICY = Policy.of(2, Duration.ofSeconds(1));
-  private static final SlidingWindow ALGORITHM = new SlidingWindow(POLICY);
+  private static final LimiterAlgorithm ALGORITHM = LimiterAlgorithm.of(POLICY);
   private static final long W = POLICY.windowNanos();
   private static final long T0 = 1_800_000_000L * 1_000_000_000L; // a window start
 

@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * Refused requests (an unknown rule, a cost above the capacity) are not decisions and count
- * nothing. Releases, peeks and resets pass through unrecorded.
+ * nothing. Releases, peeks and resets pass through unrecorded. A limiter that holds leases also
+ * gets its {@link LeaseMetrics}.
  */
 public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
 
@@ -48,6 +49,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
             .description("Time to decide a check or a batch of checks")
             .publishPercentileHistogram()
             .register(registry);
+    LeaseMetrics.bind(delegate, registry);
   }
 
   /**

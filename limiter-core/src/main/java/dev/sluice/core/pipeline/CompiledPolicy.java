@@ -13,22 +13,31 @@ import dev.sluice.core.algorithm.LimiterAlgorithm;
  *
  * <h2>Fingerprint</h2>
  *
- * A 32-bit hash of each limit's (algorithm, window, and buckets for sliding_buckets), in order.
- * Counts taken under one window mean nothing under another, so a stored state whose fingerprint is
- * not the policy's is carried over from the policy that wrote it ({@link KeyDecision}); a changed
- * limit or burst keeps the fingerprint and the algorithm's {@code fit} adapts the counters. For a
- * policy of one limit the hash is the one stored states have carried since the first release, so
- * they keep their meaning across an upgrade.
+ * A 32-bit hash of each limit's (algorithm, window, buckets for sliding_buckets, and limit and
+ * burst for the rate algorithms), in order. Counts taken under one window mean nothing under
+ * another, so a stored state whose fingerprint is not the policy's is carried over from the policy
+ * that wrote it ({@link KeyDecision}). A window algorithm's changed limit keeps the fingerprint:
+ * its counts mean the same under any limit, and {@code fit} keeps them. A rate algorithm's state is
+ * a debt in nanoseconds of its own {@code T = window / limit}: kept under a lower rate it would
+ * stand for fewer permits than were admitted (gcra 10 per second with 10 admitted, changed to 1 per
+ * second, would let 9 more in at once), so its limit and burst are part of its shape and a change
+ * carries the state over in permits.
+ *
+ * <p>Before the rate algorithms' limit and burst were part of it, their states carried the {@link
+ * #compatibleFingerprint}: such a state, written before an upgrade, is still taken as the policy's
+ * own (as it was then).
  */
 public final class CompiledPolicy {
   private final Policy policy;
   private final LimiterAlgorithm algorithm;
   private final int fingerprint;
+  private final int compatibleFingerprint;
 
   private CompiledPolicy(Policy policy) {
     this.policy = policy;
     this.algorithm = LimiterAlgorithm.of(policy);
     this.fingerprint = fingerprint(policy);
+    this.compatibleFingerprint = hash(policy, false);
   }
 
   public static CompiledPolicy of(Policy policy) {
@@ -45,6 +54,14 @@ public final class CompiledPolicy {
 
   public int fingerprint() {
     return fingerprint;
+  }
+
+  /**
+   * The fingerprint states of this policy were written with before a rate algorithm's limit and
+   * burst were part of it; the same as {@link #fingerprint()} for the window algorithms.
+   */
+  public int compatibleFingerprint() {
+    return compatibleFingerprint;
   }
 
   /**
@@ -82,6 +99,10 @@ public final class CompiledPolicy {
 
   /** The fingerprint of the shape of {@code policy}'s state; see the class comment. */
   public static int fingerprint(Policy policy) {
+    return hash(policy, true);
+  }
+
+  private static int hash(Policy policy, boolean rates) {
     int hash = 0;
     for (int i = 0; i < policy.limits().size(); i++) {
       Limit limit = policy.limits().get(i);
@@ -89,6 +110,9 @@ public final class CompiledPolicy {
       one = one * 31 + Long.hashCode(limit.windowNanos());
       if (limit.algorithm() == Algorithm.SLIDING_BUCKETS) {
         one = one * 31 + limit.buckets();
+      }
+      if (rates && limit.algorithm().hasBurst()) {
+        one = (one * 31 + Long.hashCode(limit.limit())) * 31 + Long.hashCode(limit.burst());
       }
       hash = i == 0 ? one : hash * 961 + one;
     }

@@ -131,11 +131,17 @@ public final class LeaseHolder {
     }
   }
 
-  /** Requests on one key in the current and the last interval. */
+  /**
+   * Requests on one key in the current and the last interval, and whether a request that asks for a
+   * lease is on its way (one at a time per key: when a lease runs out under many threads, one of
+   * them brings the next, the others are decided at the owner without parking more permits).
+   */
   private static final class Heat {
     long intervalStart;
     int current;
     int last;
+    boolean asking;
+    long askedAt;
   }
 
   /**
@@ -192,9 +198,12 @@ public final class LeaseHolder {
       }
       h.current++;
       seen = Math.max(h.last, h.current);
-    }
-    if (seen < HOT_REQUESTS) {
-      return 0;
+      // An ask whose answer was lost (a timeout) stops blocking the next after one interval.
+      if (seen < HOT_REQUESTS || (h.asking && now - h.askedAt < INTERVAL_NANOS)) {
+        return 0;
+      }
+      h.asking = true;
+      h.askedAt = now;
     }
     return Math.min(MAX_WANTED, seen + seen / 2) * Math.max(1, check.permits());
   }
@@ -205,11 +214,17 @@ public final class LeaseHolder {
   }
 
   /**
-   * Keeps the lease granted with operation {@code index} of {@code outcome}, if any; {@code
-   * sentAtNanos} is {@link #now()} just before the request went out. A lease it replaces is given
-   * back with the next {@link #takeReturns}.
+   * Keeps the lease granted with operation {@code index} of {@code outcome}, if any: the answer to
+   * a request that {@link #wanted} a lease; {@code sentAtNanos} is {@link #now()} just before it
+   * went out. A lease it replaces is given back with the next {@link #takeReturns}.
    */
   public void keep(Check check, String stateKey, KeyOutcome outcome, int index, long sentAtNanos) {
+    Heat h = heat.get(stateKey);
+    if (h != null) {
+      synchronized (h) {
+        h.asking = false;
+      }
+    }
     long permits = outcome.leased(index);
     if (permits <= 0) {
       return;

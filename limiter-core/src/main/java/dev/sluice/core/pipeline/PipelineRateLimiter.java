@@ -305,7 +305,7 @@ public class PipelineRateLimiter implements RateLimiter {
       long sentAtNanos,
       @Nullable LeaseHolder leases) {
     Decision answer(KeyOutcome outcome) {
-      if (leases != null) {
+      if (leases != null && command.ops()[0].leasePermits() > 0) {
         leases.keep(check, stateKey, outcome, 0, sentAtNanos);
       }
       return outcome.decision(0);
@@ -378,7 +378,7 @@ public class PipelineRateLimiter implements RateLimiter {
         Group group = groups.get(g);
         KeyOutcome outcome = outcomes.get(g);
         int last = group.indexes.size() - 1;
-        if (leases != null) {
+        if (leases != null && group.ops.get(last).leasePermits() > 0) {
           leases.keep(
               checks.get(group.indexes.get(last)), group.stateKey, outcome, last, sentAtNanos);
         }
@@ -421,7 +421,7 @@ public class PipelineRateLimiter implements RateLimiter {
         if (answered[i] != null) {
           continue;
         }
-        wanted.put(stateKey, holder.wanted(check, stateKey));
+        wanted.merge(stateKey, holder.wanted(check, stateKey), Math::max);
       }
       Group group = byKey.computeIfAbsent(stateKey, key -> new Group(key, check.ref()));
       group.indexes.add(i);

@@ -43,6 +43,73 @@ class KeyDecisionTest {
     assertThat(result.untilFreshNanos()).isEqualTo(10 * MINUTE); // the newest entry is now
   }
 
+  /**
+   * gcra 10 per second, burst 9, with 10 admitted: changed to 1 per second, the debt of 1 s (ten
+   * permits at the old 100 ms) would stand for one permit at the new 1 s and let 9 more in. The
+   * limit is part of a rate algorithm's shape, so the state is carried over in permits instead.
+   */
+  @Test
+  void decide_rateAlgorithmWhoseLimitWasLowered_admitsNothingTheNewRuleWouldNot() {
+    for (Algorithm algorithm : List.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET)) {
+      CompiledPolicy former =
+          CompiledPolicy.of(
+              Policy.builder()
+                  .algorithm(algorithm)
+                  .limit(10)
+                  .window(Duration.ofSeconds(1))
+                  .burst(algorithm == Algorithm.GCRA ? 9 : 10)
+                  .build());
+      long[] values = former.algorithm().newState();
+      assertThat(former.algorithm().apply(values, T0, 10).allowed()).isTrue();
+      CompiledPolicy lowered =
+          CompiledPolicy.of(
+              Policy.builder()
+                  .algorithm(algorithm)
+                  .limit(1)
+                  .window(Duration.ofSeconds(1))
+                  .burst(algorithm == Algorithm.GCRA ? 9 : 10)
+                  .build());
+      assertThat(lowered.fingerprint()).isNotEqualTo(former.fingerprint());
+
+      KeyDecision.Result result =
+          KeyDecision.decide(
+              lowered,
+              new StoredState(former.fingerprint(), values),
+              fp -> fp == former.fingerprint() ? former : null,
+              T0 + 1,
+              new KeyOp[] {KeyOp.acquire(1)});
+
+      assertThat(result.outcome().decision(0).allowed()).as(algorithm.wireName()).isFalse();
+    }
+  }
+
+  /** A rate algorithm's state written before its limit was part of the fingerprint is still its. */
+  @Test
+  void decide_rateStateOfTheCompatibleFingerprint_isThePolicysOwn() {
+    CompiledPolicy policy =
+        CompiledPolicy.of(
+            Policy.builder()
+                .algorithm(Algorithm.GCRA)
+                .limit(10)
+                .window(Duration.ofSeconds(1))
+                .build());
+    assertThat(policy.compatibleFingerprint()).isNotEqualTo(policy.fingerprint());
+    long[] values = policy.algorithm().newState();
+    policy.algorithm().apply(values, T0, 5);
+
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            new StoredState(policy.compatibleFingerprint(), values),
+            fp -> null,
+            T0,
+            new KeyOp[] {KeyOp.peek()});
+
+    assertThat(result.forgotten()).isFalse();
+    assertThat(result.outcome().decision(0).remaining())
+        .isEqualTo(policy.algorithm().apply(values.clone(), T0, 0).remaining());
+  }
+
   @Test
   void decide_stateOfAnUnknownFormerPolicy_startsAfreshAndSaysSo() {
     CompiledPolicy former = compiled(Algorithm.FIXED_WINDOW, 5, Duration.ofMinutes(1));

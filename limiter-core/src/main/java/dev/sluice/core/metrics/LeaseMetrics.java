@@ -1,0 +1,62 @@
+package dev.sluice.core.metrics;
+
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.pipeline.LeaseHolder;
+import dev.sluice.core.pipeline.PipelineRateLimiter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * What a limiter's leases did, as counters read from its {@link LeaseHolder.Statistics} (DESIGN §7;
+ * docs/client.md, "Leases"):
+ *
+ * <ul>
+ *   <li>{@code sluice_leases_granted_total}: leases the owners granted to this holder;
+ *   <li>{@code sluice_lease_permits_total{outcome}}: their permits, by what became of them: {@code
+ *       leased} (all of them), {@code answered_locally} (handed to requests here without a round
+ *       trip), {@code returned} (unused, given back to the owner), {@code expired_unused} (unused
+ *       and not given back: the owner was unreachable or the key was reset; they stay counted until
+ *       their window has passed).
+ * </ul>
+ *
+ * Once a holder's leases have ended, {@code leased = answered_locally + returned + expired_unused}.
+ */
+public final class LeaseMetrics {
+  public static final String GRANTED = "sluice.leases.granted";
+  public static final String PERMITS = "sluice.lease.permits";
+
+  private LeaseMetrics() {}
+
+  /**
+   * Registers the lease counters of {@code limiter}, if it holds leases (a grid limiter); nothing
+   * otherwise.
+   */
+  public static void bind(RateLimiter limiter, MeterRegistry registry) {
+    if (!(limiter instanceof PipelineRateLimiter pipeline)) {
+      return;
+    }
+    LeaseHolder.Statistics statistics = pipeline.leaseStatistics();
+    if (statistics == null) {
+      return;
+    }
+    FunctionCounter.builder(GRANTED, statistics, s -> s.granted())
+        .description("Leases the keys' owners granted to this holder")
+        .register(registry);
+    permits(registry, statistics, "leased", s -> s.permitsLeased());
+    permits(registry, statistics, "answered_locally", s -> s.answeredLocally());
+    permits(registry, statistics, "returned", s -> s.returned());
+    permits(registry, statistics, "expired_unused", s -> s.expiredUnused());
+  }
+
+  private static void permits(
+      MeterRegistry registry,
+      LeaseHolder.Statistics statistics,
+      String outcome,
+      ToDoubleFunction<LeaseHolder.Statistics> count) {
+    FunctionCounter.builder(PERMITS, statistics, count)
+        .description("Permits of leases held here, by what became of them")
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+}

@@ -1,0 +1,251 @@
+package dev.sluice.core.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.BatchMode;
+import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Decision.DecidedBy;
+import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.Rule;
+import dev.sluice.core.metrics.LeaseMetrics;
+import dev.sluice.core.pipeline.LeaseHolder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * Leases on a grid of two members on the manual clock: a holder (a member's limiter, or a client's)
+ * answers a hot key from permits its owner admitted in advance, and everything around it keeps its
+ * word: the counts at the owner, what a local answer reports, the return of unused permits when the
+ * lease ends or the holder closes, a reset, a rule that turns leases off, batches, and the metrics.
+ */
+class GridLeaseTest {
+  private static final Policy HUNDRED_PER_SECOND = Policy.of(100, Duration.ofSeconds(1));
+
+  private static GridTestCluster cluster;
+  private static GridRateLimiter observer;
+  private GridRateLimiter holder;
+  private String k;
+
+  @BeforeAll
+  static void start() {
+    cluster = GridTestCluster.start(2);
+    observer =
+        cluster.limiter(
+            cluster.members.get(1), GridRateLimiter.Options.defaults().withLeases(false));
+    observer.rules().put(new Rule("api", HUNDRED_PER_SECOND));
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  /** A fresh holder (its own leases and statistics) and a key no other test touched. */
+  @BeforeEach
+  void freshHolderAndKey(TestInfo test) {
+    holder = cluster.limiter(0);
+    k = test.getTestMethod().orElseThrow().getName();
+  }
+
+  @Test
+  void hotKey_isAnsweredFromALease_andReportsWhatTheOwnerAloneWouldHave() {
+    List<Decision> decisions = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      decisions.add(holder.tryAcquire("api", k));
+    }
+    // The first requests go to the owner; from the eighth the key is hot and leased. A lease that
+    // runs out sends one request to the owner, which brings the next, larger lease.
+    assertThat(decisions.subList(0, 8)).allMatch(d -> d.decidedBy() == DecidedBy.LIMITER);
+    assertThat(decisions.subList(8, 40))
+        .filteredOn(d -> d.decidedBy() == DecidedBy.LEASE)
+        .hasSizeGreaterThanOrEqualTo(29);
+    // One holder alone reads the same remaining as if the owner had decided every request.
+    for (int i = 0; i < 40; i++) {
+      assertThat(decisions.get(i).allowed()).isTrue();
+      assertThat(decisions.get(i).remaining()).as("request %d", i + 1).isEqualTo(99 - i);
+    }
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    assertThat(statistics.granted()).isGreaterThanOrEqualTo(1);
+    long local = decisions.stream().filter(d -> d.decidedBy() == DecidedBy.LEASE).count();
+    assertThat(statistics.answeredLocally()).isEqualTo(local);
+    // The owner counts the lease whole: what others see left excludes the permits parked here.
+    long parked = statistics.permitsLeased() - statistics.answeredLocally();
+    assertThat(observer.peek("api", k).remaining()).isEqualTo(100 - 40 - parked);
+  }
+
+  @Test
+  void endedLease_givesItsUnusedPermitsBack() {
+    for (int i = 0; i < 9; i++) {
+      holder.tryAcquire("api", k);
+    }
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    long leased = statistics.permitsLeased();
+    assertThat(leased).isPositive();
+    assertThat(observer.peek("api", k).remaining()).isEqualTo(100 - 9 - (leased - 1));
+
+    cluster.clock.advance(Duration.ofMillis(100)); // the longest lease, still in the window
+    awaitUntil(() -> statistics.returned() == leased - 1, "the unused permits returned");
+    assertThat(observer.peek("api", k).remaining()).isEqualTo(100 - 9);
+    // The lease is gone: the next request goes to the owner again.
+    assertThat(holder.tryAcquire("api", k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+  }
+
+  @Test
+  void closingTheHolder_givesEveryLeaseBack() {
+    for (int i = 0; i < 9; i++) {
+      holder.tryAcquire("api", k);
+    }
+    assertThat(observer.peek("api", k).remaining()).isLessThan(100 - 9);
+    holder.close();
+    assertThat(observer.peek("api", k).remaining()).isEqualTo(100 - 9);
+  }
+
+  @Test
+  void reset_dropsTheHoldersLease() {
+    for (int i = 0; i < 9; i++) {
+      holder.tryAcquire("api", k);
+    }
+    holder.reset(PolicyRef.rule("api"), k);
+    Decision next = holder.tryAcquire("api", k);
+    assertThat(next.decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    assertThat(next.remaining()).isEqualTo(99);
+  }
+
+  @Test
+  void ruleWithLeasesOff_isAlwaysDecidedByTheOwner() {
+    holder
+        .rules()
+        .put(
+            new Rule(
+                "strict",
+                Policy.builder()
+                    .limit(100)
+                    .window(Duration.ofSeconds(1))
+                    .leases(Policy.Leases.OFF)
+                    .build()));
+    for (int i = 0; i < 40; i++) {
+      assertThat(holder.tryAcquire("strict", k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    }
+    assertThat(holder.leaseStatistics().granted()).isZero();
+    assertThat(observer.peek("strict", k).remaining()).isEqualTo(60);
+  }
+
+  @Test
+  void shadowRule_isNeverLeased() {
+    holder.rules().put(new Rule("shadowed", HUNDRED_PER_SECOND.withShadow(true)));
+    for (int i = 0; i < 40; i++) {
+      assertThat(holder.tryAcquire("shadowed", k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    }
+  }
+
+  @Test
+  void nearTheLimit_theLastPermitsAreDecidedByTheOwner() {
+    holder.rules().put(new Rule("small", Policy.of(20, Duration.ofSeconds(1))));
+    List<Decision> decisions = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      decisions.add(holder.tryAcquire("small", k));
+    }
+    assertThat(decisions.stream().filter(Decision::allowed).count()).isEqualTo(20);
+    // The twentieth permit was never leased: a lease takes at most half of what is left.
+    assertThat(decisions.get(19).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    assertThat(decisions.subList(20, 30))
+        .allMatch(d -> !d.allowed() && d.decidedBy() == DecidedBy.LIMITER);
+  }
+
+  @Test
+  void eachAloneBatch_isAnsweredFromALease_allOrNothingNever() {
+    for (int i = 0; i < 9; i++) {
+      holder.tryAcquire("api", k);
+    }
+    List<Decision> each =
+        holder.tryAcquireAll(List.of(Check.of("api", k), Check.of("api", k + "-other")));
+    assertThat(each.get(0).decidedBy()).isEqualTo(DecidedBy.LEASE);
+    assertThat(each.get(1).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    List<Decision> all =
+        holder
+            .tryAcquireAll(
+                List.of(Check.of("api", k), Check.of("api", k + "-other")), BatchMode.ALL)
+            .decisions();
+    assertThat(all).allMatch(d -> d.decidedBy() == DecidedBy.LIMITER);
+  }
+
+  @Test
+  void batchesAlone_bringALease() {
+    List<Decision> decisions = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      decisions.addAll(holder.tryAcquireAll(List.of(Check.of("api", k), Check.of("api", k))));
+    }
+    assertThat(decisions).allMatch(Decision::allowed);
+    assertThat(decisions.subList(10, 20)).anyMatch(d -> d.decidedBy() == DecidedBy.LEASE);
+    assertThat(observer.peek("api", k).remaining())
+        .isEqualTo(
+            100
+                - 20
+                - (holder.leaseStatistics().permitsLeased()
+                    - holder.leaseStatistics().answeredLocally()));
+  }
+
+  @Test
+  void aClient_holdsLeasesToo() {
+    GridRateLimiter client =
+        cluster.limiter(cluster.newClient(), GridRateLimiter.Options.defaults());
+    List<Decision> decisions = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      decisions.add(client.tryAcquire("api", k));
+    }
+    assertThat(decisions.subList(8, 20)).allMatch(d -> d.decidedBy() == DecidedBy.LEASE);
+    assertThat(decisions.get(7).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    assertThat(decisions.get(19).remaining()).isEqualTo(80);
+  }
+
+  @Test
+  void metrics_countWhatBecameOfTheLeasedPermits() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    LeaseMetrics.bind(holder, registry);
+    for (int i = 0; i < 12; i++) {
+      holder.tryAcquire("api", k);
+    }
+    cluster.clock.advance(Duration.ofMillis(100));
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    awaitUntil(() -> statistics.returned() > 0, "the unused permits returned");
+
+    assertThat(registry.get(LeaseMetrics.GRANTED).functionCounter().count())
+        .isEqualTo(statistics.granted());
+    double leased = permits(registry, "leased");
+    assertThat(permits(registry, "answered_locally")).isEqualTo(4);
+    assertThat(permits(registry, "answered_locally") + permits(registry, "returned"))
+        .isEqualTo(leased);
+    assertThat(permits(registry, "expired_unused")).isZero();
+  }
+
+  private static double permits(SimpleMeterRegistry registry, String outcome) {
+    return registry.get(LeaseMetrics.PERMITS).tag("outcome", outcome).functionCounter().count();
+  }
+
+  /** Waits for the background return (a sweep every 10 ms), at most 10 s. */
+  private static void awaitUntil(BooleanSupplier condition, String what) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within 10 s: " + what);
+      }
+      Thread.onSpinWait();
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+}
