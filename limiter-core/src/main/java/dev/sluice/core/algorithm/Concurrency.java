@@ -43,7 +43,10 @@ import dev.sluice.core.Limit;
  * A booking ({@link Booking}) at instant {@code a} logs its permits as admitted at {@code a}; until
  * {@code a} no request proceeds ({@link #notBeforeNanos}, the latest admission instant), because a
  * state decided at {@code a} has dropped the permits that expire before {@code a} while their
- * holders still hold them.
+ * holders still hold them. That instant is kept in the state and never lowered, not even when the
+ * booking is released early: the permits it dropped are still held until {@code a}, and a request
+ * decided before {@code a} would not see them (over-admission; found by {@code
+ * ConcurrencyPropertiesTest}).
  *
  * <h2>What it trades away</h2>
  *
@@ -52,13 +55,15 @@ import dev.sluice.core.Limit;
  *
  * <h2>State</h2>
  *
- * {@code [nextId, size, id_0, expiresAt_0, ..., id_(limit-1), expiresAt_(limit-1)]}: the next id,
- * the entries in use, and one (id, expiry) entry per permit, unordered.
+ * {@code [nextId, size, notBefore, id_0, expiresAt_0, ..., id_(limit-1), expiresAt_(limit-1)]}: the
+ * next id, the entries in use, the latest admission instant, and one (id, expiry) entry per permit,
+ * unordered.
  */
 public final class Concurrency implements LimiterAlgorithm {
   private static final int NEXT_ID = 0;
   private static final int SIZE = 1;
-  private static final int HEADER = 2;
+  private static final int NOT_BEFORE = 2;
+  private static final int HEADER = 3;
 
   private final long limit;
   private final long permitTtlNanos;
@@ -99,6 +104,7 @@ public final class Concurrency implements LimiterAlgorithm {
     }
     fitted[SIZE] = kept;
     fitted[NEXT_ID] = state[NEXT_ID];
+    fitted[NOT_BEFORE] = state.length > NOT_BEFORE ? state[NOT_BEFORE] : 0;
     return fitted;
   }
 
@@ -110,6 +116,7 @@ public final class Concurrency implements LimiterAlgorithm {
     if (permits > 0 && allowed) {
       long id = Math.max(state[NEXT_ID], Math.max(nowNanos, 1));
       state[NEXT_ID] = NanoMath.saturatedAdd(id, 1);
+      state[NOT_BEFORE] = Math.max(state[NOT_BEFORE], nowNanos);
       purge(state, nowNanos);
       long expiresAt = NanoMath.saturatedAdd(nowNanos, permitTtlNanos);
       int size = (int) state[SIZE];
@@ -201,14 +208,13 @@ public final class Concurrency implements LimiterAlgorithm {
     return apply(state, nowNanos, 0);
   }
 
-  /** The latest admission: a booking's instant is ahead of now until it starts. */
+  /**
+   * The latest admission instant: a booking's instant is ahead of now until it starts, and stays
+   * the bound even once the booking is released (see "Booking ahead").
+   */
   @Override
   public long notBeforeNanos(long[] state) {
-    long latest = Long.MIN_VALUE;
-    for (int i = 0; i < state[SIZE]; i++) {
-      latest = Math.max(latest, state[HEADER + 2 * i + 1]);
-    }
-    return latest == Long.MIN_VALUE ? latest : NanoMath.saturatedSubtract(latest, permitTtlNanos);
+    return state[NOT_BEFORE] == 0 ? Long.MIN_VALUE : state[NOT_BEFORE];
   }
 
   /** Each live permit, admitted at its expiry less the permit's lifetime (never after now). */
@@ -249,10 +255,14 @@ public final class Concurrency implements LimiterAlgorithm {
     return limit;
   }
 
-  /** Until the last permit expires. */
+  /**
+   * Until the last permit expires, and not before the latest admission instant: a booking decided
+   * at that instant dropped permits that expire only before it, and their holders hold them until
+   * then.
+   */
   @Override
   public long untilFreshNanos(long[] state, long nowNanos) {
-    long latest = Long.MIN_VALUE;
+    long latest = state[NOT_BEFORE] == 0 ? Long.MIN_VALUE : state[NOT_BEFORE];
     for (int i = 0; i < state[SIZE]; i++) {
       latest = Math.max(latest, state[HEADER + 2 * i + 1]);
     }
