@@ -57,10 +57,18 @@ class BookingPropertiesTest {
     }
   }
 
-  /** The same for two limits of random algorithms: each limit's bound holds. */
+  /**
+   * The same for two limits of random algorithms: each limit's bound holds. Leaky buckets are left
+   * out here: in a set, a leaky bucket's shaping delay comes on top of the instant the other limits
+   * counted (for plain requests as for bookings), so their bounds hold for that instant, not for
+   * when the caller proceeds; the single-limit test above covers the leaky bucket's own bookings.
+   */
   @Test
   void severalLimits_bookingsOnceServed_neverExceedAnyLimit() {
-    Algorithm[] rates = RateAlgorithms.values();
+    Algorithm[] rates =
+        java.util.Arrays.stream(RateAlgorithms.values())
+            .filter(a -> a != Algorithm.LEAKY_BUCKET)
+            .toArray(Algorithm[]::new);
     Seeds.run(
         "several limits bookings",
         CASES * 3,
