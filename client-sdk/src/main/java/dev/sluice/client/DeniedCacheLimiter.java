@@ -172,6 +172,12 @@ final class DeniedCacheLimiter implements RateLimiter {
   }
 
   private void record(Check check, long sentAtNanos, Decision decision) {
+    if (check.waits() && decision.allowed() && decision.delayNanos() > 0) {
+      // A booking ahead pushed the key's next free instant further out: a denial cached before
+      // it would answer a retry-after that is now too short.
+      cache.invalidate(check.stateKey());
+      return;
+    }
     if (!decision.allowed()
         && decision.decidedBy() == Decision.DecidedBy.LIMITER
         && !countsDenied(check)) {
