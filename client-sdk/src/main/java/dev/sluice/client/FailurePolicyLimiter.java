@@ -175,7 +175,8 @@ final class FailurePolicyLimiter implements RateLimiter {
     if (mode == BatchMode.EACH) {
       return BatchOutcome.each(tryAcquireAll(checks));
     }
-    Check.requireAll(checks);
+    // A request error is the caller's, whatever the grid's health: refuse it before timing out.
+    Check.requireNoWait(Check.requireAll(checks));
     if (!breaker.tryPass()) {
       return failureOutcome(checks);
     }

@@ -79,6 +79,21 @@ public record Check(PolicyRef ref, String key, long permits, Duration maxWait) {
   }
 
   /**
+   * The checks of an all-or-nothing batch, refused if one may wait: the batch's give-back is the
+   * exact undo of admissions made now, and a booking ahead is not one. Checked before anything is
+   * sent, by the pipeline and by any decorator that answers on its own when the runtime is slow.
+   */
+  public static List<Check> requireNoWait(List<Check> checks) {
+    for (int i = 0; i < checks.size(); i++) {
+      if (checks.get(i) != null && checks.get(i).waits()) {
+        throw new InvalidPolicyException(
+            "checks[" + i + "].maxWait", "an all-or-nothing batch does not wait");
+      }
+    }
+    return checks;
+  }
+
+  /**
    * The checks of a batch, refused before anything is decided if the list or one of its elements is
    * null: the caller's bug, and the exception says which ({@code checks[2] is null}).
    */

@@ -152,13 +152,7 @@ public class PipelineRateLimiter implements RateLimiter {
     if (mode == BatchMode.EACH) {
       return BatchOutcome.each(tryAcquireAll(checks));
     }
-    for (int i = 0; i < checks.size(); i++) {
-      if (checks.get(i) != null && checks.get(i).waits()) {
-        // Its give-back is the exact undo of an admission now; a booking ahead is not one.
-        throw new InvalidPolicyException(
-            "checks[" + i + "].maxWait", "an all-or-nothing batch does not wait");
-      }
-    }
+    Check.requireNoWait(Check.requireAll(checks));
     Grouped batch = group(checks, true, true, false);
     List<KeyOutcome> outcomes = await(backend.executeAll(batch.commands()));
     List<Decision> decisions = batch.decisions(outcomes);
