@@ -5,8 +5,11 @@
 #   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; ~1 minute);
 #                                it reports to benchmarks/target/benchmarks-quick.md, not docs/
 #
-# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S7,
+# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S8,
 # --doc FILE, --img DIR, --strict (exit 1 if a Sluice contender could not run; peers may be absent).
+# An --only run reports to benchmarks/target/benchmarks-only.md unless --doc says otherwise: the
+# report replaces the whole generated section of its file, so a partial run written to
+# docs/benchmarks.md would drop every other scenario's table (copy a partial run's figures by hand).
 # It builds the project, installs redis-server and wrk from the OS packages when absent (their rows
 # say "not run: reason" if that fails), starts every server it measures as its own process on
 # 127.0.0.1 and stops exactly those processes again. A missing peer never fails the run; a broken

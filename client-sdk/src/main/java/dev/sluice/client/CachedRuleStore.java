@@ -2,13 +2,17 @@ package dev.sluice.client;
 
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
+import dev.sluice.core.pipeline.Futures;
 import java.util.Collection;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -23,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * ten seconds by default, DESIGN §9) unless every member disables batching; entry events are sent
  * at once, so a rule change reaches the client in milliseconds without asking anything of the
  * members' configuration. Events missed while disconnected are covered by dropping everything when
- * the client (re)connects.
+ * the client (re)connects, and reading every rule again then ({@link #preload}).
  *
  * <p>A lookup racing an invalidation must not put the stale answer back: each invalidation bumps a
  * generation, and an answer is cached only if no invalidation happened while it was fetched.
@@ -36,41 +40,72 @@ import org.jspecify.annotations.Nullable;
  * change therefore reaches every lookup within half a second and one round trip even when its event
  * is lost.
  *
- * <p>That refresh never makes a caller wait: the lookup that finds its entry old answers with it
- * and hands the read to a background thread (one read per rule at a time). A caller waits only for
- * a rule it has no answer for. This is what keeps an unreachable grid from costing more than the
- * call timeout: a REST node resolves the rule before every check, and a read of the map from a grid
- * that hangs (a stopped process, a network that drops packets) would block for Hazelcast's
- * invocation timeout, seconds, before the decision's own timeout even starts. While the breaker is
- * open no refresh is sent at all, and a refresh that fails leaves the last answer in place. A rule
- * never looked up before an outage has no answer: the grid's error is thrown.
+ * <h2>Nothing waits on the rules map</h2>
+ *
+ * Reads of the map are asynchronous ({@link RuleStore#findAsync}), so the cache is fed in the
+ * background: when the client connects (every rule), when an event says a rule changed (that rule),
+ * and when a lookup finds its entry old (that rule, answered with the old entry meanwhile). A
+ * caller reads memory, with one exception bounded by the call timeout: a lookup of a rule with no
+ * current entry (never seen, or changed since) waits for its read at most {@code lookupTimeout},
+ * the client's call timeout; the read keeps going and its answer is cached when it lands. If the
+ * grid is known to be away (the breaker is open, or the client is not connected) or the read does
+ * not land in time, the last answer stands in if there is one; if there is none the lookup throws
+ * {@link GridUnavailableException}, and a read that timed out counts as a grid failure (the breaker
+ * opens), so the check that follows is answered by the rule's failure policy without waiting a
+ * second time. A REST node resolves the rule before every check; this is what keeps a check within
+ * its deadline, and what lets a rule the node never saw be answered by the failure policy while the
+ * grid is away.
+ *
+ * <p>Answers made without the grid ({@link #known}) never wait at all: the rule as last seen, or
+ * nothing, with a read sent so that the next call knows. A store whose rules are in this JVM
+ * answers its reads at once, so for it nothing is ever missing.
+ *
+ * <p>While the breaker is open no refresh is sent at all, and a refresh that fails leaves the last
+ * answer in place: cached rules are served however old they are.
  */
 final class CachedRuleStore implements RuleStore {
-  private final RuleStore store;
-
   /** The longest a cached rule is served without asking the map again, events or not. */
   static final long MAX_STALENESS_NANOS = 500_000_000L;
 
-  private record Cached(Optional<Rule> rule, long fetchedAtNanos) {}
+  /**
+   * An answer of the map. {@code current} is false once an event or a reconnect said it may have
+   * changed: lookups then wait for a new read (within the timeout) but answers made without the
+   * grid still use it.
+   */
+  private record Cached(Optional<Rule> rule, long fetchedAtNanos, boolean current) {
+    Cached outdated() {
+      return new Cached(rule, fetchedAtNanos, false);
+    }
+  }
 
+  /** A read under way, and the generation it began in. */
+  private record Read(CompletableFuture<Optional<Rule>> answer, long generation) {}
+
+  private final RuleStore store;
   private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Read> reads = new ConcurrentHashMap<>();
   private final AtomicLong generation = new AtomicLong();
   private final Consumer<String> onChange;
   private final BooleanSupplier gridUnavailable;
+  private final Runnable onGridFailure;
+  private final long lookupTimeoutNanos;
   private final LongSupplier nanoClock;
-  private final Set<String> refreshing = ConcurrentHashMap.newKeySet();
-  private final ExecutorService refresher =
+
+  /** Where every rule is read at once (a blocking call), off the callers' threads. */
+  private final ExecutorService preloader =
       Executors.newSingleThreadExecutor(
           runnable -> {
-            Thread thread = new Thread(runnable, "sluice-rules-refresh");
+            Thread thread = new Thread(runnable, "sluice-rules-preload");
             thread.setDaemon(true);
             return thread;
           });
 
   /**
    * @param onChange told the name of every rule that changed (or "" when all may have)
-   * @param gridUnavailable whether the grid is known to be unreachable right now (the client's
-   *     breaker is open): lookups then serve what is cached without asking
+   * @param gridUnavailable whether the grid is known to be unreachable right now (the breaker is
+   *     open, or the client is not connected): lookups then serve what is cached without asking
+   * @param onGridFailure told when a read a caller waited for did not land in time
+   * @param lookupTimeoutNanos the longest a lookup without a current entry waits for its read
    * @param nanoClock the monotonic clock of the staleness bound ({@code System::nanoTime}; tests
    *     move a manual one)
    */
@@ -78,76 +113,86 @@ final class CachedRuleStore implements RuleStore {
       RuleStore store,
       Consumer<String> onChange,
       BooleanSupplier gridUnavailable,
+      Runnable onGridFailure,
+      long lookupTimeoutNanos,
       LongSupplier nanoClock) {
     this.store = store;
     this.onChange = onChange;
     this.gridUnavailable = gridUnavailable;
+    this.onGridFailure = onGridFailure;
+    this.lookupTimeoutNanos = lookupTimeoutNanos;
     this.nanoClock = nanoClock;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws GridUnavailableException if the rule was never seen here and the grid cannot tell
+   *     within the lookup timeout
+   */
   @Override
   public Optional<Rule> find(String name) {
+    Rule.checkName(name);
     Cached cached = cache.get(name);
-    if (cached == null) {
-      return fetch(name, null);
+    if (cached != null && cached.current()) {
+      refreshIfOld(name, cached);
+      return cached.rule();
     }
-    if (nanoClock.getAsLong() - cached.fetchedAtNanos() >= MAX_STALENESS_NANOS
-        && !gridUnavailable.getAsBoolean()) {
-      refreshLater(name, cached);
-    }
-    return cached.rule();
-  }
-
-  /** Reads {@code name} again on the refresh thread, unless a read of it is already under way. */
-  private void refreshLater(String name, Cached cached) {
-    if (!refreshing.add(name)) {
-      return;
-    }
-    try {
-      refresher.execute(
-          () -> {
-            try {
-              fetch(name, cached);
-            } catch (RuntimeException e) {
-              // The grid failed: the cached answer stays, and the next old lookup tries again.
-            } finally {
-              refreshing.remove(name);
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      refreshing.remove(name); // closed
-    }
-  }
-
-  /** Reads {@code name} from the map and caches it; {@code cached} is the answer it replaces. */
-  private Optional<Rule> fetch(String name, @Nullable Cached cached) {
-    long now = nanoClock.getAsLong();
-    long before = generation.get();
-    Optional<Rule> found;
-    try {
-      found = store.find(name);
-    } catch (IllegalArgumentException e) {
-      throw e; // a bad name: the request is wrong, not the grid
-    } catch (RuntimeException e) {
+    if (gridUnavailable.getAsBoolean()) {
       if (cached != null) {
-        return cached.rule(); // the grid failed: the last answer stands in
+        return cached.rule();
       }
-      throw e;
+      throw unknownHere(name, null);
     }
-    if (cached != null && !cached.rule().equals(found)) {
-      // A change whose event has not arrived (or never will); reported before the new rule is
-      // cached, so no lookup sees the new rule while denials under the old one still stand.
-      onChange.accept(name);
+    CompletableFuture<Optional<Rule>> read = read(name, cached);
+    try {
+      return read.get(lookupTimeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return lastAnswer(name, cached, e);
+    } catch (TimeoutException e) {
+      onGridFailure.run();
+      return lastAnswer(name, cached, e);
+    } catch (ExecutionException e) {
+      Throwable cause = Futures.unwrap(e);
+      if (cause instanceof IllegalArgumentException bad) {
+        throw bad; // a bad name: the request is wrong, not the grid
+      }
+      return lastAnswer(name, cached, cause);
     }
-    if (generation.get() == before) {
-      cache.put(name, new Cached(found, now));
-    }
-    return found;
   }
 
   /**
-   * Every rule, from the map; the answer also fills the cache (a REST node lists the rules at
-   * start, so that each has a local answer should the grid go away before its first check).
+   * The rule as last seen here, however old, without waiting: for answers made without the grid (a
+   * failure policy's answer reports the rule's limit; the denied cache asks whether the rule counts
+   * denials). A rule with no current entry is read, and answered from that read if it lands at once
+   * (a store in this JVM); otherwise the last answer, or nothing, and the next call knows.
+   */
+  Optional<Rule> known(String name) {
+    Cached cached = cache.get(name);
+    if (cached != null && cached.current()) {
+      refreshIfOld(name, cached);
+      return cached.rule();
+    }
+    if (!gridUnavailable.getAsBoolean()) {
+      CompletableFuture<Optional<Rule>> read = read(name, cached);
+      if (read.isDone() && !read.isCompletedExceptionally()) {
+        return read.join();
+      }
+    }
+    return cached == null ? Optional.empty() : cached.rule();
+  }
+
+  /** What is cached for {@code name}, however old, without asking anything. */
+  Optional<Rule> cached(String name) {
+    Cached cached = cache.get(name);
+    return cached == null ? Optional.empty() : cached.rule();
+  }
+
+  /**
+   * Every rule, from the map; the answer also fills the cache (a REST node lists the rules, and
+   * every rule is read when the client connects, so that each has a local answer should the grid go
+   * away before its first check).
    */
   @Override
   public Collection<Rule> all() {
@@ -156,56 +201,153 @@ final class CachedRuleStore implements RuleStore {
     Collection<Rule> all = store.all();
     if (generation.get() == before) {
       for (Rule rule : all) {
-        cache.putIfAbsent(rule.name(), new Cached(Optional.of(rule), now));
+        cache.compute(
+            rule.name(),
+            (name, old) ->
+                old == null || !old.current() ? new Cached(Optional.of(rule), now, true) : old);
       }
     }
     return all;
   }
 
+  /** Reads every rule into the cache, off the caller's thread; a failure is left for lookups. */
+  void preload() {
+    try {
+      preloader.execute(
+          () -> {
+            try {
+              all();
+            } catch (RuntimeException e) {
+              // The grid went away again: lookups read what they need when it is back.
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
+  }
+
   @Override
   public void put(Rule rule) {
-    store.put(rule);
+    store.put(Rule.require(rule));
     invalidate(rule.name());
   }
 
   @Override
   public boolean remove(String name) {
-    boolean removed = store.remove(name);
+    boolean removed = store.remove(Rule.checkName(name));
     invalidate(name);
     return removed;
   }
 
-  /**
-   * What is cached for {@code name}, however old, without asking the grid: for answers made without
-   * it (a failure policy's answer reports the rule's limit).
-   */
-  Optional<Rule> cached(String name) {
-    Cached cached = cache.get(name);
-    return cached == null ? Optional.empty() : cached.rule();
-  }
-
-  /** Whether a lookup of {@code name} would be served from memory now. */
+  /** Whether a lookup of {@code name} would be served from memory now without a refresh. */
   boolean isCached(String name) {
     Cached cached = cache.get(name);
-    return cached != null && nanoClock.getAsLong() - cached.fetchedAtNanos() < MAX_STALENESS_NANOS;
+    return cached != null
+        && cached.current()
+        && nanoClock.getAsLong() - cached.fetchedAtNanos() < MAX_STALENESS_NANOS;
   }
 
-  /** The cluster says {@code name} changed. */
+  /** The cluster says {@code name} changed: the entry is outdated, and read again. */
   void invalidate(String name) {
     generation.incrementAndGet();
-    cache.remove(name);
+    Cached outdated = cache.computeIfPresent(name, (key, cached) -> cached.outdated());
     onChange.accept(name);
+    if (!gridUnavailable.getAsBoolean()) {
+      read(name, outdated);
+    }
   }
 
-  /** Stops the refresh thread. */
-  void close() {
-    refresher.shutdownNow();
-  }
-
-  /** Changes may have been missed (a reconnect): forget everything. */
+  /** Changes may have been missed (a reconnect): every entry is outdated, and all read again. */
   void invalidateAll() {
     generation.incrementAndGet();
-    cache.clear();
+    cache.replaceAll((name, cached) -> cached.outdated());
     onChange.accept("");
+    preload();
+  }
+
+  /** Stops the preload thread. */
+  void close() {
+    preloader.shutdownNow();
+  }
+
+  private void refreshIfOld(String name, Cached cached) {
+    if (nanoClock.getAsLong() - cached.fetchedAtNanos() >= MAX_STALENESS_NANOS
+        && !gridUnavailable.getAsBoolean()) {
+      read(name, cached);
+    }
+  }
+
+  /**
+   * One read of {@code name}, shared by every lookup that needs it meanwhile; its answer is cached
+   * when it lands. {@code cached} is the answer it replaces, if any: a read that fails leaves it in
+   * place, and one that finds a different rule reports the change.
+   */
+  private CompletableFuture<Optional<Rule>> read(String name, @Nullable Cached cached) {
+    long before = generation.get();
+    Read mine = new Read(new CompletableFuture<>(), before);
+    // A read begun before an invalidation may bring the old rule: it is not shared after one.
+    Read running =
+        reads.compute(
+            name, (key, other) -> other != null && other.generation() == before ? other : mine);
+    if (running != mine) {
+      return running.answer();
+    }
+    long startedAt = nanoClock.getAsLong();
+    CompletableFuture<Optional<Rule>> answer;
+    try {
+      answer = store.findAsync(name);
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    answer.whenComplete(
+        (found, failure) -> landed(name, cached, before, startedAt, mine, found, failure));
+    return mine.answer();
+  }
+
+  private void landed(
+      String name,
+      @Nullable Cached cached,
+      long generationBefore,
+      long startedAt,
+      Read read,
+      @Nullable Optional<Rule> found,
+      @Nullable Throwable failure) {
+    if (failure != null || found == null) {
+      reads.remove(name, read);
+      read.answer()
+          .completeExceptionally(
+              failure != null ? Futures.unwrap(failure) : new IllegalStateException("no answer"));
+      return;
+    }
+    if (cached != null && cached.current() && !cached.rule().equals(found)) {
+      // A change whose event has not arrived (or never will); reported before the new rule is
+      // cached, so no lookup sees the new rule while denials under the old one still stand.
+      onChange.accept(name);
+    }
+    if (generation.get() == generationBefore) {
+      cache.put(name, new Cached(found, startedAt, true));
+    }
+    reads.remove(name, read);
+    read.answer().complete(found);
+  }
+
+  /** When a read could not answer: the last answer if there is one, else the grid's absence. */
+  private static Optional<Rule> lastAnswer(
+      String name, @Nullable Cached cached, @Nullable Throwable why) {
+    if (cached != null) {
+      return cached.rule();
+    }
+    throw unknownHere(name, why);
+  }
+
+  private static GridUnavailableException unknownHere(String name, @Nullable Throwable cause) {
+    String message =
+        "rule '"
+            + name
+            + "' has not been seen by this client and the grid cannot be asked right now;"
+            + " decisions under it follow the failure policy";
+    return cause == null
+        ? new GridUnavailableException(message)
+        : new GridUnavailableException(message, cause);
   }
 }

@@ -9,6 +9,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,12 +49,25 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>If a batch fails with an error that belongs to one request (a cost above the capacity, say),
  * its checks are decided one by one in order, so one bad request cannot fail its neighbours.
+ *
+ * <h2>Deadlines</h2>
+ *
+ * A synchronous call waits at most its timeout in all, queue and flight together: a caller that
+ * waited behind a flight does not get a whole timeout again for its own batch. A leader sends its
+ * batch with the time it has left (it arrived first, so it has the least), and a waiter stops
+ * waiting at its own deadline: if it was still queued it leaves the queue and is never sent; if its
+ * batch was already in flight the answer, when it comes, is dropped (the permits may be counted, as
+ * for any call that timed out). A waiter whose deadline passes just as the lead is handed to it
+ * passes the lead on, so a batch is never left without a leader.
  */
 final class Coalescer {
 
   /** Decides a batch of checks on one key, in order. Never throws for grid failures. */
   interface BatchDecider {
-    List<Decision> decide(List<Check> checks);
+    /**
+     * @throws TimeoutException if the answer did not come within {@code timeoutNanos}
+     */
+    List<Decision> decide(List<Check> checks, long timeoutNanos) throws TimeoutException;
 
     CompletionStage<List<Decision>> decideAsync(List<Check> checks);
   }
@@ -59,6 +75,17 @@ final class Coalescer {
   /** Marks a synchronous waiter's wake-up as "lead the next batch" rather than an answer. */
   private static final Decision LEAD =
       new Decision(false, 0, 0, 0, 0, 0, false, Decision.DecidedBy.LIMITER);
+
+  /** How a waiter that stopped waiting marks its place, so nobody answers or leads it. */
+  private static final RuntimeException ABANDONED =
+      new IllegalStateException("the caller stopped waiting") {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+          return this;
+        }
+      };
 
   private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
   private final BatchDecider decider;
@@ -83,10 +110,11 @@ final class Coalescer {
     final boolean sync;
     final CompletableFuture<Decision> result = new CompletableFuture<>();
 
+    /** The lane it queued on. */
+    volatile @Nullable Lane lane;
+
     /** Set before {@link #result} completes with {@link #LEAD}. */
     volatile List<Pending> batchToLead = List.of();
-
-    volatile @Nullable Lane laneToLead;
 
     Pending(Check check, boolean sync) {
       this.check = check;
@@ -94,15 +122,25 @@ final class Coalescer {
     }
   }
 
-  Decision decide(String key, Check check) {
+  /**
+   * Decides {@code check} on {@code key}'s lane, waiting at most {@code timeoutNanos} in all.
+   *
+   * @throws TimeoutException if no answer came in time (the check may still be counted)
+   */
+  Decision decide(String key, Check check, long timeoutNanos) throws TimeoutException {
+    long deadline = System.nanoTime() + timeoutNanos;
     Pending self = new Pending(check, true);
     Lane lane = enqueue(key, self);
     if (lane != null) {
-      return lead(lane, List.of(self), self);
+      return lead(lane, List.of(self), self, deadline);
     }
-    Decision answer = self.result.join();
+    Decision answer = await(self, deadline);
     if (answer == LEAD) {
-      return lead(self.laneToLead, self.batchToLead, self);
+      if (left(deadline) == 0) {
+        passLead(self.lane, self.batchToLead, self);
+        throw new TimeoutException("the turn to lead came at the deadline");
+      }
+      return lead(self.lane, self.batchToLead, self, deadline);
     }
     return answer;
   }
@@ -129,6 +167,7 @@ final class Coalescer {
         if (lane.retired) {
           continue;
         }
+        pending.lane = lane;
         if (lane.busy) {
           lane.queue.addLast(pending);
           return null;
@@ -139,20 +178,66 @@ final class Coalescer {
     }
   }
 
+  /**
+   * Waits for a queued call's answer (or its turn to lead) until {@code deadline}; at the deadline
+   * leaves the queue, or passes on a lead that came too late.
+   */
+  private Decision await(Pending self, long deadline) throws TimeoutException {
+    try {
+      return self.result.get(left(deadline), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      if (self.result.completeExceptionally(ABANDONED)) {
+        Lane lane = self.lane;
+        synchronized (lane) {
+          lane.queue.remove(self);
+        }
+        throw e;
+      }
+      Decision late = self.result.getNow(null); // it came meanwhile
+      if (late == LEAD) {
+        passLead(self.lane, self.batchToLead, self);
+        throw e;
+      }
+      return late;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      if (!self.result.completeExceptionally(ABANDONED) && self.result.getNow(null) == LEAD) {
+        passLead(self.lane, self.batchToLead, self);
+      }
+      throw new IllegalStateException("interrupted while waiting for a decision", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof TimeoutException timeout) {
+        throw timeout;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException(cause);
+    }
+  }
+
   /** Runs {@code batch} on this thread, answers the others in it, hands the lane on. */
-  private Decision lead(Lane lane, List<Pending> batch, Pending self) {
+  private Decision lead(Lane lane, List<Pending> batch, Pending self, long deadline)
+      throws TimeoutException {
+    List<Pending> live = new ArrayList<>(batch.size());
+    for (Pending p : batch) {
+      if (p == self || !p.result.isDone()) {
+        live.add(p); // a waiter that gave up meanwhile is not sent
+      }
+    }
     List<Object> answers;
     try {
-      answers = decideInOrder(batch);
-    } catch (RuntimeException e) {
-      answers = new ArrayList<>(batch.size());
-      for (int i = 0; i < batch.size(); i++) {
+      answers = decideInOrder(live, deadline);
+    } catch (RuntimeException | TimeoutException e) {
+      answers = new ArrayList<>(live.size());
+      for (int i = 0; i < live.size(); i++) {
         answers.add(e);
       }
     }
     Object mine = null;
-    for (int i = 0; i < batch.size(); i++) {
-      Pending p = batch.get(i);
+    for (int i = 0; i < live.size(); i++) {
+      Pending p = live.get(i);
       Object answer = answers.get(i);
       if (p == self) {
         mine = answer;
@@ -166,13 +251,16 @@ final class Coalescer {
     if (mine instanceof RuntimeException e) {
       throw e;
     }
+    if (mine instanceof TimeoutException e) {
+      throw e;
+    }
     return (Decision) mine;
   }
 
   /** Each check's decision, or the exception that belongs to that check alone. */
-  private List<Object> decideInOrder(List<Pending> batch) {
+  private List<Object> decideInOrder(List<Pending> batch, long deadline) throws TimeoutException {
     try {
-      return new ArrayList<>(decider.decide(checks(batch)));
+      return new ArrayList<>(decider.decide(checks(batch), left(deadline)));
     } catch (IllegalArgumentException e) {
       if (batch.size() == 1) {
         return List.of(e);
@@ -182,8 +270,11 @@ final class Coalescer {
     List<Object> answers = new ArrayList<>(batch.size());
     for (Pending p : batch) {
       try {
-        answers.add(decider.decide(List.of(p.check)).get(0));
-      } catch (RuntimeException e) {
+        if (left(deadline) == 0) {
+          throw new TimeoutException("no time left to decide the batch one by one");
+        }
+        answers.add(decider.decide(List.of(p.check), left(deadline)).get(0));
+      } catch (RuntimeException | TimeoutException e) {
         answers.add(e);
       }
     }
@@ -258,15 +349,44 @@ final class Coalescer {
       next = new ArrayList<>(lane.queue);
       lane.queue.clear();
     }
-    for (Pending p : next) {
-      if (p.sync) {
-        p.batchToLead = next;
-        p.laneToLead = lane;
-        p.result.complete(LEAD);
-        return;
+    send(lane, next);
+  }
+
+  /**
+   * Sends {@code batch} (the lane stays busy): led by its first synchronous waiter that still
+   * waits, or asynchronously from this thread if none does.
+   */
+  private void send(Lane lane, List<Pending> batch) {
+    List<Pending> live = new ArrayList<>(batch.size());
+    for (Pending p : batch) {
+      if (!p.result.isDone()) {
+        live.add(p);
       }
     }
-    flyAsync(lane, next);
+    if (live.isEmpty()) {
+      handOn(lane);
+      return;
+    }
+    for (Pending p : live) {
+      if (p.sync) {
+        p.batchToLead = live;
+        if (p.result.complete(LEAD)) {
+          return;
+        }
+      }
+    }
+    flyAsync(lane, live);
+  }
+
+  /** {@code self} was handed the lead after its deadline: the rest of the batch goes without it. */
+  private void passLead(Lane lane, List<Pending> batch, Pending self) {
+    List<Pending> rest = new ArrayList<>(batch);
+    rest.remove(self);
+    send(lane, rest);
+  }
+
+  private static long left(long deadlineNanos) {
+    return Math.max(0, deadlineNanos - System.nanoTime());
   }
 
   private static List<Check> checks(List<Pending> batch) {

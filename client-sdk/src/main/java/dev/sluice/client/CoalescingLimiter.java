@@ -1,26 +1,26 @@
 package dev.sluice.client;
 
-import dev.sluice.core.BatchMode;
-import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
-import dev.sluice.core.RuleStore;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A {@link RateLimiter} decorator that turns concurrent calls on one hot key into one batch call to
  * the limiter behind it ({@link Coalescer} explains how, and why the answers are those of the same
- * calls made one after another). Single checks coalesce; batches, releases, peeks and resets pass
- * through as they are.
+ * calls made one after another). Single checks coalesce, each waiting at most its own timeout in
+ * all; batches, releases, peeks and resets pass through as they are.
  */
-final class CoalescingLimiter implements RateLimiter {
-  private final RateLimiter delegate;
+final class CoalescingLimiter implements TimedLimiter.Forwarding {
+  private final TimedLimiter delegate;
   private final Coalescer coalescer;
 
-  CoalescingLimiter(RateLimiter delegate) {
+  CoalescingLimiter(TimedLimiter delegate) {
     this.delegate = delegate;
     this.coalescer =
         new Coalescer(
@@ -29,10 +29,11 @@ final class CoalescingLimiter implements RateLimiter {
               // name the check: checks[2].cost); the coalescer re-decides a failed batch one by
               // one.
               @Override
-              public List<Decision> decide(List<Check> checks) {
+              public List<Decision> decide(List<Check> checks, long timeoutNanos)
+                  throws TimeoutException {
                 return checks.size() == 1
-                    ? List.of(delegate.tryAcquire(checks.get(0)))
-                    : delegate.tryAcquireAll(checks);
+                    ? List.of(delegate.tryAcquire(checks.get(0), timeoutNanos))
+                    : delegate.tryAcquireAll(checks, timeoutNanos);
               }
 
               @Override
@@ -45,53 +46,64 @@ final class CoalescingLimiter implements RateLimiter {
   }
 
   @Override
+  public RateLimiter delegate() {
+    return delegate;
+  }
+
+  /** Without a timeout of its own: waits as long as the limiter behind it takes (a day at most). */
+  @Override
   public Decision tryAcquire(Check check) {
-    return coalescer.decide(check.stateKey(), check);
+    try {
+      return tryAcquire(check, TimeUnit.DAYS.toNanos(1));
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("no answer", e);
+    }
+  }
+
+  /**
+   * A check a lease held here can answer is answered at once: coalescing shares a round trip, and a
+   * lease answer has none, so queueing it behind the key's flight would only make hot keys, the
+   * ones leases are for, wait on each other (docs/client.md, "Leases").
+   */
+  @Override
+  public Decision tryAcquire(Check check, long timeoutNanos) throws TimeoutException {
+    Decision leased = delegate.tryAcquireFromLease(check);
+    return leased != null ? leased : coalescer.decide(check.stateKey(), check, timeoutNanos);
   }
 
   @Override
   public CompletionStage<Decision> tryAcquireAsync(Check check) {
-    return coalescer.decideAsync(check.stateKey(), check);
+    Decision leased = delegate.tryAcquireFromLease(check);
+    return leased != null
+        ? CompletableFuture.completedFuture(leased)
+        : coalescer.decideAsync(check.stateKey(), check);
   }
 
   @Override
-  public List<Decision> tryAcquireAll(List<Check> checks) {
-    return delegate.tryAcquireAll(checks);
+  public List<Decision> tryAcquireAll(List<Check> checks, long timeoutNanos)
+      throws TimeoutException {
+    return delegate.tryAcquireAll(checks, timeoutNanos);
   }
 
   @Override
-  public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    return delegate.tryAcquireAllAsync(checks);
+  public Decision release(Check check, long timeoutNanos) throws TimeoutException {
+    return delegate.release(check, timeoutNanos);
   }
 
   @Override
-  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
-    return delegate.tryAcquireAll(checks, mode);
+  public Decision releasePermit(PolicyRef ref, String key, long permitId, long timeoutNanos)
+      throws TimeoutException {
+    return delegate.releasePermit(ref, key, permitId, timeoutNanos);
   }
 
   @Override
-  public Decision release(Check check) {
-    return delegate.release(check);
+  public Decision peek(PolicyRef ref, String key, long timeoutNanos) throws TimeoutException {
+    return delegate.peek(ref, key, timeoutNanos);
   }
 
   @Override
-  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
-    return delegate.releasePermit(ref, key, permitId);
-  }
-
-  @Override
-  public Decision peek(PolicyRef ref, String key) {
-    return delegate.peek(ref, key);
-  }
-
-  @Override
-  public void reset(PolicyRef ref, String key) {
-    delegate.reset(ref, key);
-  }
-
-  @Override
-  public RuleStore rules() {
-    return delegate.rules();
+  public void reset(PolicyRef ref, String key, long timeoutNanos) throws TimeoutException {
+    delegate.reset(ref, key, timeoutNanos);
   }
 
   /** Keys with a flight or a queue right now. */

@@ -11,8 +11,10 @@ import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -32,23 +34,23 @@ final class DeniedCacheLimiter implements RateLimiter {
   private final DeniedUntilCache cache;
   private final LocalDecisionMetrics metrics;
   private final LongSupplier nanoClock;
-  private final RuleStore rules;
+  private final Function<String, Optional<Rule>> knownRules;
 
   /**
-   * @param rules where a rule's policy is looked up to tell whether it counts denials (the client's
-   *     rules cache)
+   * @param knownRules a rule as the client last saw it, without waiting for the grid: whether it
+   *     counts denials decides whether its denials may be cached (a rule not seen yet: not cached)
    */
   DeniedCacheLimiter(
       RateLimiter delegate,
       DeniedUntilCache cache,
       LocalDecisionMetrics metrics,
       LongSupplier nanoClock,
-      RuleStore rules) {
+      Function<String, Optional<Rule>> knownRules) {
     this.delegate = delegate;
     this.cache = cache;
     this.metrics = metrics;
     this.nanoClock = nanoClock;
-    this.rules = rules;
+    this.knownRules = knownRules;
   }
 
   @Override
@@ -222,14 +224,9 @@ final class DeniedCacheLimiter implements RateLimiter {
     if (check.ref() instanceof PolicyRef.Inline inline) {
       return inline.policy().countDenied() || inline.policy().inFlight();
     }
-    try {
-      return rules
-          .find(((PolicyRef.Named) check.ref()).rule())
-          .map(Rule::policy)
-          .map(policy -> policy.countDenied() || policy.inFlight())
-          .orElse(true);
-    } catch (RuntimeException e) {
-      return true; // cannot tell: do not cache
-    }
+    return knownRules
+        .apply(((PolicyRef.Named) check.ref()).rule())
+        .map(rule -> rule.policy().countDenied() || rule.policy().inFlight())
+        .orElse(true); // cannot tell yet: do not cache
   }
 }

@@ -4,6 +4,7 @@ import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
+import dev.sluice.core.Durations;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
@@ -11,7 +12,6 @@ import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.pipeline.Futures;
-import dev.sluice.core.pipeline.PipelineRateLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,18 +21,23 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
- * A {@link RateLimiter} decorator that never hangs the application: every decision waits at most
- * the call timeout for the limiter behind it, and when that limiter cannot answer (a timeout, a
- * lost connection) the rule's {@link FailurePolicy} answers instead, saying so ({@code FAIL_OPEN}
- * or {@code FAIL_CLOSED}). A {@link CircuitBreaker} keeps a dead grid from costing the timeout on
- * every call: while open, decisions are made here at once, one probe per interval goes through.
+ * A {@link RateLimiter} decorator that never hangs the application: every call waits at most the
+ * call timeout for the limiter behind it, and when that limiter cannot answer a decision (a
+ * timeout, a lost connection, a grid not reached yet) the rule's {@link FailurePolicy} answers
+ * instead, saying so ({@code FAIL_OPEN} or {@code FAIL_CLOSED}). A {@link CircuitBreaker} keeps a
+ * dead grid from costing the timeout on every call: while open, decisions are made here at once,
+ * one probe per interval goes through.
+ *
+ * <p>Every path is bounded: single checks and each-alone batches wait through the limiter's timed
+ * calls ({@link TimedLimiter}); asynchronous calls time out their future; an all-or-nothing batch
+ * runs on a waiter thread the caller stops waiting for; peeks, releases and resets, which have no
+ * local answer, throw {@link GridUnavailableException} when the grid does not answer in time or the
+ * breaker is open.
  *
  * <p>Errors that belong to the request (an unknown rule, a cost above the capacity) are thrown as
  * they are: the grid answered, the request is wrong. A call that timed out may still be decided by
@@ -40,45 +45,33 @@ import java.util.function.Function;
  * Timeouts are for outages, not for normal load.
  */
 final class FailurePolicyLimiter implements RateLimiter {
-  private final RateLimiter delegate;
+  private final TimedLimiter delegate;
   private final long callTimeoutNanos;
   private final CircuitBreaker breaker;
   private final FailurePolicy defaultPolicy;
   private final Map<String, FailurePolicy> rulePolicies;
   private final LocalDecisionMetrics metrics;
-  private final Function<String, Optional<Rule>> cachedRules;
+  private final Function<String, Optional<Rule>> knownRules;
 
   /**
-   * Where an all-or-nothing batch waits for the grid, so that the caller can stop waiting after the
-   * call timeout: daemon threads, made as needed and let go when idle.
-   */
-  private static final ExecutorService WAITERS =
-      Executors.newCachedThreadPool(
-          runnable -> {
-            Thread thread = new Thread(runnable, "sluice-client-batch");
-            thread.setDaemon(true);
-            return thread;
-          });
-
-  /**
-   * @param cachedRules a rule as the client last saw it, without asking the grid (for the limit a
-   *     failure answer reports)
+   * @param knownRules a rule as the client last saw it, without waiting for the grid (for the limit
+   *     a failure answer reports)
    */
   FailurePolicyLimiter(
-      RateLimiter delegate,
+      TimedLimiter delegate,
       Duration callTimeout,
       CircuitBreaker breaker,
       FailurePolicy defaultPolicy,
       Map<String, FailurePolicy> rulePolicies,
       LocalDecisionMetrics metrics,
-      Function<String, Optional<Rule>> cachedRules) {
+      Function<String, Optional<Rule>> knownRules) {
     this.delegate = delegate;
     this.callTimeoutNanos = callTimeout.toNanos();
     this.breaker = breaker;
     this.defaultPolicy = defaultPolicy;
     this.rulePolicies = Map.copyOf(rulePolicies);
     this.metrics = metrics;
-    this.cachedRules = cachedRules;
+    this.knownRules = knownRules;
   }
 
   @Override
@@ -102,11 +95,8 @@ final class FailurePolicyLimiter implements RateLimiter {
   }
 
   /**
-   * A synchronous round trip within the call timeout. Over a pipeline limiter (the grid) the
-   * caller's thread waits on the invocation's own future ({@link
-   * PipelineRateLimiter#tryAcquire(Check, Duration)}), one thread hand-off per call like a plain
-   * synchronous Hazelcast call; other limiters are waited on through their asynchronous API. One
-   * check goes through the single-check API, so that its errors name its own fields.
+   * A synchronous round trip within the call timeout, through the limiter's timed calls. One check
+   * goes through the single-check call, so that its errors name its own fields.
    */
   private List<Decision> decide(List<Check> checks) {
     if (!breaker.tryPass()) {
@@ -114,17 +104,11 @@ final class FailurePolicyLimiter implements RateLimiter {
     }
     List<Decision> decisions;
     try {
-      Duration timeout = Duration.ofNanos(callTimeoutNanos);
       decisions =
-          !(delegate instanceof PipelineRateLimiter pipeline)
-              ? send(checks).get(callTimeoutNanos, TimeUnit.NANOSECONDS)
-              : checks.size() == 1
-                  ? List.of(pipeline.tryAcquire(checks.get(0), timeout))
-                  : pipeline.tryAcquireAll(checks, timeout);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return onFailure(checks);
-    } catch (RuntimeException | ExecutionException | TimeoutException e) {
+          checks.size() == 1
+              ? List.of(delegate.tryAcquire(checks.get(0), callTimeoutNanos))
+              : delegate.tryAcquireAll(checks, callTimeoutNanos);
+    } catch (RuntimeException | TimeoutException e) {
       return onError(checks, e);
     }
     breaker.onSuccess();
@@ -168,7 +152,9 @@ final class FailurePolicyLimiter implements RateLimiter {
 
   /**
    * An all-or-nothing batch within the call timeout; while the grid is away, every check is
-   * answered by its failure policy, and the batch is admitted only if all of them fail open.
+   * answered by its failure policy, and the batch is admitted only if all of them fail open. The
+   * batch runs on a waiter thread: if the caller stops waiting, the batch still completes there,
+   * giving back what it took when a check is denied.
    */
   @Override
   public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
@@ -182,7 +168,8 @@ final class FailurePolicyLimiter implements RateLimiter {
     }
     try {
       BatchOutcome outcome =
-          CompletableFuture.supplyAsync(() -> delegate.tryAcquireAll(checks, mode), WAITERS)
+          CompletableFuture.supplyAsync(
+                  () -> delegate.tryAcquireAll(checks, mode), TimedLimiter.Waiting.WAITERS)
               .get(callTimeoutNanos, TimeUnit.NANOSECONDS);
       breaker.onSuccess();
       return outcome;
@@ -198,40 +185,82 @@ final class FailurePolicyLimiter implements RateLimiter {
   }
 
   /**
-   * @throws GridUnavailableException while the grid is known to be away: nothing to give back to
+   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
+   *     call timeout: nothing to give back to
    */
   @Override
   public Decision release(Check check) {
-    requireGrid("release");
-    return delegate.release(check);
+    return withoutLocalAnswer("release", () -> delegate.release(check, callTimeoutNanos));
   }
 
   /**
-   * @throws GridUnavailableException while the grid is known to be away: the permit is the grid's
+   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
+   *     call timeout: the permit is the grid's (unreleased, it frees itself at its permitTtl)
    */
   @Override
   public Decision releasePermit(PolicyRef ref, String key, long permitId) {
-    requireGrid("release");
-    return delegate.releasePermit(ref, key, permitId);
+    return withoutLocalAnswer(
+        "release", () -> delegate.releasePermit(ref, key, permitId, callTimeoutNanos));
   }
 
   /**
-   * @throws GridUnavailableException while the grid is known to be away: a peek has no local answer
+   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
+   *     call timeout: a peek has no local answer
    */
   @Override
   public Decision peek(PolicyRef ref, String key) {
-    requireGrid("peek");
-    return delegate.peek(ref, key);
+    return withoutLocalAnswer("peek", () -> delegate.peek(ref, key, callTimeoutNanos));
   }
 
+  /**
+   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
+   *     call timeout (the key may still be reset)
+   */
   @Override
   public void reset(PolicyRef ref, String key) {
-    delegate.reset(ref, key);
+    withoutLocalAnswer(
+        "reset",
+        () -> {
+          delegate.reset(ref, key, callTimeoutNanos);
+          return Boolean.TRUE;
+        });
   }
 
   @Override
   public RuleStore rules() {
     return delegate.rules();
+  }
+
+  /** A call with no local answer: the grid's within the timeout, or GridUnavailableException. */
+  private <T> T withoutLocalAnswer(String operation, TimedCall<T> call) {
+    // Like a decision, it may be the breaker's probe: a peek can find the grid back.
+    if (!breaker.tryPass()) {
+      throw new GridUnavailableException(
+          "the grid is unreachable; " + operation + " has no local answer");
+    }
+    try {
+      T answer = call.call();
+      breaker.onSuccess();
+      return answer;
+    } catch (RuntimeException | TimeoutException e) {
+      rethrowRequestError(e);
+      breaker.onFailure();
+      throw new GridUnavailableException(
+          "the grid did not answer "
+              + operation
+              + " within the call timeout of "
+              + Durations.format(Duration.ofNanos(callTimeoutNanos))
+              + "; "
+              + operation
+              + " has no local answer",
+          e);
+    }
+  }
+
+  /** A call to the grid that may time out. */
+  @FunctionalInterface
+  private interface TimedCall<T> {
+    T call() throws TimeoutException;
   }
 
   /** Whether the breaker is open: the grid failed recently and calls are decided here. */
@@ -244,13 +273,6 @@ final class FailurePolicyLimiter implements RateLimiter {
     return check.ref() instanceof PolicyRef.Named named
         ? rulePolicies.getOrDefault(named.rule(), defaultPolicy)
         : defaultPolicy;
-  }
-
-  private void requireGrid(String operation) {
-    if (breaker.isOpen()) {
-      throw new GridUnavailableException(
-          "the grid is unreachable; " + operation + " has no local answer");
-    }
   }
 
   /** The limiter's answer as a fresh future this decorator may time out without touching its. */
@@ -310,10 +332,11 @@ final class FailurePolicyLimiter implements RateLimiter {
   /**
    * The answer when the grid cannot give one. Its {@code limit} is what the grid would report (the
    * policy's capacity) when the policy is known: an inline policy's, or a named rule's from the
-   * rules cache (a rule this client has looked up before). A rule never looked up has no known
-   * limit here: {@code limit = remaining = 0}, and middleware leaves the RateLimit headers out.
-   * Fail-open reports the whole limit as remaining (the grid's count is unknown, and this client
-   * admits while it is away); fail-closed reports none left.
+   * rules cache (a rule this client has seen). A rule never seen here has no known limit: {@code
+   * limit = remaining = 0}, which is how the answer says the rule itself could not be checked, and
+   * middleware leaves the RateLimit headers out. Fail-open reports the whole limit as remaining
+   * (the grid's count is unknown, and this client admits while it is away); fail-closed reports
+   * none left.
    */
   private Decision failureDecision(Check check) {
     long limit = knownLimit(check);
@@ -330,7 +353,7 @@ final class FailurePolicyLimiter implements RateLimiter {
     Optional<dev.sluice.core.Policy> policy =
         check.ref() instanceof PolicyRef.Inline inline
             ? Optional.of(inline.policy())
-            : cachedRules.apply(((PolicyRef.Named) check.ref()).rule()).map(Rule::policy);
+            : knownRules.apply(((PolicyRef.Named) check.ref()).rule()).map(Rule::policy);
     return policy.map(p -> LimiterAlgorithm.of(p).capacity()).orElse(0L);
   }
 }

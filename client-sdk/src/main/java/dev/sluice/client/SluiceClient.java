@@ -1,13 +1,11 @@
 package dev.sluice.client;
 
-import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
-import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
@@ -86,43 +84,69 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
   private final @Nullable DeniedCacheLimiter deniedCache;
   private final FailurePolicyLimiter failurePolicy;
   private final CachedRuleStore rules;
-  private final @Nullable Runnable unlisten;
+  private final @Nullable GridConnection connection;
 
+  /**
+   * The chain in front of {@code delegate}; if it is a grid limiter, its link to the grid is
+   * followed in the background ({@link GridConnection}) and this waits for the first link at most
+   * the builder's {@code connectTimeout}.
+   */
   SluiceClient(Builder builder, RateLimiter delegate, @Nullable Runnable shutdown) {
     this.delegate = delegate;
     this.shutdown = shutdown;
+    this.registry = builder.meterRegistry;
     CircuitBreaker breaker =
         new CircuitBreaker(builder.probeInterval.toNanos(), builder.breakerClock);
-    LocalDecisionMetrics metrics = new LocalDecisionMetrics(builder.meterRegistry);
+    LocalDecisionMetrics metrics = new LocalDecisionMetrics(registry);
     // Wall time, not the injected clock: the staleness bound covers events lost in real time, and
     // tests that freeze the client's clock must still see rule changes.
     this.rules =
         new CachedRuleStore(
-            delegate.rules(), this::onRuleChange, breaker::isOpen, System::nanoTime);
+            delegate.rules(),
+            this::onRuleChange,
+            () -> breaker.isOpen() || offline(),
+            breaker::onFailure,
+            builder.callTimeout.toNanos(),
+            System::nanoTime);
+    TimedLimiter grid = TimedLimiter.of(delegate);
     this.failurePolicy =
         new FailurePolicyLimiter(
-            delegate,
+            builder.coalescing ? new CoalescingLimiter(grid) : grid,
             builder.callTimeout,
             breaker,
             builder.failurePolicy,
             builder.ruleFailurePolicies,
             metrics,
-            rules::cached);
-    RateLimiter chain = builder.coalescing ? new CoalescingLimiter(failurePolicy) : failurePolicy;
+            rules::known);
     this.deniedCache =
         builder.deniedCacheSize > 0
             ? new DeniedCacheLimiter(
-                chain,
+                failurePolicy,
                 new DeniedUntilCache(builder.deniedCacheSize, builder.nanoClock),
                 metrics,
                 builder.nanoClock,
-                rules)
+                rules::known)
             : null;
-    this.registry = builder.meterRegistry;
-    this.head = MeteredRateLimiter.wrap(deniedCache != null ? deniedCache : chain, registry);
+    this.head =
+        MeteredRateLimiter.wrap(deniedCache != null ? deniedCache : failurePolicy, registry);
+    Duration warmUpTimeout =
+        builder.connectTimeout.compareTo(builder.callTimeout) > 0
+            ? builder.connectTimeout
+            : builder.callTimeout;
+    this.connection =
+        delegate instanceof GridRateLimiter gridLimiter
+            ? new GridConnection(gridLimiter, rules, builder.callTimeout, warmUpTimeout, registry)
+            : null;
     LeaseMetrics.bind(delegate, registry);
-    this.unlisten = GridSupport.listenToRules(delegate, rules);
-    GridSupport.warmUp(delegate, builder.connectTimeout);
+    if (connection != null && !builder.connectTimeout.isZero()) {
+      connection.awaitConnected(builder.connectTimeout);
+    }
+  }
+
+  /** Whether the grid cannot be asked right now (not reached yet, or disconnected). */
+  private boolean offline() {
+    GridConnection link = connection;
+    return link != null && link.offline();
   }
 
   public static Builder builder() {
@@ -236,6 +260,17 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
   }
 
   /**
+   * Where this client stands with its grid: {@link GridState#CONNECTING} until it first reaches it,
+   * then {@link GridState#CONNECTED} while the grid answers, {@link GridState#UNRESPONSIVE} when it
+   * is connected but no member answered within two call timeouts, {@link GridState#DISCONNECTED}
+   * while it reconnects. Also the gauge {@code sluice_client_grid_state}. A client in front of a
+   * limiter that is not a grid's is always {@code CONNECTED}.
+   */
+  public GridState gridState() {
+    return connection == null ? GridState.CONNECTED : connection.state();
+  }
+
+  /**
    * The Hazelcast instance behind this client: its own Hazelcast client, or the member or client of
    * a wrapped grid limiter; empty for other limiters.
    */
@@ -252,8 +287,8 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
 
   @Override
   public void close() {
-    if (unlisten != null) {
-      unlisten.run();
+    if (connection != null) {
+      connection.close();
     }
     rules.close();
     if (shutdown != null) {
@@ -285,9 +320,11 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
     Builder() {}
 
     /**
-     * How long {@link #build()} waits for the first connection to the cluster (5 s by default). It
-     * never waits longer: if the cluster is not there yet, the client keeps connecting in the
-     * background and decisions follow the failure policy until it is.
+     * How long {@link #build()} (and {@link #wrap} of a grid limiter) waits for the first link to
+     * the cluster before it returns, 5 s by default; 0: not at all. It never fails for want of one:
+     * the client keeps connecting in the background and decisions follow the failure policy until
+     * it has ({@link SluiceClient#gridState()}). Waiting lets a grid that is up decide the
+     * application's first call.
      */
     public Builder connectTimeout(Duration timeout) {
       if (timeout == null || timeout.isNegative()) {
@@ -308,11 +345,15 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
 
     /**
      * Starts a Hazelcast client to the cluster (smart routing: one hop to each key's owner) and a
-     * grid limiter over it. Closing the {@link SluiceClient} shuts them down.
+     * grid limiter over it, and waits at most {@code connectTimeout} for the first link. Closing
+     * the {@link SluiceClient} shuts them down.
+     *
+     * <p>The grid need not be there: without it the client answers by the failure policy from the
+     * first call, connects in the background, and says so ({@link SluiceClient#gridState()}, the
+     * gauge {@code sluice_client_grid_state}). Only a configuration error fails the build.
      */
     public SluiceClient build() {
-      HazelcastInstance hazelcast =
-          GridSupport.start(GridSupport.clientConfig(this), connectTimeout);
+      HazelcastInstance hazelcast = GridSupport.start(GridSupport.clientConfig(this));
       GridRateLimiter grid;
       try {
         grid =
@@ -320,24 +361,10 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
                 hazelcast,
                 GridRateLimiter.Options.defaults().withLeases(leases).withLeaseClock(nanoClock));
       } catch (RuntimeException e) {
-        // Whatever failed, stop the client: its threads would otherwise keep running (and keep the
-        // JVM alive) with nobody left to close it. Offline, it cannot create the limiter's map
-        // proxies; any other failure is not an outage and goes to the caller as it is.
+        // Stop the client: its threads would otherwise keep running (and keep the JVM alive) with
+        // nobody left to close it.
         hazelcast.shutdown();
-        if (!(e instanceof HazelcastClientOfflineException)) {
-          throw e;
-        }
-        throw new GridUnavailableException(
-            "no member of cluster '"
-                + clusterName
-                + "' at "
-                + (addresses.isEmpty() ? List.of("127.0.0.1:5701") : addresses)
-                + " answered within connectTimeout "
-                + Durations.format(connectTimeout)
-                + " ("
-                + e.getMessage()
-                + "); build() needs the grid once, then decisions follow the failure policy",
-            e);
+        throw e;
       }
       return new SluiceClient(
           this,

@@ -1,6 +1,7 @@
 package dev.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
@@ -9,9 +10,12 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rules near cache when no event arrives: an old entry is answered at once and refreshed in the
- * background, a change is reported, and a grid that hangs or fails never holds up a lookup.
+ * background, a change is reported, and a grid that hangs or fails never holds up a lookup longer
+ * than the call timeout; a rule never seen while the grid is away is said to be unknown here.
  */
 class CachedRuleStoreTest {
   private final ConcurrentHashMap<String, Rule> map = new ConcurrentHashMap<>();
@@ -30,8 +35,18 @@ class CachedRuleStoreTest {
   private final List<String> changes = new CopyOnWriteArrayList<>();
   private final List<String> reads = new CopyOnWriteArrayList<>();
   private final AtomicBoolean breakerOpen = new AtomicBoolean();
+  private final AtomicLong gridFailures = new AtomicLong();
   private final CachedRuleStore rules =
-      new CachedRuleStore(new MapStore(), changes::add, breakerOpen::get, clock::get);
+      new CachedRuleStore(
+          new MapStore(),
+          changes::add,
+          breakerOpen::get,
+          gridFailures::incrementAndGet,
+          LOOKUP_TIMEOUT.toNanos(),
+          clock::get);
+
+  /** The client's call timeout: the longest a lookup of a rule never seen waits for its read. */
+  private static final Duration LOOKUP_TIMEOUT = Duration.ofMillis(50);
 
   @AfterEach
   void stop() {
@@ -94,6 +109,42 @@ class CachedRuleStoreTest {
     assertThat(changes).containsExactly("other");
   }
 
+  @Test
+  void find_neverSeenWhileGridHangs_throwsGridUnavailableWithinTheLookupTimeout() {
+    map.put("login", rule(5));
+    hang.set(true);
+    long start = System.nanoTime();
+
+    assertThatThrownBy(() -> rules.find("login"))
+        .isInstanceOf(GridUnavailableException.class)
+        .hasMessageContaining("rule 'login' has not been seen by this client")
+        .hasMessageContaining("failure policy");
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("waited about the lookup timeout, not the grid's")
+        .isLessThan(LOOKUP_TIMEOUT.plusSeconds(1));
+    assertThat(gridFailures).as("the late read counts as a grid failure").hasValue(1);
+  }
+
+  @Test
+  void find_neverSeenWhileBreakerOpen_throwsAtOnceWithoutReading() {
+    map.put("login", rule(5));
+    breakerOpen.set(true);
+
+    assertThatThrownBy(() -> rules.find("login")).isInstanceOf(GridUnavailableException.class);
+    assertThat(reads).isEmpty();
+  }
+
+  @Test
+  void findAndPut_null_throwNamingTheArgument() {
+    assertThatThrownBy(() -> rules.find(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("name");
+    assertThatThrownBy(() -> rules.put(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("rule");
+  }
+
   private long limit() {
     return rules.find("login").orElseThrow().policy().limit();
   }
@@ -123,6 +174,14 @@ class CachedRuleStoreTest {
     return new Rule(name, Policy.of(limit, Duration.ofMinutes(1)));
   }
 
+  private static final ExecutorService HANGING_READS =
+      Executors.newCachedThreadPool(
+          runnable -> {
+            Thread thread = new Thread(runnable, "hanging-rule-read");
+            thread.setDaemon(true);
+            return thread;
+          });
+
   /** A rules map that emits no events, and can hang like an unreachable grid. */
   private final class MapStore implements RuleStore {
     @Override
@@ -136,6 +195,15 @@ class CachedRuleStoreTest {
         }
       }
       return Optional.ofNullable(map.get(name));
+    }
+
+    /** Like the grid's store: the read runs elsewhere, and hangs there, never on the caller. */
+    @Override
+    public CompletableFuture<Optional<Rule>> findAsync(String name) {
+      if (!hang.get()) {
+        return CompletableFuture.completedFuture(find(name));
+      }
+      return CompletableFuture.supplyAsync(() -> find(name), HANGING_READS);
     }
 
     @Override

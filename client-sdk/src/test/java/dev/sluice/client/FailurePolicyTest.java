@@ -140,9 +140,10 @@ class FailurePolicyTest {
     // The breaker opens on the first failed decision; lookups then do not ask the grid at all.
     assertThat(client.tryAcquire("login", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
     assertThat(client.rules().find("login")).isPresent();
-    // A rule never seen has no local answer.
+    // A rule never seen has no local answer, and the exception says why.
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.rules().find("api"))
-        .isInstanceOf(IllegalStateException.class);
+        .isInstanceOf(GridUnavailableException.class)
+        .hasMessageContaining("rule 'api' has not been seen by this client");
   }
 
   private double counter(String reason) {

@@ -24,9 +24,6 @@ final class MemberConfig {
   /** How long a graceful shutdown waits for partitions to migrate before giving up. */
   static final int GRACEFUL_SHUTDOWN_SECONDS = 120;
 
-  /** How long a client-mode node tries to reach the grid at start before failing. */
-  static final long CLIENT_CONNECT_TIMEOUT_MILLIS = 60_000;
-
   private MemberConfig() {}
 
   static Config build(NodeSettings settings, TimeSource timeSource) {
@@ -100,8 +97,8 @@ final class MemberConfig {
    * make a REST caller wait on a grid that is gone:
    *
    * <ul>
-   *   <li>async start: the node waits for the first connection itself ({@link
-   *       #CLIENT_CONNECT_TIMEOUT_MILLIS}, then the start fails);
+   *   <li>async start: the node starts without the grid, answers checks by the failure policy and
+   *       reports not ready until it has reached it (a deploy during an outage);
    *   <li>async reconnect, retried for ever with a backoff capped at one second: while the grid is
    *       away, calls fail at once ({@code HazelcastClientOfflineException}) and the failure policy
    *       answers; a grid that comes back is found within about a second, with no restart. (A

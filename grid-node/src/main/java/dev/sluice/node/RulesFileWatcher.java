@@ -18,9 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -74,7 +71,7 @@ final class RulesFileWatcher implements AutoCloseable {
   private final RuleStore store;
   private final Duration interval;
   private final Object lock = new Object();
-  private @Nullable ScheduledExecutorService poller;
+  private final PeriodicPoll poller;
 
   /**
    * The content last seen (applied or rejected), so a broken file is reported once, not forever.
@@ -91,6 +88,7 @@ final class RulesFileWatcher implements AutoCloseable {
     this.file = file;
     this.store = store;
     this.interval = interval;
+    this.poller = new PeriodicPoll("sluice-rules-watcher", interval, this::pollQuietly);
   }
 
   /**
@@ -169,30 +167,13 @@ final class RulesFileWatcher implements AutoCloseable {
 
   /** Polls every interval on a daemon thread until {@link #close()}. */
   RulesFileWatcher start() {
-    synchronized (lock) {
-      if (poller == null) {
-        poller =
-            Executors.newSingleThreadScheduledExecutor(
-                runnable -> {
-                  Thread thread = new Thread(runnable, "sluice-rules-watcher");
-                  thread.setDaemon(true);
-                  return thread;
-                });
-        long millis = interval.toMillis();
-        poller.scheduleWithFixedDelay(this::pollQuietly, millis, millis, TimeUnit.MILLISECONDS);
-      }
-      return this;
-    }
+    poller.start();
+    return this;
   }
 
   @Override
   public void close() {
-    synchronized (lock) {
-      if (poller != null) {
-        poller.shutdownNow();
-        poller = null;
-      }
-    }
+    poller.close();
   }
 
   private void pollQuietly() {

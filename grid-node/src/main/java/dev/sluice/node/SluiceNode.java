@@ -1,13 +1,10 @@
 package dev.sluice.node;
 
 import com.hazelcast.client.HazelcastClient;
-import com.hazelcast.client.config.ClientConfig;
-import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.core.LifecycleEvent.LifecycleState;
-import com.hazelcast.core.LifecycleListener;
 import com.hazelcast.partition.PartitionService;
+import dev.sluice.client.GridState;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Durations;
 import dev.sluice.core.RateLimiter;
@@ -33,14 +30,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -93,6 +91,9 @@ public final class SluiceNode implements AutoCloseable {
       "usage: java -jar sluice-node.jar [--config <node.yaml>] [--insecure]\n"
           + "Every setting can also be given as a SLUICE_* environment variable;"
           + " see docs/configuration.md.";
+
+  /** How long a client-mode node's start waits for a grid that is up before it goes on without. */
+  private static final java.time.Duration CLIENT_FIRST_CONNECT = java.time.Duration.ofSeconds(5);
 
   private final NodeSettings settings;
   private final HazelcastInstance member;
@@ -197,18 +198,18 @@ public final class SluiceNode implements AutoCloseable {
     EnvoyFrontEnd envoy =
         EnvoyFrontEnd.load(settings.envoyConfig(), settings.rulesReloadInterval());
     boolean client = settings.mode() == NodeSettings.Mode.CLIENT;
+    requirePortsFree(settings, client);
     if (!client && settings.hasClientFailureSettings()) {
       LOG.warn(
           "failurePolicy, failurePolicies and callTimeout apply to client mode only; this member"
               + " decides on its own partitions and ignores them");
     }
 
-    AtomicBoolean connected = new AtomicBoolean();
     HazelcastInstance member;
     try {
       member =
           client
-              ? startClient(settings, connected)
+              ? HazelcastClient.newHazelcastClient(MemberConfig.buildClient(settings))
               : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
     } catch (RuntimeException e) {
       envoy.close();
@@ -228,20 +229,36 @@ public final class SluiceNode implements AutoCloseable {
       if (rulesFile.isPresent()) {
         watcher =
             new RulesFileWatcher(rulesFile.get(), limiter.rules(), settings.rulesReloadInterval());
-        List<Rule> rules = watcher.loadInitial();
-        LOG.info("rules file {}: {} rules, reloaded on change", rulesFile.get(), rules.size());
+      }
+      // A broken rules file stops the node now, grid or not; the rules reach the grid when it can
+      // be reached (at once for a member; a client-mode node may start while the grid is away).
+      Runnable loadRules = rulesLoader(rulesFile, watcher, limiter);
+      if (limiter.ready().isDone()) {
+        loadRules.run();
       } else {
-        List<Rule> rules = RulesFile.parse("the bundled rules.yaml", bundledRules());
-        for (Rule rule : rules) {
-          if (!limiter.rules().find(rule.name()).equals(Optional.of(rule))) {
-            limiter.rules().put(rule);
-          }
-        }
         LOG.warn(
-            "no rules file found (looked for {}); using the {} example rules bundled in the jar,"
-                + " not reloaded. Set SLUICE_RULES_FILE to use your own.",
-            DEFAULT_RULES_FILES,
-            rules.size());
+            "mode: client, and the grid ({}) cannot be reached yet: checks are answered by the"
+                + " failure policy ({}) until it can; connecting in the background",
+            gridDescription(settings),
+            NodeSettings.wireName(settings.failurePolicy()));
+        limiter
+            .ready()
+            .thenRunAsync(
+                () -> {
+                  try {
+                    loadRules.run();
+                    LOG.info("client mode: reached the grid; rules file applied");
+                  } catch (RuntimeException e) {
+                    LOG.warn(
+                        "client mode: the rules could not be applied to the grid ({})",
+                        e.toString());
+                  }
+                },
+                runnable -> {
+                  Thread thread = new Thread(runnable, "sluice-rules-first-load");
+                  thread.setDaemon(true);
+                  thread.start();
+                });
       }
 
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -277,13 +294,10 @@ public final class SluiceNode implements AutoCloseable {
                   decisions,
                   registry,
                   ApiSettings.withAdminToken(settings.adminToken()),
-                  client ? new ClientReadiness(member, connected) : new MemberReadiness(member),
+                  client ? new ClientReadiness(member, front) : new MemberReadiness(member),
                   client ? () -> 0L : () -> ownedStates(member),
                   List.of(envoy.jsonRoute()))
               .start(settings.bindAddress(), settings.restPort());
-      if (watcher != null) {
-        watcher.start();
-      }
     } catch (RuntimeException e) {
       envoy.close();
       if (api != null) {
@@ -324,6 +338,36 @@ public final class SluiceNode implements AutoCloseable {
   }
 
   /**
+   * Fails with the one-line error of {@link #portInUse} if a port this node will listen on is taken
+   * now, before the member or Jetty try it: they log their own ERROR with a stack trace before
+   * throwing, which would come before our message and bury it. (A port taken between this check and
+   * the bind still fails the start with our message, after theirs.)
+   */
+  private static void requirePortsFree(NodeSettings settings, boolean client) {
+    Map<Setting, Integer> ports = new LinkedHashMap<>();
+    if (!client) {
+      ports.put(Setting.MEMBER_PORT, settings.memberPort());
+    }
+    ports.put(Setting.RLS_PORT, settings.rlsPort());
+    ports.put(Setting.REST_PORT, settings.restPort());
+    ports.forEach(
+        (setting, port) -> {
+          if (port == 0) {
+            return; // any free port (REST), or off (Envoy)
+          }
+          try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true); // as the member and Jetty bind: TIME_WAIT is no conflict
+            probe.bind(new InetSocketAddress(settings.bindAddress(), port), 1);
+          } catch (BindException e) {
+            RuntimeException failure = new UncheckedIOException(e);
+            throw portInUse(failure, setting, port, settings).orElseThrow(() -> failure);
+          } catch (IOException e) {
+            // Not a taken port: the bind itself will say what is wrong.
+          }
+        });
+  }
+
+  /**
    * A failure to listen because the port is taken, as the one-line error of a bad setting (the
    * member's and Jetty's own errors come with a stack trace and, for Jetty, after the member
    * started).
@@ -352,56 +396,57 @@ public final class SluiceNode implements AutoCloseable {
   }
 
   /**
-   * Starts the Hazelcast client of a client-mode node and waits for its first connection; {@code
-   * connected} follows the connection from then on (for readiness).
-   *
-   * @throws NodeConfigException if the grid cannot be reached within {@link
-   *     MemberConfig#CLIENT_CONNECT_TIMEOUT_MILLIS}
+   * Reads the rules into the grid (the rules file, watched from then on, or the bundled examples).
+   * The rules file is parsed here, before any grid call, so that a broken file stops the node at
+   * start even while a client-mode node's grid is away.
    */
-  private static HazelcastInstance startClient(NodeSettings settings, AtomicBoolean connected) {
-    CountDownLatch first = new CountDownLatch(1);
-    ClientConfig config = MemberConfig.buildClient(settings);
-    config.addListenerConfig(
-        new ListenerConfig(
-            (LifecycleListener)
-                event -> {
-                  if (event.getState() == LifecycleState.CLIENT_CONNECTED) {
-                    connected.set(true);
-                    first.countDown();
-                  } else if (event.getState() == LifecycleState.CLIENT_DISCONNECTED) {
-                    connected.set(false);
-                  }
-                }));
-    HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
-    boolean reached;
-    try {
-      reached = first.await(MemberConfig.CLIENT_CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      reached = false;
+  private static Runnable rulesLoader(
+      Optional<Path> rulesFile, @Nullable RulesFileWatcher watcher, GridRateLimiter limiter) {
+    if (rulesFile.isPresent() && watcher != null) {
+      try {
+        RulesFile.parse(
+            rulesFile.get().toString(), Files.readString(rulesFile.get(), StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        throw new NodeConfigException(
+            "cannot read the rules file " + rulesFile.get() + ": " + e, e);
+      }
+      return () -> {
+        List<Rule> rules = watcher.loadInitial();
+        LOG.info("rules file {}: {} rules, reloaded on change", rulesFile.get(), rules.size());
+        watcher.start();
+      };
     }
-    if (!reached) {
-      client.shutdown();
-      throw new NodeConfigException(
-          "mode: client, but the grid (cluster '"
-              + settings.clusterName()
-              + "', "
-              + (settings.discovery() == NodeSettings.Discovery.TCP_IP
-                  ? "members " + settings.members()
-                  : settings.discovery().wireName() + " discovery")
-              + ") could not be reached within "
-              + MemberConfig.CLIENT_CONNECT_TIMEOUT_MILLIS / 1000
-              + " s");
-    }
-    return client;
+    List<Rule> rules = RulesFile.parse("the bundled rules.yaml", bundledRules());
+    return () -> {
+      for (Rule rule : rules) {
+        if (!limiter.rules().find(rule.name()).equals(Optional.of(rule))) {
+          limiter.rules().put(rule);
+        }
+      }
+      LOG.warn(
+          "no rules file found (looked for {}); using the {} example rules bundled in the jar,"
+              + " not reloaded. Set SLUICE_RULES_FILE to use your own.",
+          DEFAULT_RULES_FILES,
+          rules.size());
+    };
+  }
+
+  /** The grid a client-mode node connects to, for messages. */
+  private static String gridDescription(NodeSettings settings) {
+    return "cluster '"
+        + settings.clusterName()
+        + "', "
+        + (settings.discovery() == NodeSettings.Discovery.TCP_IP
+            ? "members " + settings.members()
+            : settings.discovery().wireName() + " discovery");
   }
 
   /**
    * The SDK's client-side behaviour around the node's grid limiter: call timeout, failure policies,
    * breaker, denied-until cache, coalescing, and {@code sluice_client_local_decisions_total} on the
    * node's {@code /metrics}. It does not own the limiter or the Hazelcast client (the node closes
-   * them). The rules are listed once so that each has a local answer if the grid goes away before
-   * the rule's first check.
+   * them). The client reads every rule when it connects, so that each has a local answer if the
+   * grid goes away before the rule's first check.
    */
   private static SluiceClient clientFront(
       NodeSettings settings,
@@ -419,9 +464,9 @@ public final class SluiceNode implements AutoCloseable {
       builder.nanoClock(timeSource::nowNanos);
     }
     settings.failurePolicies().forEach(builder::failurePolicy);
-    SluiceClient front = builder.wrap(limiter);
-    LOG.info("client mode: {} rules known locally", front.rules().all().size());
-    return front;
+    // Waits a moment for a grid that is up, so that it decides the first checks; never fails for
+    // want of one (the rules are read into the client's cache when it connects).
+    return builder.connectTimeout(CLIENT_FIRST_CONNECT).wrap(limiter);
   }
 
   /** The REST API's port (useful when the settings asked for port 0). */
@@ -529,30 +574,33 @@ public final class SluiceNode implements AutoCloseable {
   }
 
   /**
-   * A client-mode node is ready while it is connected to a grid with at least one member. While it
-   * is not, it still answers checks (by the failure policy), but a load balancer should prefer a
-   * node that reaches the grid.
+   * A client-mode node is ready while the grid answers: connected, and some member answered the
+   * client's probe within two call timeouts ({@link SluiceClient#gridState()}). A grid that hangs
+   * keeps its connections open for a minute; the probe takes the node out of its load balancer
+   * within about {@code 2 × callTimeout} instead, and puts it back at the first answer. While not
+   * ready it still answers checks, by the failure policy.
    */
   private static final class ClientReadiness implements ReadinessProbe {
     private final HazelcastInstance client;
-    private final AtomicBoolean connected;
+    private final SluiceClient front;
 
-    ClientReadiness(HazelcastInstance client, AtomicBoolean connected) {
+    ClientReadiness(HazelcastInstance client, SluiceClient front) {
       this.client = client;
-      this.connected = connected;
+      this.front = front;
     }
 
     @Override
     public Readiness check() {
-      if (!client.getLifecycleService().isRunning()) {
-        return new Readiness(false, "the client is not running");
-      }
-      int size = client.getCluster().getMembers().size();
-      if (!connected.get() || size == 0) {
+      GridState state = front.gridState();
+      if (state != GridState.CONNECTED) {
         return new Readiness(
-            false, "not connected to the grid; checks are answered by the failure policy");
+            false,
+            "grid "
+                + state.wireName()
+                + "; checks are answered by the failure policy until it answers");
       }
-      return new Readiness(true, "client of a " + size + "-member cluster");
+      return new Readiness(
+          true, "client of a " + client.getCluster().getMembers().size() + "-member cluster");
     }
   }
 

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,13 +24,17 @@ import org.junit.jupiter.api.Timeout;
  *   member running   checks decided by the limiter
  *   SIGSTOP          each check answers within callTimeout + 1 s, by its rule's failure policy;
  *                    after the first, the breaker answers at once (one probe a second waits)
- *   SIGCONT          decided by the limiter again, without a restart
+ *                    /health/ready turns 503 within about 2 × callTimeout (the client's probe)
+ *   SIGCONT          decided by the limiter again, without a restart; ready again
  * </pre>
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class ClientModeHangIT {
   private static final Duration CALL_TIMEOUT = Duration.ofMillis(250);
   private static final long ANSWER_BOUND_MILLIS = CALL_TIMEOUT.toMillis() + 1_000;
+
+  /** Beyond 2 × callTimeout: the probe's period (T/2), the poll, and a busy machine. */
+  private static final long READINESS_MARGIN_MILLIS = 500;
 
   @Test
   void check_memberStopped_answersWithinTheTimeoutByPolicy_thenTheGridAgain() throws Exception {
@@ -57,14 +60,14 @@ class ClientModeHangIT {
     clientEnv.put("SLUICE_CALL_TIMEOUT", Long.toString(CALL_TIMEOUT.toMillis()) + "ms");
     clientEnv.put("SLUICE_FAILURE_POLICIES", "login=fail-closed");
 
-    Set<Long> childrenBefore = children();
+    Set<Long> childrenBefore = ProcessSignals.children();
     NodeProcess member =
         new NodeProcess(NodeProcess.jar(), memberEnv, work.resolve("member.log"), work).start();
     long pid = -1;
     try {
       TestNodes.awaitCluster(
           List.of(member), List.of(memberRestPort), List.of(0), 1, Duration.ofSeconds(120));
-      Set<Long> started = children();
+      Set<Long> started = ProcessSignals.children();
       started.removeAll(childrenBefore);
       assertThat(started).as("the member process").hasSize(1);
       pid = started.iterator().next();
@@ -74,7 +77,15 @@ class ClientModeHangIT {
         assertThat(check(port, "api").json().has("decidedBy")).isFalse();
         assertThat(check(port, "login").json().has("decidedBy")).isFalse();
 
-        signal("STOP", pid);
+        assertThat(TestNodes.get(port, "/health/ready").status()).isEqualTo(200);
+        ProcessSignals.send("STOP", pid);
+        long unreadyAfterMillis = awaitReadiness(port, 503, System.nanoTime());
+        System.out.printf(
+            "member stopped: /health/ready 503 after %d ms (call timeout %d ms)%n",
+            unreadyAfterMillis, CALL_TIMEOUT.toMillis());
+        assertThat(unreadyAfterMillis)
+            .as("unready within about twice the call timeout")
+            .isLessThanOrEqualTo(2 * CALL_TIMEOUT.toMillis() + READINESS_MARGIN_MILLIS);
         List<Long> millis = new ArrayList<>();
         long stoppedAt = System.nanoTime();
         while (millis.size() < 100 && System.nanoTime() - stoppedAt < seconds(4)) {
@@ -110,8 +121,10 @@ class ClientModeHangIT {
             .isGreaterThanOrEqualTo(CALL_TIMEOUT.toMillis() - 10);
         assertThat(slow).as("one probe per second at most pays the timeout").isLessThan(10);
 
-        signal("CONT", pid);
+        ProcessSignals.send("CONT", pid);
         long resumedAt = System.nanoTime();
+        long readyAfterMillis = awaitReadiness(port, 200, resumedAt);
+        System.out.printf("member resumed: /health/ready 200 after %d ms%n", readyAfterMillis);
         List<String> after = new ArrayList<>();
         TestNodes.Answer api = check(port, "api");
         TestNodes.Answer login = check(port, "login");
@@ -136,10 +149,26 @@ class ClientModeHangIT {
       }
     } finally {
       if (pid > 0) {
-        signal("CONT", pid); // a stopped process would not act on the SIGTERM of close()
+        ProcessSignals.send(
+            "CONT", pid); // a stopped process would not act on the SIGTERM of close()
       }
       member.close();
     }
+  }
+
+  /**
+   * Polls {@code /health/ready} every 10 ms until it answers {@code status}, at most 30 s; returns
+   * the milliseconds since {@code sinceNanos}.
+   */
+  private static long awaitReadiness(int port, int status, long sinceNanos)
+      throws InterruptedException {
+    while (TestNodes.get(port, "/health/ready").status() != status) {
+      assertThat(System.nanoTime() - sinceNanos)
+          .as("/health/ready " + status + " within 30 s")
+          .isLessThan(seconds(30));
+      Thread.sleep(10); // polling the node's probe, not moving limiter time
+    }
+    return (System.nanoTime() - sinceNanos) / 1_000_000;
   }
 
   private static TestNodes.Answer check(int port, String rule) {
@@ -148,18 +177,5 @@ class ClientModeHangIT {
 
   private static long seconds(long seconds) {
     return TimeUnit.SECONDS.toNanos(seconds);
-  }
-
-  private static Set<Long> children() {
-    return ProcessHandle.current()
-        .children()
-        .map(ProcessHandle::pid)
-        .collect(Collectors.toCollection(java.util.HashSet::new));
-  }
-
-  private static void signal(String signal, long pid) throws Exception {
-    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
-    assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(kill.exitValue()).as("kill -" + signal + " " + pid).isZero();
   }
 }

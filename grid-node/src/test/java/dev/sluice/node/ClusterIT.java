@@ -36,7 +36,7 @@ class ClusterIT {
   private static final String RULES =
       "rules:\n  - name: it\n    algorithm: sliding_log\n    limit: "
           + LIMIT
-          + "\n    window: 1h\n    leases: off\n";
+          + "\n    window: 1h\n    leases: \"off\"\n";
 
   private static final Duration STARTUP = Duration.ofSeconds(120);
 

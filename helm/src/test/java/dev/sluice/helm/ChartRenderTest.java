@@ -213,24 +213,44 @@ class ChartRenderTest {
     assertThat(env(node).get("JAVA_TOOL_OPTIONS").path("value").asText()).isEqualTo("-XX:+UseZGC");
   }
 
+  /**
+   * A rules edit reaches running nodes by the ConfigMap's update and the node's hot reload; it must
+   * not change the pods' template, or every edit would roll the whole StatefulSet. A change of the
+   * node config, read once at start, must.
+   */
   @Test
-  void template_rulesChange_checksumAnnotationChangesSoPodsRoll() {
-    String defaults = checksum(SluiceChart.withDefaults().render());
-    String sameRules = checksum(SluiceChart.withDefaults().set("replicaCount", 4).render());
-    String otherLimit =
-        checksum(
-            SluiceChart.withDefaults()
-                .values(
-                    """
-                        rules:
-                          - {name: login, algorithm: sliding_window, limit: 6, window: 1m}
-                          - {name: api, algorithm: gcra, limit: 100, window: 1s, burst: 20}
-                        """)
-                .render());
+  void template_rulesChange_podTemplateUnchanged_soPodsDoNotRoll() {
+    RenderedChart defaults = SluiceChart.withDefaults().render();
+    RenderedChart otherRules =
+        SluiceChart.withDefaults()
+            .values(
+                """
+                    rules:
+                      - {name: login, algorithm: sliding_window, limit: 6, window: 1m}
+                      - {name: api, algorithm: gcra, limit: 100, window: 1s, burst: 20}
+                    """)
+            .render();
 
-    assertThat(defaults).matches("[0-9a-f]{64}");
-    assertThat(sameRules).isEqualTo(defaults);
-    assertThat(otherLimit).isNotEqualTo(defaults);
+    assertThat(checksum(defaults)).matches("[0-9a-f]{64}");
+    assertThat(otherRules.named("ConfigMap", FULLNAME).path("data").path("rules.yaml").asText())
+        .as("the edit is in the ConfigMap")
+        .contains("limit: 6")
+        .isNotEqualTo(
+            defaults.named("ConfigMap", FULLNAME).path("data").path("rules.yaml").asText());
+    assertThat(podTemplate(otherRules))
+        .as("the pod template, annotations included")
+        .isEqualTo(podTemplate(defaults));
+  }
+
+  @Test
+  void template_nodeConfigChange_checksumAnnotationChangesSoPodsRoll() {
+    String defaults = checksum(SluiceChart.withDefaults().render());
+    String sameConfig = checksum(SluiceChart.withDefaults().set("replicaCount", 4).render());
+    String otherConfig =
+        checksum(SluiceChart.withDefaults().set("nodeConfig.rulesReloadInterval", "5s").render());
+
+    assertThat(sameConfig).isEqualTo(defaults);
+    assertThat(otherConfig).isNotEqualTo(defaults);
   }
 
   @Test
@@ -257,7 +277,9 @@ class ChartRenderTest {
     assertThat(chart.one("StatefulSet").path("spec").path("replicas").asInt()).isEqualTo(5);
     assertThat(chart.named("ConfigMap", FULLNAME).path("data").path("rules.yaml").asText().strip())
         .isEqualTo(rulesFile.strip());
-    assertThat(checksum(chart)).isNotEqualTo(checksum(SluiceChart.withDefaults().render()));
+    assertThat(checksum(chart))
+        .as("rules are hot-reloaded, not rolled")
+        .isEqualTo(checksum(SluiceChart.withDefaults().render()));
   }
 
   @Test
@@ -539,6 +561,10 @@ class ChartRenderTest {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  private static JsonNode podTemplate(RenderedChart chart) {
+    return chart.one("StatefulSet").path("spec").path("template");
+  }
 
   private static String checksum(RenderedChart chart) {
     return podAnnotations(chart).path("checksum/config").asText();

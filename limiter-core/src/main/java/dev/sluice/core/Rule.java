@@ -16,6 +16,18 @@ public record Rule(String name, Policy policy) {
   }
 
   /**
+   * Checks that a rule was given, for stores and APIs that take one.
+   *
+   * @throws InvalidPolicyException naming the field {@code rule} if it is null
+   */
+  public static Rule require(Rule rule) {
+    if (rule == null) {
+      throw new InvalidPolicyException("rule", "is required, was null");
+    }
+    return rule;
+  }
+
+  /**
    * Checks a rule name.
    *
    * @throws InvalidPolicyException naming the field {@code name}
@@ -31,6 +43,9 @@ public record Rule(String name, Policy policy) {
    * @throws InvalidPolicyException naming {@code field}
    */
   public static String checkName(String name, String field) {
+    if (name == null) {
+      throw new InvalidPolicyException(field, "is required, was null");
+    }
     if (!isValidName(name)) {
       throw new InvalidPolicyException(
           field,

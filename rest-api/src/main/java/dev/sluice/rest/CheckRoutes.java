@@ -1,5 +1,6 @@
 package dev.sluice.rest;
 
+import com.hazelcast.core.HazelcastException;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
@@ -14,6 +15,7 @@ import dev.sluice.core.spec.LimitSpec;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -190,10 +192,20 @@ final class CheckRoutes {
     return new Request(check, policy);
   }
 
-  private Policy lookUp(String rule, String at) {
-    return limiter
-        .rules()
-        .find(rule)
+  /**
+   * The rule's policy, for the headers and the body; null when the grid cannot tell right now (a
+   * client-mode node that never saw the rule while the grid is away): the check still goes to the
+   * limiter, whose failure policy answers and says so ({@code decidedBy}), without RateLimit
+   * headers since the rule's limit is unknown here.
+   */
+  private @Nullable Policy lookUp(String rule, String at) {
+    Optional<Rule> found;
+    try {
+      found = limiter.rules().find(rule);
+    } catch (HazelcastException unknownHere) {
+      return null;
+    }
+    return found
         .orElseThrow(() -> new ApiError(404, ApiError.UNKNOWN_RULE, unknownRule(at, rule)))
         .policy();
   }
@@ -254,7 +266,7 @@ final class CheckRoutes {
   }
 
   /** A validated check with the policy it runs under. */
-  private record Request(Check check, Policy policy) {
+  private record Request(Check check, @Nullable Policy policy) {
     String label() {
       return check.ref().label();
     }

@@ -42,14 +42,16 @@ public record DecisionBody(
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String permitId) {
 
   /** The answer for {@code decision}, under {@code rule} (null: inline) of {@code policy}. */
-  static DecisionBody of(Decision decision, @Nullable String rule, Policy policy) {
+  static DecisionBody of(Decision decision, @Nullable String rule, @Nullable Policy policy) {
     return of(decision, rule, policy, false);
   }
 
   static DecisionBody of(
-      Decision decision, @Nullable String rule, Policy policy, boolean released) {
+      Decision decision, @Nullable String rule, @Nullable Policy policy, boolean released) {
     boolean shaping =
-        policy.limits().stream().anyMatch(limit -> limit.algorithm() == Algorithm.LEAKY_BUCKET);
+        policy != null
+            && policy.limits().stream()
+                .anyMatch(limit -> limit.algorithm() == Algorithm.LEAKY_BUCKET);
     return new DecisionBody(
         decision.allowed(),
         decision.limit(),

@@ -1,23 +1,18 @@
 package dev.sluice.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DatabindException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.cfg.CoercionAction;
-import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.type.LogicalType;
+import dev.sluice.core.config.StrictBinding;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -35,44 +30,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class Json {
   private static final ObjectMapper MAPPER =
-      JsonMapper.builder()
-          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-          .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-          .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-          .disable(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
-          .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      StrictBinding.apply(JsonMapper.builder())
           .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-          .withCoercionConfig(
-              LogicalType.Textual,
-              config ->
-                  config
-                      .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
-          .withCoercionConfig(
-              LogicalType.Integer,
-              config ->
-                  config
-                      .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
-          .withCoercionConfig(
-              LogicalType.Boolean,
-              config ->
-                  config
-                      .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
-          .withCoercionConfig(
-              LogicalType.Collection,
-              config -> config.setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
-          .withCoercionConfig(
-              LogicalType.POJO,
-              config -> config.setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
           .build();
 
   /**

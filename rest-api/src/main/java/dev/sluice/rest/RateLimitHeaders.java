@@ -9,6 +9,7 @@ import io.javalin.http.Context;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rate-limit headers of every check answer (DESIGN §4).
@@ -47,7 +48,14 @@ final class RateLimitHeaders {
 
   private RateLimitHeaders() {}
 
-  static void apply(Context ctx, String label, Policy policy, Decision decision) {
+  static void apply(Context ctx, String label, @Nullable Policy policy, Decision decision) {
+    if (policy == null) {
+      // A rule whose limit is unknown here (decided by the failure policy): no quota to state.
+      if (!decision.allowed()) {
+        ctx.header(RETRY_AFTER, Long.toString(Math.max(1, decision.retryAfterSeconds())));
+      }
+      return;
+    }
     long resetSeconds = decision.resetAfterSeconds();
     String binding;
     if (policy.isSingle()) {

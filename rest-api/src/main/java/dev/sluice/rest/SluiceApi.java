@@ -10,6 +10,7 @@ import dev.sluice.core.metrics.MeteredRateLimiter;
 import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.javalin.router.Endpoint;
 import io.javalin.security.RouteRole;
@@ -17,7 +18,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -103,19 +106,25 @@ public final class SluiceApi {
                   .post("/v1/check", checks::check)
                   .post("/v1/check/batch", checks::batch)
                   .post("/v1/release", checks::release)
-                  .get("/v1/limits/{rule}/{key}", checks::peek)
                   .delete("/v1/limits/{rule}/{key}", checks::reset, Role.ADMIN)
                   .post("/v1/limits/peek", checks::peekBody)
                   .post("/v1/limits/reset", checks::resetBody, Role.ADMIN)
-                  .get("/v1/rules", rules::list)
-                  .get("/v1/rules/{name}", rules::get)
                   .put("/v1/rules/{name}", rules::put, Role.ADMIN)
-                  .delete("/v1/rules/{name}", rules::delete, Role.ADMIN)
-                  .get("/health/live", ctx -> health(ctx, true, "live"))
-                  .get("/health/ready", ctx -> ready(ctx, readiness))
-                  .get(
-                      "/metrics", ctx -> ctx.contentType(PROMETHEUS_TEXT).result(registry.scrape()))
-                  .get("/openapi.json", ctx -> ctx.contentType("application/json").result(openApi));
+                  .delete("/v1/rules/{name}", rules::delete, Role.ADMIN);
+              // Reads: GET, and HEAD answering as GET does (status, content type, headers) without
+              // the body (RFC 9110 §9.3.2); Javalin alone would answer HEAD with text/plain.
+              Map<String, Handler> reads = new LinkedHashMap<>();
+              reads.put("/v1/limits/{rule}/{key}", checks::peek);
+              reads.put("/v1/rules", rules::list);
+              reads.put("/v1/rules/{name}", rules::get);
+              reads.put("/health/live", ctx -> health(ctx, true, "live"));
+              reads.put("/health/ready", ctx -> ready(ctx, readiness));
+              reads.put(
+                  "/metrics", ctx -> ctx.contentType(PROMETHEUS_TEXT).result(registry.scrape()));
+              reads.put(
+                  "/openapi.json", ctx -> ctx.contentType("application/json").result(openApi));
+              reads.forEach(
+                  (path, handler) -> config.routes.get(path, handler).head(path, headOf(handler)));
               for (ExtraRoute extra : extras) {
                 config.routes.addHttpHandler(extra.method(), extra.path(), extra.handler());
               }
@@ -129,6 +138,14 @@ public final class SluiceApi {
               config.routes.after(ctx -> timeCheck(ctx, metrics));
               mapErrors(config.routes);
             });
+  }
+
+  /** {@code get} for HEAD: everything it sets but the body. */
+  private static Handler headOf(Handler get) {
+    return ctx -> {
+      get.handle(ctx);
+      ctx.result(new byte[0]);
+    };
   }
 
   /** Starts serving on {@code host:port} (port 0: any free port, see {@link #port()}). */

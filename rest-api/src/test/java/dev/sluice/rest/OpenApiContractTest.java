@@ -199,9 +199,14 @@ class OpenApiContractTest {
     return routes;
   }
 
+  /**
+   * The served routes but HEAD: every GET route also answers HEAD, as HTTP defines it (the GET's
+   * answer without a body, HeadRequestTest), which OpenAPI does not list route by route.
+   */
   private static Set<String> servedRoutes() {
     return endpoints().stream()
         .map(OpenApiContractTest::route)
+        .filter(route -> !route.startsWith("HEAD "))
         .collect(Collectors.toCollection(TreeSet::new));
   }
 

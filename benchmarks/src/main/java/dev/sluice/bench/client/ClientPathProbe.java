@@ -8,6 +8,7 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.grid.transport.GridTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,7 +31,9 @@ import java.util.SplittableRandom;
  * {@code sdk} = {@link SluiceClient} with its defaults; {@code sdk-nocoalescing} without per-key
  * coalescing; {@code all16} = {@link GridRateLimiter#tryAcquireAll(List)} of 16 distinct keys per
  * call (the batch path: one message per member, as the REST batch endpoint of a client-mode node
- * sends it). Rounds are interleaved across modes; the first round is a warm-up.
+ * sends it). A mode's name with {@code -public} appended ({@code timed-public}, {@code
+ * all16-public}) runs it through the public-API transport ({@link GridTransport.Kind#PUBLIC_API}).
+ * Leases are off in every mode. Rounds are interleaved across modes; the first round is a warm-up.
  *
  * <pre>
  * ./mvnw -q -DskipTests package
@@ -82,34 +85,42 @@ public final class ClientPathProbe {
   }
 
   private static final int KEYS_PER_BATCH = 16;
+  private static final String PUBLIC_SUFFIX = "-public";
 
   private static Mode mode(String name, HazelcastInstance hazelcast) {
     Duration timeout = Duration.ofSeconds(10);
-    return switch (name) {
+    // Leases off: the probe measures the way to the owner. "-public" runs the mode through the
+    // public-API transport, to compare with the internal one in the same run.
+    boolean publicApi = name.endsWith(PUBLIC_SUFFIX);
+    GridRateLimiter.Options options =
+        GridRateLimiter.Options.defaults()
+            .withLeases(false)
+            .withTransport(publicApi ? GridTransport.Kind.PUBLIC_API : GridTransport.Kind.INTERNAL);
+    String base = publicApi ? name.substring(0, name.length() - PUBLIC_SUFFIX.length()) : name;
+    return switch (base) {
       case "direct" -> {
-        GridRateLimiter grid = new GridRateLimiter(hazelcast);
+        GridRateLimiter grid = new GridRateLimiter(hazelcast, options);
         yield Mode.single(key -> grid.tryAcquire("bench", key, 1));
       }
       case "timed" -> {
-        GridRateLimiter grid = new GridRateLimiter(hazelcast);
+        GridRateLimiter grid = new GridRateLimiter(hazelcast, options);
         yield Mode.single(
             key -> grid.tryAcquireAll(List.of(Check.of("bench", key, 1)), timeout).get(0));
       }
       case "batched" -> {
-        GridRateLimiter grid =
-            new GridRateLimiter(hazelcast, GridRateLimiter.Options.defaults().withBatchSync(true));
+        GridRateLimiter grid = new GridRateLimiter(hazelcast, options.withBatchSync(true));
         yield Mode.single(key -> grid.tryAcquire("bench", key, 1));
       }
       case "sdk", "sdk-nocoalescing" -> {
         RateLimiter client =
             SluiceClient.builder()
                 .callTimeout(timeout)
-                .coalescing(name.equals("sdk"))
-                .wrap(new GridRateLimiter(hazelcast));
+                .coalescing(base.equals("sdk"))
+                .wrap(new GridRateLimiter(hazelcast, options));
         yield Mode.single(key -> client.tryAcquire("bench", key, 1));
       }
       case "all16" -> {
-        GridRateLimiter grid = new GridRateLimiter(hazelcast);
+        GridRateLimiter grid = new GridRateLimiter(hazelcast, options);
         yield random -> {
           // Distinct keys: a batch with one key twice would be decided as one key's two requests.
           Set<String> keys = new LinkedHashSet<>();

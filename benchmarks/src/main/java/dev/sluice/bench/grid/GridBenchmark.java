@@ -14,6 +14,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.transport.GridTransport;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.BucketProxy;
@@ -42,6 +43,10 @@ import org.HdrHistogram.Histogram;
  * Sluice embedded against Bucket4j's Hazelcast backend, side by side in one run, on one member with
  * the same config: 10,000 keys drawn uniformly, 8 caller threads, every decision allowed-or-denied
  * by the grid (limits are set so both mostly allow, so both do the same write work).
+ *
+ * <p>Leases are off in every mode: this benchmark measures the way to the key's owner (the load
+ * harness measures leases). The BINARY member also runs its main modes through the public-API
+ * transport, to show what the internal one buys.
  *
  * <p>Modes: synchronous calls (Sluice direct {@code executeOnKey}, Sluice batched, Bucket4j), and
  * asynchronous calls with {@value #IN_FLIGHT_PER_THREAD} in flight per thread (128 in all). Latency
@@ -182,44 +187,17 @@ public final class GridBenchmark {
       keys[i] = "user-" + i;
     }
 
-    GridRateLimiter direct =
-        new GridRateLimiter(member, GridRateLimiter.Options.defaults().withBatching(false));
-    GridRateLimiter batched =
-        new GridRateLimiter(member, GridRateLimiter.Options.defaults().withBatching(true));
+    // Leases off: these modes measure the path to the owner (the load harness measures leases).
+    GridRateLimiter.Options options = GridRateLimiter.Options.defaults().withLeases(false);
+    GridRateLimiter direct = new GridRateLimiter(member, options.withBatching(false));
+    GridRateLimiter batched = new GridRateLimiter(member, options.withBatching(true));
     resources.add(direct);
     resources.add(batched);
     direct.rules().put(new Rule("bench", policy));
-    modes.add(() -> sync("sluice sync direct" + tag, i -> direct.tryAcquire("bench", keys[i])));
-    modes.add(() -> sync("sluice sync batched" + tag, i -> batched.tryAcquire("bench", keys[i])));
-    modes.add(
-        () ->
-            async(
-                "sluice async direct" + tag,
-                i -> direct.tryAcquireAsync("bench", keys[i], 1),
-                IN_FLIGHT_PER_THREAD,
-                1));
-    modes.add(
-        () ->
-            async(
-                "sluice async batched" + tag,
-                i -> batched.tryAcquireAsync("bench", keys[i], 1),
-                IN_FLIGHT_PER_THREAD,
-                1));
-    modes.add(
-        () ->
-            async(
-                "sluice tryAcquireAll x64" + tag,
-                i -> {
-                  List<Check> checks = new ArrayList<>(64);
-                  for (int j = 0; j < 64; j++) {
-                    checks.add(Check.of("bench", keys[ThreadLocalRandom.current().nextInt(KEYS)]));
-                  }
-                  return batched.tryAcquireAllAsync(checks);
-                },
-                1,
-                64));
+    modes.addAll(sluiceModes(direct, batched, keys, tag));
 
     if (format == SluiceHazelcast.DEFAULT_STATE_FORMAT) {
+      modes.addAll(publicApiModes(member, options, keys, tag, resources));
       IMap<String, byte[]> bucketMap = member.getMap("bucket4j.state");
       // An expire-after-write TTL like the one Sluice sets on every state write, so both pay for
       // Hazelcast's per-entry expiry bookkeeping (the load harness configures Bucket4j the same).
@@ -259,20 +237,7 @@ public final class GridBenchmark {
                 .builder()
                 .build("hot-" + keys[i], () -> CompletableFuture.completedFuture(hotConfiguration));
       }
-      modes.add(
-          () ->
-              async(
-                  "sluice async batched, " + HOT_KEYS + " hot keys" + tag,
-                  i -> batched.tryAcquireAsync("hot", keys[i % HOT_KEYS], 1),
-                  IN_FLIGHT_PER_THREAD,
-                  1));
-      modes.add(
-          () ->
-              async(
-                  "sluice async direct, " + HOT_KEYS + " hot keys" + tag,
-                  i -> direct.tryAcquireAsync("hot", keys[i % HOT_KEYS], 1),
-                  IN_FLIGHT_PER_THREAD,
-                  1));
+      modes.addAll(hotKeyModes(direct, batched, keys, tag));
       modes.add(
           () ->
               async(
@@ -289,6 +254,85 @@ public final class GridBenchmark {
                   IN_FLIGHT_PER_THREAD,
                   1));
     }
+    return modes;
+  }
+
+  /**
+   * Sluice's modes on {@link #KEYS} spread keys: synchronous and asynchronous calls, direct and
+   * through the batchers, and batches of 64 checks.
+   */
+  private List<Mode> sluiceModes(
+      GridRateLimiter direct, GridRateLimiter batched, String[] keys, String tag) {
+    List<Mode> modes = new ArrayList<>();
+    modes.add(() -> sync("sluice sync direct" + tag, i -> direct.tryAcquire("bench", keys[i])));
+    modes.add(() -> sync("sluice sync batched" + tag, i -> batched.tryAcquire("bench", keys[i])));
+    modes.add(
+        () ->
+            async(
+                "sluice async direct" + tag,
+                i -> direct.tryAcquireAsync("bench", keys[i], 1),
+                IN_FLIGHT_PER_THREAD,
+                1));
+    modes.add(
+        () ->
+            async(
+                "sluice async batched" + tag,
+                i -> batched.tryAcquireAsync("bench", keys[i], 1),
+                IN_FLIGHT_PER_THREAD,
+                1));
+    modes.add(
+        () ->
+            async(
+                "sluice tryAcquireAll x64" + tag,
+                i -> {
+                  List<Check> checks = new ArrayList<>(64);
+                  for (int j = 0; j < 64; j++) {
+                    checks.add(Check.of("bench", keys[ThreadLocalRandom.current().nextInt(KEYS)]));
+                  }
+                  return batched.tryAcquireAllAsync(checks);
+                },
+                1,
+                64));
+    return modes;
+  }
+
+  /** Sluice's asynchronous modes on {@link #HOT_KEYS} keys, where concurrent calls collide. */
+  private List<Mode> hotKeyModes(
+      GridRateLimiter direct, GridRateLimiter batched, String[] keys, String tag) {
+    return List.of(
+        () ->
+            async(
+                "sluice async batched, " + HOT_KEYS + " hot keys" + tag,
+                i -> batched.tryAcquireAsync("hot", keys[i % HOT_KEYS], 1),
+                IN_FLIGHT_PER_THREAD,
+                1),
+        () ->
+            async(
+                "sluice async direct, " + HOT_KEYS + " hot keys" + tag,
+                i -> direct.tryAcquireAsync("hot", keys[i % HOT_KEYS], 1),
+                IN_FLIGHT_PER_THREAD,
+                1));
+  }
+
+  /**
+   * The same modes through {@link GridTransport.Kind#PUBLIC_API} (only {@code executeOnKey}, {@code
+   * submitToKey} and {@code submitToKeys}), in the same run as the default internal transport: what
+   * the Hazelcast internals in the transport package buy (docs/grid.md, "Transport").
+   */
+  private List<Mode> publicApiModes(
+      HazelcastInstance member,
+      GridRateLimiter.Options options,
+      String[] keys,
+      String tag,
+      List<AutoCloseable> resources) {
+    GridRateLimiter.Options publicApi = options.withTransport(GridTransport.Kind.PUBLIC_API);
+    GridRateLimiter direct = new GridRateLimiter(member, publicApi.withBatching(false));
+    GridRateLimiter batched = new GridRateLimiter(member, publicApi.withBatching(true));
+    resources.add(direct);
+    resources.add(batched);
+    String publicTag = tag + " public API";
+    List<Mode> modes = new ArrayList<>(sluiceModes(direct, batched, keys, publicTag));
+    modes.addAll(hotKeyModes(direct, batched, keys, publicTag));
     return modes;
   }
 

@@ -13,11 +13,13 @@ import org.jspecify.annotations.Nullable;
  * scenarios it runs, and where it writes. Parsed from {@code benchmarks/run.sh}'s arguments.
  *
  * @param quick short rounds and a small memory fill; reports under {@code benchmarks/target/}
+ * @param doc where the report goes: {@code docs/benchmarks.md} for a full run of every scenario,
+ *     under {@code benchmarks/target/} for a quick or {@code --only} run unless {@code --doc} says
  * @param warmup per contender, before its measured rounds
  * @param round one measured round
  * @param rounds measured rounds per contender, interleaved across contenders
  * @param memoryKeys keys filled in the memory scenario
- * @param only scenario ids to run ({@code S1..S7}); empty for all
+ * @param only scenario ids to run ({@code S1..S8}); empty for all
  * @param strict exit 1 when a Sluice contender could not run
  * @param gridOutput the grid benchmark's output for S1b, or null
  */
@@ -56,16 +58,19 @@ public record BenchSettings(
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    // Only a full run publishes: a quick (CI smoke) run reports under target/ unless told
-    // otherwise.
+    // Only a full run of every scenario publishes: a quick (CI smoke) run and an --only run report
+    // under target/ unless told otherwise. Report replaces the whole generated section of the doc,
+    // so an --only run written to docs/benchmarks.md would drop every other scenario's table.
+    boolean publishes = !quick && only.isEmpty();
     if (doc == null) {
       doc =
-          quick
-              ? Path.of("benchmarks", "target", "benchmarks-quick.md")
-              : Path.of("docs", "benchmarks.md");
+          publishes
+              ? Path.of("docs", "benchmarks.md")
+              : Path.of(
+                  "benchmarks", "target", quick ? "benchmarks-quick.md" : "benchmarks-only.md");
     }
     if (images == null) {
-      images = quick ? Path.of("benchmarks", "target", "img") : Path.of("docs", "img");
+      images = publishes ? Path.of("docs", "img") : Path.of("benchmarks", "target", "img");
     }
     return quick
         ? new BenchSettings(

@@ -88,10 +88,18 @@ public record ContenderRun(
     return rounds.stream().mapToLong(RoundResult::operations).sum();
   }
 
-  /** The share of decisions answered without a network hop. */
+  /**
+   * The share of decisions answered without a network hop: denials from a denied-until cache and
+   * admissions from a lease.
+   */
   public double localShare() {
     long total = totalOperations();
-    return total == 0 ? 0 : (double) total(Outcome.DENIED_LOCALLY) / total;
+    return total == 0 ? 0 : (double) local() / total;
+  }
+
+  /** Decisions answered without a network hop. */
+  long local() {
+    return total(Outcome.DENIED_LOCALLY) + total(Outcome.ALLOWED_LOCALLY);
   }
 
   /** The share of calls that failed; the report flags a run with errors. */
@@ -140,9 +148,7 @@ public record ContenderRun(
                         medianAdmitted(),
                         e.overAdmitted()))
             .orElse(""),
-        total(Outcome.DENIED_LOCALLY) > 0
-            ? String.format(Locale.ROOT, "  local %.2f %%", localShare() * 100)
-            : "",
+        local() > 0 ? String.format(Locale.ROOT, "  local %.2f %%", localShare() * 100) : "",
         total(Outcome.ERROR) > 0
             ? String.format(Locale.ROOT, "  ERRORS %.2f %%", errorShare() * 100)
             : "");

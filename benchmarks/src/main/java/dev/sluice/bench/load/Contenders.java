@@ -9,16 +9,17 @@ import java.util.function.UnaryOperator;
 
 /**
  * Every contender the scenarios can list, one factory each. A scenario's contender list reads one
- * line per contender, and a new contender is one more line there, for example once leases land:
+ * line per contender, and a new contender is one more line there, for example Sluice with a client
+ * option changed:
  *
  * <pre>
- *   Contenders.sluiceClient("Sluice client (leases)", builder -> builder.leases(...)),
- *   Contenders.sluiceClient("Sluice client (leases)").withRule(BenchRule.HOT_LEASED),
+ *   Contenders.sluiceClient("Sluice client (no coalescing)", builder -> builder.coalescing(false)),
  * </pre>
  *
- * (the first if leases are a client option, the second if they are a rule option: then add the rule
- * to {@link BenchRule}). Names starting with "Sluice" are Sluice; the report prints the ratio of
- * each to each peer in its group.
+ * Names starting with "Sluice" are Sluice; the report prints the ratio of each to each peer in its
+ * group. Leases (docs/algorithms.md, "Leases") are on by default in both runtimes; {@link
+ * #sluiceClient(boolean)} and {@link #sluiceEmbedded(boolean)} name the setting in the row, for the
+ * scenarios that compare leases on with leases off (S1, S2, S3, S7).
  */
 public final class Contenders {
   /** Group of contenders that decide through a client of a server in another process. */
@@ -37,6 +38,49 @@ public final class Contenders {
         (context, rule) ->
             SluiceContenders.embedded(
                 "Sluice embedded", "bench-" + UUID.randomUUID(), ManagedProcess.freePort(), rule));
+  }
+
+  /**
+   * A Sluice member in the load JVM with leases on (the default) or off, named {@code "Sluice
+   * embedded (leases on)"} or {@code "(leases off)"}.
+   */
+  public static ContenderSpec sluiceEmbedded(boolean leases) {
+    String name = "Sluice embedded " + leasesLabel(leases);
+    return ContenderSpec.driven(
+        name,
+        EMBEDDED,
+        (context, rule) ->
+            SluiceContenders.embedded(
+                name, "bench-" + UUID.randomUUID(), ManagedProcess.freePort(), rule, leases));
+  }
+
+  /**
+   * Sluice's embedded member with the state storage it had before issue 21, for a same-run
+   * comparison: values serialized in a BINARY map and a TTL on every write (a member that does not
+   * say it sweeps keeps every cluster member writing TTLs, as in a rolling upgrade).
+   */
+  public static ContenderSpec sluiceEmbeddedTtlStorage() {
+    String name = "Sluice embedded, storage before issue 21 (BINARY, TTL per entry)";
+    return ContenderSpec.driven(
+        name,
+        EMBEDDED,
+        (context, rule) ->
+            SluiceContenders.embeddedTtlStorage(
+                name, "bench-" + UUID.randomUUID(), ManagedProcess.freePort(), rule));
+  }
+
+  /**
+   * Sluice's client SDK with leases on (its default) or off ({@link SluiceClient.Builder#leases}),
+   * every other option its default, named {@code "Sluice client (leases on)"} or {@code "(leases
+   * off)"}.
+   */
+  public static ContenderSpec sluiceClient(boolean leases) {
+    return sluiceClient("Sluice client " + leasesLabel(leases), b -> b.leases(leases));
+  }
+
+  /** {@code "(leases on)"} or {@code "(leases off)"}: how a row names the setting. */
+  static String leasesLabel(boolean leases) {
+    return leases ? "(leases on)" : "(leases off)";
   }
 
   /** Sluice's client SDK with its defaults, connected to the run's grid node. */

@@ -35,7 +35,11 @@ final class EmbeddedScenario implements Scenario {
         s,
         load,
         rule,
-        List.of(Contenders.sluiceEmbedded(), Contenders.bucket4jEmbedded()));
+        List.of(
+            Contenders.sluiceEmbedded(true),
+            Contenders.sluiceEmbedded(false),
+            Contenders.sluiceEmbeddedTtlStorage(),
+            Contenders.bucket4jEmbedded()));
     context.report().scenario(s);
     gridModes(context);
   }

@@ -8,17 +8,22 @@ import java.util.stream.Stream;
  * S3: all 16 threads on one key, twice: under a limit nothing reaches (the admitting path on one
  * partition) and saturated, under a limit the load exceeds many times over, where every contender's
  * admissions beyond its rule's bound are counted. Bucket4j runs plain and with its client-side
- * optimizations; a contender added to {@link #CONTENDERS} runs in both.
+ * optimizations; Sluice runs with leases on (its default) and off, through its client and embedded
+ * (beside Bucket4j embedded); a contender added to {@link #CONTENDERS} runs in both.
  */
 final class HotKeyScenario implements Scenario {
   /** Both runs' contenders; the saturated run adds {@link #SATURATED_ONLY}. */
   static final List<ContenderSpec> CONTENDERS =
       List.of(
-          Contenders.sluiceClient(),
+          Contenders.sluiceClient(true),
+          Contenders.sluiceClient(false),
           Contenders.bucket4jClient(Mode.PLAIN),
           Contenders.bucket4jClient(Mode.BATCHING),
           Contenders.bucket4jClient(Mode.DELAYING),
-          Contenders.redisLua());
+          Contenders.redisLua(),
+          Contenders.sluiceEmbedded(true),
+          Contenders.sluiceEmbedded(false),
+          Contenders.bucket4jEmbedded());
 
   /**
    * Rows that only mean something on a saturated key: Sluice with Bucket4j's own algorithm, and
@@ -51,7 +56,10 @@ final class HotKeyScenario implements Scenario {
                 + " (its counterpart to Sluice's per-key coalescing) and `delaying` ("
                 + Bucket4jContender.describeDelay(open)
                 + ": answers from a local copy of the bucket and synchronizes every 5 % of the"
-                + " limit or of the window). The target compares with Bucket4j's fastest mode.");
+                + " limit or of the window). The target compares with Bucket4j's fastest mode."
+                + " Sluice runs with leases on (its default: the client or member leases the hot"
+                + " key from its owner and answers from the lease) and off; embedded rows decide on"
+                + " a member in the load JVM, alone in its cluster, beside Bucket4j embedded.");
     Measurement.run(context, s, load, open, CONTENDERS);
     context.report().scenario(s);
 

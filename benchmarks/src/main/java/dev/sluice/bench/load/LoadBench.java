@@ -22,10 +22,10 @@ import java.util.concurrent.TimeUnit;
  *
  * {@link #SCENARIOS} lists the scenarios (one class each: {@link EmbeddedScenario} S1, {@link
  * ClientScenario} S2, {@link HotKeyScenario} S3, {@link AttackScenario} S4, {@link RestScenario}
- * S5, {@link MemoryScenario} S6, {@link SkewedKeysScenario} S7); each lists its contenders, one
- * line each, from {@link Contenders}. {@link Measurement} runs them, {@link LoadDriver} is the
- * load, {@link dev.sluice.bench.load.exactness} judges admissions, {@link Targets} the targets,
- * {@link Report} writes the document.
+ * S5, {@link MemoryScenario} S6, {@link SkewedKeysScenario} S7, {@link GatewayScenario} S8); each
+ * lists its contenders, one line each, from {@link Contenders}. {@link Measurement} runs them,
+ * {@link LoadDriver} is the load, {@link dev.sluice.bench.load.exactness} judges admissions, {@link
+ * Targets} the targets, {@link Report} writes the document.
  *
  * <h2>How it stays fair</h2>
  *
@@ -45,7 +45,8 @@ public final class LoadBench {
           new AttackScenario(),
           new RestScenario(),
           new MemoryScenario(),
-          new SkewedKeysScenario());
+          new SkewedKeysScenario(),
+          new GatewayScenario());
 
   private LoadBench() {}
 
@@ -82,7 +83,7 @@ public final class LoadBench {
       context
           .servers()
           .prestart(
-              peers || settings.wanted("S5") || settings.wanted("S7"),
+              peers || settings.wanted("S5") || settings.wanted("S7") || settings.wanted("S8"),
               peers || settings.wanted("S7"),
               context.stateMap().backupCount(),
               context.stateMap().format().name(),

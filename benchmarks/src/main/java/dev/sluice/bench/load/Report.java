@@ -250,13 +250,20 @@ public final class Report {
 
   private static String notes(ContenderRun r) {
     List<String> notes = new ArrayList<>();
-    long local = r.total(Outcome.DENIED_LOCALLY);
-    long denied = r.total(Outcome.DENIED) + local;
+    long denied = r.total(Outcome.DENIED) + r.total(Outcome.DENIED_LOCALLY);
     if (denied > 0) {
       notes.add(String.format(Locale.ROOT, "denied %.1f %%", 100.0 * denied / r.totalOperations()));
     }
-    if (local > 0) {
-      notes.add(String.format(Locale.ROOT, "**answered locally %.2f %%**", r.localShare() * 100));
+    long leased = r.total(Outcome.ALLOWED_LOCALLY);
+    if (r.localShare() > 0) {
+      notes.add(
+          String.format(Locale.ROOT, "**answered locally %.2f %%**", r.localShare() * 100)
+              + (leased > 0
+                  ? String.format(
+                      Locale.ROOT,
+                      " (admitted from a lease %.2f %%)",
+                      100.0 * leased / r.totalOperations())
+                  : ""));
     }
     r.exactness()
         .ifPresent(

@@ -112,7 +112,7 @@ final class ReportHeader {
             + " Latency is per call on the calling thread (service time; a closed loop hides"
             + " queueing delay that an open-loop generator would show).");
     report.header(
-        "- Exactness (S3, S4, S7): admitted/s is the median round's admissions per second;"
+        "- Exactness (S3, S4, S7, S8): admitted/s is the median round's admissions per second;"
             + " over-admitted is the number of admissions beyond the contender's own rule's bound"
             + " (Sluice and Redis: the sliding-window estimate; Bucket4j: its token bucket), per"
             + " key, summed over every measured round, counted from per-key counters per 1/16 of a"

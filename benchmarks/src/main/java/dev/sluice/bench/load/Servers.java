@@ -29,6 +29,12 @@ public final class Servers implements AutoCloseable {
   /** The rules every Sluice grid node of the run serves (a rules file in DESIGN §6's format). */
   public static final String RULES_YAML = BenchRule.rulesYaml(BenchRule.ALL);
 
+  /**
+   * The Envoy rate limit config every grid node of the run serves (envoyproxy/ratelimit's format):
+   * {@link BenchRule#BENCH} as one descriptor per key ({@link RlsContender}).
+   */
+  public static final String ENVOY_YAML = RlsContender.envoyYaml(BenchRule.BENCH);
+
   private final Path logDir;
   private final Path nodeJar;
   private final List<AutoCloseable> started = new ArrayList<>();
@@ -39,8 +45,12 @@ public final class Servers implements AutoCloseable {
     this.nodeJar = nodeJar;
   }
 
-  /** A Sluice grid node: {@code java -jar sluice-node.jar} with the SLUICE_* environment. */
-  public record Node(ManagedProcess process, String clusterName, int memberPort, int restPort) {}
+  /**
+   * A Sluice grid node: {@code java -jar sluice-node.jar} with the SLUICE_* environment, serving
+   * REST on {@code restPort} and Envoy's rate limit service (gRPC) on {@code rlsPort}.
+   */
+  public record Node(
+      ManagedProcess process, String clusterName, int memberPort, int restPort, int rlsPort) {}
 
   /** Bucket4j's member in its own JVM. */
   public record Bucket4jMember(ManagedProcess process, String clusterName, int port) {}
@@ -119,8 +129,12 @@ public final class Servers implements AutoCloseable {
     Files.createDirectories(logDir);
     Path rules = logDir.resolve("rules.yaml");
     Files.writeString(rules, RULES_YAML, StandardCharsets.UTF_8);
+    Path envoy = logDir.resolve("envoy.yaml");
+    Files.writeString(envoy, ENVOY_YAML, StandardCharsets.UTF_8);
     int memberPort = ManagedProcess.freePort();
     int restPort = ManagedProcess.freePort();
+    // A free port, never the default 8081: another run (or another program) may hold that one.
+    int rlsPort = ManagedProcess.freePort();
     String cluster = "bench-" + UUID.randomUUID();
     Map<String, String> env = new LinkedHashMap<>();
     env.put("SLUICE_REST_PORT", Integer.toString(restPort));
@@ -128,6 +142,8 @@ public final class Servers implements AutoCloseable {
     env.put("SLUICE_CLUSTER_NAME", cluster);
     env.put("SLUICE_MEMBERS", "127.0.0.1:" + memberPort);
     env.put("SLUICE_RULES_FILE", rules.toAbsolutePath().toString());
+    env.put("SLUICE_RLS_PORT", Integer.toString(rlsPort));
+    env.put("SLUICE_ENVOY_CONFIG", envoy.toAbsolutePath().toString());
     env.put("SLUICE_ADMIN_TOKEN", "bench-" + UUID.randomUUID());
     List<String> jar = List.of("-jar", nodeJar.toAbsolutePath().toString());
     ManagedProcess process =
@@ -139,7 +155,8 @@ public final class Servers implements AutoCloseable {
                 logDir));
     process.awaitPort(restPort, Duration.ofSeconds(90));
     awaitReady(process, restPort);
-    return new Node(process, cluster, memberPort, restPort);
+    process.awaitPort(rlsPort, Duration.ofSeconds(30));
+    return new Node(process, cluster, memberPort, restPort, rlsPort);
   }
 
   private static void awaitReady(ManagedProcess process, int restPort) {

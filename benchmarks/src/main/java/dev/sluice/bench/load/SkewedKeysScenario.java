@@ -15,13 +15,16 @@ final class SkewedKeysScenario implements Scenario {
   /** One line per contender; client and embedded rows compare within their group. */
   static final List<ContenderSpec> CONTENDERS =
       List.of(
-          Contenders.sluiceClient(),
+          Contenders.sluiceClient(true),
+          Contenders.sluiceClient(false),
           Contenders.bucket4jClient(Mode.PLAIN),
           Contenders.bucket4jClient(Mode.BATCHING),
           Contenders.bucket4jClient(Mode.DELAYING),
           Contenders.bucket4jClient(Mode.DELAYING, 4),
           Contenders.redisLua(),
-          Contenders.sluiceEmbedded(),
+          Contenders.sluiceEmbedded(true),
+          Contenders.sluiceEmbedded(false),
+          Contenders.sluiceEmbeddedTtlStorage(),
           Contenders.bucket4jEmbedded());
 
   @Override
@@ -49,8 +52,10 @@ final class SkewedKeysScenario implements Scenario {
                 + Bucket4jContender.describeDelay(rule)
                 + "), so the hottest keys are saturated and most keys never reach the limit."
                 + " Client rows go through a client to a server in its own process, as in S2;"
-                + " embedded rows decide on a member in the load JVM, as in S1. Every admission is"
-                + " judged against the contender's own bound, per key.");
+                + " embedded rows decide on a member in the load JVM, as in S1. Sluice runs with"
+                + " leases on (its default: only keys asked about 8 times in 100 ms are leased)"
+                + " and off. Every admission is judged against the contender's own bound, per"
+                + " key.");
     Measurement.run(context, s, load, rule, CONTENDERS);
     context.report().scenario(s);
   }

@@ -1,24 +1,21 @@
 package dev.sluice.bench.load;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
-import com.hazelcast.map.LocalMapStats;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.client.SluiceClient;
-import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
-import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.grid.MemberContext;
 import dev.sluice.core.grid.Sluice;
 import dev.sluice.core.grid.SluiceHazelcast;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 /**
@@ -46,6 +43,47 @@ final class SluiceContenders {
    */
   static Contender embedded(String name, String clusterName, int port, BenchRule rule) {
     Sluice sluice = Sluice.embedded(BenchMembers.member(clusterName, port));
+    RateLimiter limiter = sluice.limiter();
+    BenchRule.ALL.forEach(r -> limiter.rules().put(r.rule()));
+    return new LimiterContender(name, limiter, rule, sluice::close);
+  }
+
+  /**
+   * The same member with leases on or off ({@link GridRateLimiter.Options#withLeases}). On is the
+   * default ({@link Sluice#embedded} does the same): the member's limiter leases its hot keys from
+   * their owner, here the member itself (alone in its cluster it owns every key), and answers from
+   * the lease without an entry processor until it is spent or ends.
+   */
+  static Contender embedded(
+      String name, String clusterName, int port, BenchRule rule, boolean leases) {
+    Config config = BenchMembers.member(clusterName, port);
+    SluiceHazelcast.configure(config, TimeSource.system());
+    HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
+    GridRateLimiter limiter =
+        new GridRateLimiter(member, GridRateLimiter.Options.defaults().withLeases(leases));
+    BenchRule.ALL.forEach(r -> limiter.rules().put(r.rule()));
+    return new LimiterContender(
+        name,
+        limiter,
+        rule,
+        () -> {
+          limiter.close();
+          member.shutdown();
+        });
+  }
+
+  /**
+   * {@link #embedded} with the storage Sluice had before issue 21: a BINARY state map and a TTL on
+   * every write. The member does not advertise that it sweeps ({@code MemberContext}'s cleanup
+   * attribute), which keeps it on TTLs exactly as a cluster with a member of an earlier build is.
+   */
+  static Contender embeddedTtlStorage(String name, String clusterName, int port, BenchRule rule) {
+    Config config =
+        SluiceHazelcast.configure(
+            BenchMembers.member(clusterName, port), TimeSource.system(), InMemoryFormat.BINARY);
+    config.getMemberAttributeConfig().removeAttribute(MemberContext.CLEANUP_ATTRIBUTE);
+    HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
+    Sluice sluice = Sluice.of(member);
     RateLimiter limiter = sluice.limiter();
     BenchRule.ALL.forEach(r -> limiter.rules().put(r.rule()));
     return new LimiterContender(name, limiter, rule, sluice::close);
@@ -81,70 +119,6 @@ final class SluiceContenders {
                     .connectTimeout(Duration.ofSeconds(30)))
             .build();
     return new LimiterContender(name, client, rule, client::close);
-  }
-
-  /**
-   * Bytes per active sliding_window key: fills {@code keys} keys on one embedded member and reads
-   * the state map's {@link LocalMapStats}, and, as a cross-check, the JVM heap growth after GC.
-   */
-  static List<MemoryRow> memory(int keys) {
-    List<MemoryRow> rows = new ArrayList<>();
-    try (Sluice sluice =
-        Sluice.embedded(
-            BenchMembers.member("bench-mem-" + UUID.randomUUID(), ManagedProcess.freePort()))) {
-      RateLimiter limiter = sluice.limiter();
-      limiter.rules().put(new Rule("mem", Policy.of(1_000, Duration.ofMinutes(1))));
-      long heapBefore = usedHeapAfterGc();
-      int batch = 1_000;
-      for (int from = 0; from < keys; from += batch) {
-        List<Check> checks = new ArrayList<>(batch);
-        for (int i = from; i < Math.min(keys, from + batch); i++) {
-          checks.add(Check.of("mem", "m" + i));
-        }
-        for (Decision decision : limiter.tryAcquireAll(checks)) {
-          if (!decision.allowed()) {
-            throw new IllegalStateException("a first decision on a fresh key was denied");
-          }
-        }
-      }
-      LocalMapStats stats = sluice.hazelcast().getMap(SluiceHazelcast.STATE_MAP).getLocalMapStats();
-      long entries = stats.getOwnedEntryCount();
-      if (entries != keys) {
-        throw new IllegalStateException(
-            "the state map holds " + entries + " keys, expected " + keys);
-      }
-      long heapAfter = usedHeapAfterGc();
-      rows.add(
-          new MemoryRow(
-              "Sluice (LocalMapStats)",
-              keys,
-              stats.getOwnedEntryMemoryCost() / (double) keys,
-              String.format(
-                  Locale.ROOT,
-                  "`getOwnedEntryMemoryCost()` of `%s` (%s) over the key count",
-                  SluiceHazelcast.STATE_MAP,
-                  stateMapSettings().format()),
-              null));
-      if (keys >= 500_000) { // below that, GC noise is as large as the figure
-        rows.add(
-            new MemoryRow(
-                "Sluice (JVM heap growth, cross-check)",
-                keys,
-                (heapAfter - heapBefore) / (double) keys,
-                "used heap after full GC, after minus before filling, over the key count: everything"
-                    + " the member keeps per key (record, key, value, indexes, expiry)",
-                null));
-      }
-    }
-    return rows;
-  }
-
-  private static long usedHeapAfterGc() {
-    for (int i = 0; i < 3; i++) {
-      System.gc();
-      ManagedProcess.sleep(Duration.ofMillis(100));
-    }
-    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   /** Any Sluice {@link RateLimiter} as a contender, one permit of {@code rule} per call. */

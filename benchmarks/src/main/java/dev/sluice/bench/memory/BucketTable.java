@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * now} has reached {@code due} does the write also decode every other state, leave out the fresh
  * ones and set {@code due} exactly; otherwise {@code due} becomes the earlier of itself and the new
  * state's, which keeps it a lower bound. A denial that changes nothing writes nothing, as in {@code
- * AcquireProcessor}. The backup gets the key, its new state and the owner's {@code now}, and
+ * DecideProcessor}. The backup gets the key, its new state and the owner's {@code now}, and
  * rebuilds the same table from the same input: it never reads its own clock. {@link #compact} is
  * the sweep's step for buckets nobody writes to.
  */

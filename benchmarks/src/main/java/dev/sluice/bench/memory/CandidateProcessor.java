@@ -14,13 +14,13 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A candidate design's write path, one key per entry: what {@code AcquireProcessor} does for a
- * named sliding_window rule (read the stored state, apply {@code SlidingWindow} at the member's
- * {@code now}, store what changed, hand the stored value to the backup), with the stored key and
- * value in the candidate's encoding and the TTL on or off. It exists so that a candidate's bytes
- * can be measured without changing product code; the memory a map keeps depends only on what is
- * stored, and {@code MemoryProbe} checks that this processor with today's encodings ({@code
- * candidate --key=string --value=gridstate --ttl}) keeps the same bytes as the real path.
+ * A candidate design's write path, one key per entry: what {@code DecideProcessor} does for a named
+ * sliding_window rule (read the stored state, apply {@code SlidingWindow} at the member's {@code
+ * now}, store what changed, hand the stored value to the backup), with the stored key and value in
+ * the candidate's encoding and the TTL on or off. It exists so that a candidate's bytes can be
+ * measured without changing product code; the memory a map keeps depends only on what is stored,
+ * and {@code MemoryProbe} checks that this processor with today's encodings ({@code candidate
+ * --key=string --value=gridstate --ttl}) keeps the same bytes as the real path.
  */
 final class CandidateProcessor
     implements EntryProcessor<Object, Object, Boolean>, IdentifiedDataSerializable {

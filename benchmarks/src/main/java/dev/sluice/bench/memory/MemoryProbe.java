@@ -315,6 +315,8 @@ public final class MemoryProbe {
                 sizes.valueArrays * copies,
                 options.store().equals("bucket4j") || options.format() == InMemoryFormat.BINARY,
                 List.of(
+                    "dev.sluice.core.grid.StateValue$Packed",
+                    "dev.sluice.core.grid.StateValue$Wide",
                     "dev.sluice.core.pipeline.StoredState",
                     "[J",
                     "dev.sluice.bench.memory.TightState"));

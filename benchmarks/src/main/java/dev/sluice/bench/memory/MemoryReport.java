@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs every {@link MemoryProbe} configuration of docs/memory.md, one JVM each and one after the
@@ -49,15 +50,16 @@ public final class MemoryReport {
 
   static final List<Config> CONFIGS =
       List.of(
-          // Like for like: today, the peers.
-          new Config("Sluice today (1 member)", "sluice --members=1"),
-          new Config("Sluice today (2 members, backup 1)", "sluice --members=2"),
+          // Like for like: Sluice as configured (since issue 21: OBJECT, StateValue, swept), the
+          // peers. The layout before issue 21 is "candidate path, today's encoding and TTL".
+          new Config("Sluice (1 member)", "sluice --members=1"),
+          new Config("Sluice (2 members, backup 1)", "sluice --members=2"),
           new Config("Bucket4j (1 member)", "bucket4j --members=1"),
           new Config("Bucket4j (2 members, backup 1)", "bucket4j --members=2"),
           new Config("Redis, PEXPIRE as the script sets it", "redis"),
           new Config("Redis, PEXPIRE line removed", "redis --no-expire"),
           // (b) record and map options, on the real path.
-          new Config("(b) Sluice, OBJECT format", "sluice --format=OBJECT"),
+          new Config("(b) Sluice, BINARY format", "sluice --format=BINARY"),
           new Config("(b) Sluice, per-entry stats on", "sluice --per-entry-stats"),
           new Config("(b) Sluice, cacheDeserializedValues ALWAYS", "sluice --cache-values=ALWAYS"),
           new Config("(b) Sluice, eviction LRU", "sluice --eviction=LRU"),
@@ -126,28 +128,10 @@ public final class MemoryReport {
         continue;
       }
       Path log = logs.resolve(n + ".log");
-      List<String> command = new ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.addAll(JVM_FLAGS);
-      command.add("-cp");
-      command.add(System.getProperty("java.class.path"));
-      command.add(MemoryProbe.class.getName());
-      command.addAll(List.of(config.args().split(" ")));
-      command.add("--keys=" + keys);
       System.out.printf(Locale.ROOT, "[%s] %d: %s (%s)%n", Instant.now(), n, config.name(), log);
-      Process process =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
-              .start();
-      if (!process.waitFor(15, TimeUnit.MINUTES)) {
-        process.destroyForcibly();
-        System.out.println("  timed out");
-        continue;
-      }
-      Map<String, String> result = result(log);
+      Map<String, String> result = runProbe(config.args(), keys, log);
       if (result == null) {
-        System.out.println("  no RESULT line (exit " + process.exitValue() + "), see " + log);
+        System.out.println("  no RESULT line, see " + log);
         continue;
       }
       result.put("name", config.name());
@@ -163,7 +147,35 @@ public final class MemoryReport {
     }
   }
 
-  private static Map<String, String> result(Path log) {
+  /**
+   * Runs {@link MemoryProbe} with {@code args} and {@code --keys=keys} in a JVM of its own (the
+   * load harness's flags and this JVM's class path), its output to {@code log}, for at most 15
+   * minutes; returns its RESULT line's fields, or null if it printed none.
+   */
+  public static @Nullable Map<String, String> runProbe(String args, String keys, Path log)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(JVM_FLAGS);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(MemoryProbe.class.getName());
+    command.addAll(List.of(args.split(" ")));
+    command.add("--keys=" + keys);
+    Files.createDirectories(log.toAbsolutePath().getParent());
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
+            .start();
+    if (!process.waitFor(15, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      return null;
+    }
+    return result(log);
+  }
+
+  private static @Nullable Map<String, String> result(Path log) {
     try {
       for (String line : Files.readAllLines(log)) {
         if (line.startsWith("RESULT ")) {

@@ -47,7 +47,13 @@ import org.HdrHistogram.Recorder;
  * </pre>
  *
  * The limit is far above what the machine can send, so every answer is OK and the figure is the
- * cost of a decision, not of a denial. Loopback only: the driver refuses any other target.
+ * cost of a decision, not of a denial. An answer whose descriptor matched no limit (a wrong {@code
+ * --domain} or {@code --key}: the node answers OK and counts nothing) is counted as failed.
+ * Loopback only: the driver refuses any other target.
+ *
+ * <p>The published figures come from the load harness instead: its S8 ({@code benchmarks/run.sh
+ * --only S8}, {@link dev.sluice.bench.load.RlsContender}) puts the same call beside {@code POST
+ * /v1/check} on one node, under the harness's own generator.
  */
 public final class RlsLoadDriver {
   private RlsLoadDriver() {}
@@ -176,7 +182,15 @@ public final class RlsLoadDriver {
                   public void onNext(RateLimitResponse response) {
                     latency.recordValue(
                         Math.min(System.nanoTime() - startNanos, TimeUnit.SECONDS.toNanos(60)));
-                    if (response.getOverallCode() == RateLimitResponse.Code.OVER_LIMIT) {
+                    if (response.getStatusesCount() == 0
+                        || !response.getStatuses(0).hasCurrentLimit()) {
+                      // An unknown domain or an unmatched descriptor is answered OK without
+                      // counting anything: not a decision.
+                      failed.increment();
+                      if (firstFailure == null) {
+                        firstFailure = "matched no limit: " + response.getStatusesList();
+                      }
+                    } else if (response.getOverallCode() == RateLimitResponse.Code.OVER_LIMIT) {
                       overLimit.increment();
                     } else {
                       ok.increment();

@@ -32,6 +32,25 @@ class BenchSettingsTest {
   }
 
   @Test
+  void parse_onlySomeScenarios_reportsUnderTargetSoDocsKeepTheOthers() {
+    BenchSettings s = BenchSettings.parse(new String[] {"--only", "S8"}, "cmd");
+
+    assertThat(s.quick()).isFalse();
+    assertThat(s.doc()).isEqualTo(Path.of("benchmarks", "target", "benchmarks-only.md"));
+    assertThat(s.images()).isEqualTo(Path.of("benchmarks", "target", "img"));
+    assertThat(s.wanted("S8")).isTrue();
+    assertThat(s.wanted("S5")).isFalse();
+  }
+
+  @Test
+  void parse_onlyWithDoc_writesWhereTold() {
+    BenchSettings s =
+        BenchSettings.parse(new String[] {"--only", "S8", "--doc", "docs/benchmarks.md"}, "cmd");
+
+    assertThat(s.doc()).isEqualTo(Path.of("docs", "benchmarks.md"));
+  }
+
+  @Test
   void parse_unknownOrIncomplete_isRefused() {
     assertThatThrownBy(() -> BenchSettings.parse(new String[] {"--fast"}, "c"))
         .hasMessageContaining("unknown argument --fast");

@@ -1,6 +1,7 @@
 package dev.sluice.node.envoy;
 
 import dev.sluice.core.config.ConfigFileException;
+import dev.sluice.node.PeriodicPoll;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,9 +11,6 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -40,16 +38,15 @@ final class EnvoyConfigWatcher implements AutoCloseable {
   }
 
   private final Path path;
-  private final Duration interval;
   private final Object lock = new Object();
   private volatile EnvoyConfig current = EnvoyConfig.EMPTY;
   private byte @Nullable [] lastSeen;
   private Consumer<Boolean> onLoad = success -> {};
-  private @Nullable ScheduledExecutorService poller;
+  private final PeriodicPoll poller;
 
   EnvoyConfigWatcher(Path path, Duration interval) {
     this.path = path;
-    this.interval = interval;
+    this.poller = new PeriodicPoll("sluice-envoy-config-watcher", interval, this::pollQuietly);
   }
 
   /**
@@ -108,29 +105,14 @@ final class EnvoyConfigWatcher implements AutoCloseable {
   EnvoyConfigWatcher start(Consumer<Boolean> onLoad) {
     synchronized (lock) {
       this.onLoad = onLoad;
-      if (poller == null) {
-        poller =
-            Executors.newSingleThreadScheduledExecutor(
-                runnable -> {
-                  Thread thread = new Thread(runnable, "sluice-envoy-config-watcher");
-                  thread.setDaemon(true);
-                  return thread;
-                });
-        long millis = interval.toMillis();
-        poller.scheduleWithFixedDelay(this::pollQuietly, millis, millis, TimeUnit.MILLISECONDS);
-      }
-      return this;
     }
+    poller.start();
+    return this;
   }
 
   @Override
   public void close() {
-    synchronized (lock) {
-      if (poller != null) {
-        poller.shutdownNow();
-        poller = null;
-      }
-    }
+    poller.close();
   }
 
   private void pollQuietly() {

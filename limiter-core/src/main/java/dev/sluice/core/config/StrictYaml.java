@@ -2,19 +2,13 @@ package dev.sluice.core.config;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.cfg.CoercionAction;
-import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
-import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.lang.reflect.ParameterizedType;
@@ -70,51 +64,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class StrictYaml {
   private static final ObjectMapper MAPPER =
-      YAMLMapper.builder()
-          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-          .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-          .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-          .disable(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
-          .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          .withCoercionConfig(
-              LogicalType.Textual,
-              config ->
-                  config
-                      .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
-          .withCoercionConfig(
-              LogicalType.Integer,
-              config ->
-                  config
-                      .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
-          .withCoercionConfig(
-              LogicalType.Float,
-              config ->
-                  config
-                      .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
-          .withCoercionConfig(
-              LogicalType.Boolean,
-              config ->
-                  config
-                      .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                      .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
-          .withCoercionConfig(
-              LogicalType.Collection,
-              config -> config.setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
-          .withCoercionConfig(
-              LogicalType.POJO,
-              config -> config.setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
-          .build();
+      StrictBinding.apply(YAMLMapper.builder(YamlLocations.yaml())).build();
 
   /** One reader per target type: resolving a type on every read is wasted work. */
   private static final ClassValue<ObjectReader> READERS =

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
@@ -34,7 +35,23 @@ public final class YamlLocations {
     }
   }
 
-  private static final YAMLFactory YAML = YAMLFactory.builder().build();
+  private static final YAMLFactory YAML = yaml();
+
+  /**
+   * A factory for the YAML both passes read (each its own: a mapper's settings change its factory).
+   * YAML 1.1 reads a bare yes, no, on or off as a boolean: "leases: off" would then be false, not
+   * the text "off", and "shadow: yes" would pass for true. Only true and false are booleans here
+   * (as in YAML 1.2); the other words are text, so a string field gets the word as written and a
+   * boolean field refuses it, saying which word it found.
+   */
+  static YAMLFactory yaml() {
+    return YAMLFactory.builder()
+        .enable(YAMLParser.Feature.PARSE_BOOLEAN_LIKE_WORDS_AS_STRINGS)
+        // A key with nothing after it is null, as without a builder (which starts from no
+        // parser features rather than the defaults).
+        .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL)
+        .build();
+  }
 
   /** The mark the YAML parser puts after each statement of its message. */
   private static final Pattern YAML_MARK =

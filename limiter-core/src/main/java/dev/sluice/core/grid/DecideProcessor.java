@@ -46,7 +46,7 @@ import org.jspecify.annotations.Nullable;
  * {@code [format 1][n][n × (partition id, command)]} ({@link WireFormat#writeCommand}).
  */
 public final class DecideProcessor
-    implements EntryProcessor<String, StoredState, KeyOutcome>,
+    implements EntryProcessor<String, StateValue, KeyOutcome>,
         IdentifiedDataSerializable,
         HazelcastInstanceAware {
   /** A bound on operations per key per invocation, against corrupt or hostile input. */
@@ -125,7 +125,7 @@ public final class DecideProcessor
   }
 
   @Override
-  public KeyOutcome process(Map.Entry<String, StoredState> entry) {
+  public KeyOutcome process(Map.Entry<String, StateValue> entry) {
     int index = indexOf(entry.getKey());
     if (index < 0) {
       return KeyOutcome.invalid(0, "key", "key: no command for " + entry.getKey());
@@ -135,10 +135,23 @@ public final class DecideProcessor
     written[index] = result.written();
     ttlMillis[index] = result.ttlMillis();
     if (result.written() != null) {
-      ((ExtendedMapEntry<String, StoredState>) entry)
-          .setValue(result.written(), result.ttlMillis(), TimeUnit.MILLISECONDS);
+      store(entry, StateValue.of(result.written()), result.ttlMillis());
     }
     return result.outcome();
+  }
+
+  /**
+   * Stores {@code value} with {@code ttlMillis}, or with no TTL for {@link StateTtl#NONE}: a plain
+   * {@code setValue} also drops a TTL the entry had, so an entry written with one before the whole
+   * cluster swept loses it at its next write.
+   */
+  static void store(Map.Entry<String, StateValue> entry, StateValue value, long ttlMillis) {
+    if (ttlMillis == StateTtl.NONE) {
+      entry.setValue(value);
+    } else {
+      ((ExtendedMapEntry<String, StateValue>) entry)
+          .setValue(value, ttlMillis, TimeUnit.MILLISECONDS);
+    }
   }
 
   private int indexOf(String key) {
@@ -155,7 +168,7 @@ public final class DecideProcessor
   }
 
   @Override
-  public @Nullable EntryProcessor<String, StoredState, KeyOutcome> getBackupProcessor() {
+  public @Nullable EntryProcessor<String, StateValue, KeyOutcome> getBackupProcessor() {
     List<Integer> changed = new ArrayList<>(commands.length == 1 ? 1 : 8);
     if (commands.length == 1) {
       if (written[0] != null) {

@@ -13,17 +13,22 @@ import org.jspecify.annotations.Nullable;
 /**
  * The grid's side of the decision: what {@link KeyDecision} needs that only the owning member has.
  * It resolves the policy from the member's local rules copy (no remote call), reads the member's
- * clock, finds the former policy of a state written under another shape, and turns how long the new
- * state counts into the entry's TTL ({@link StateTtl}). The processors store what it returns.
+ * clock, finds the former policy of a state written under another shape, and says how the new state
+ * is cleaned up: by the member's sweep (no TTL) for a rule's state once every member sweeps, else
+ * by a TTL from how long the state counts ({@link StateTtl}). The processors store what it returns.
  */
 final class Decider {
   private Decider() {}
 
-  /** One key's answers, and the state to store (null: unchanged) with its TTL. */
+  /**
+   * One key's answers, and the state to store (null: unchanged) with its TTL ({@link
+   * StateTtl#NONE}: none, the sweep removes it).
+   */
   record Result(KeyOutcome outcome, @Nullable StoredState written, long ttlMillis) {}
 
   static Result decide(
-      @Nullable MemberContext context, KeyCommand command, @Nullable StoredState stored) {
+      @Nullable MemberContext context, KeyCommand command, @Nullable StateValue value) {
+    StoredState stored = value == null ? null : value.toStored();
     int size = command.ops().length;
     if (context == null) {
       return new Result(
@@ -48,6 +53,7 @@ final class Decider {
       return new Result(
           KeyOutcome.invalid(size, "algorithm", "algorithm: " + e.getMessage()), null, 0);
     }
+    boolean inlinePolicy = command.ref() instanceof PolicyRef.Inline;
     if (command.ref() instanceof PolicyRef.Inline inline) {
       context.rememberInline(command.stateKey(), inline.policy());
     }
@@ -65,9 +71,12 @@ final class Decider {
     if (result.written() == null) {
       return new Result(result.outcome(), null, 0);
     }
-    return new Result(
-        result.outcome(),
-        result.written(),
-        StateTtl.millis(result.untilFreshNanos(), context.minStateTtlMillis()));
+    // An inline policy's key names its policy only by a hash, so a member that never decided it
+    // could not judge its state: those keep the TTL (docs/grid.md, "Cleanup").
+    long ttlMillis =
+        context.sweeping() && !inlinePolicy
+            ? StateTtl.NONE
+            : StateTtl.millis(result.untilFreshNanos(), context.minStateTtlMillis());
+    return new Result(result.outcome(), result.written(), ttlMillis);
   }
 }

@@ -2,11 +2,8 @@ package dev.sluice.core.grid;
 
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.map.IMap;
-import com.hazelcast.partition.Partition;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RuleStore;
-import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.grid.transport.GridTransport;
 import dev.sluice.core.grid.transport.OwnerBatcher;
 import dev.sluice.core.grid.transport.OwnerBatcher.Pending;
@@ -15,8 +12,6 @@ import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.RuleBook;
-import dev.sluice.core.pipeline.StoredState;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,73 +42,56 @@ import org.jspecify.annotations.Nullable;
  * network threads (docs/grid.md).
  */
 final class GridBackend implements Backend {
-  /**
-   * How long a rule a client read to check a batch is trusted. A batch from a client checks its
-   * named rules before sending anything, so that a batch with an unknown rule or an impossible cost
-   * fails whole; reading them for every batch cost a round trip per batch, which halved the client
-   * SDK's hot-key throughput. A rule removed within this second is still caught by the owner, which
-   * answers "unknown rule".
-   */
-  private static final long RULE_CHECK_FRESH_NANOS = 1_000_000_000L;
-
   private static final UUID UNKNOWN_OWNER = new UUID(0, 0);
 
   private final HazelcastInstance hazelcast;
-  private final IMap<String, StoredState> states;
-  private final Partition[] partitionsById;
+  private final GridWiring wiring;
   private final GridRuleStore rules;
   private final @Nullable MemberContext localMember;
-  private final GridTransport transport;
   private final GridRateLimiter.Options options;
   private final Executor callbacks;
   private final ConcurrentHashMap<UUID, OwnerBatcher[]> batchers = new ConcurrentHashMap<>();
 
   /** Inline policies compiled here, and on a client the rules it read for batch checks. */
-  private final RuleBook clientRules;
+  private final FetchedRules fetchedRules;
 
-  private final ConcurrentHashMap<String, FetchedRule> fetchedRules = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  private record FetchedRule(@Nullable RuleRecord record, long fetchedAtNanos) {}
-
+  /**
+   * Over a member, ready at once; over a Hazelcast client, also before it has reached the cluster:
+   * calls fail fast until it has ({@link GridWiring}).
+   */
   GridBackend(HazelcastInstance hazelcast, GridRateLimiter.Options options) {
     this.hazelcast = hazelcast;
     this.options = options;
-    this.states = hazelcast.getMap(SluiceHazelcast.STATE_MAP);
-    List<Partition> all = new ArrayList<>(hazelcast.getPartitionService().getPartitions());
-    this.partitionsById = new Partition[all.size()];
-    for (Partition partition : all) {
-      partitionsById[partition.getPartitionId()] = partition;
-    }
-    this.rules = new GridRuleStore(hazelcast);
-    this.localMember =
-        hazelcast.getLocalEndpoint() instanceof Member ? MemberContext.of(hazelcast) : null;
     this.callbacks = GridTransport.callbacks();
-    this.transport =
-        GridTransport.of(options.transport(), hazelcast, SluiceHazelcast.STATE_MAP, callbacks);
-    this.clientRules =
-        new RuleBook(
-            name -> {
-              FetchedRule fetched = fetchedRules.get(name);
-              return fetched == null || fetched.record() == null ? null : fetched.record().policy();
-            });
+    this.wiring = new GridWiring(hazelcast, options, callbacks);
+    this.localMember = GridWiring.isMember(hazelcast) ? MemberContext.of(hazelcast) : null;
+    this.rules = new GridRuleStore(hazelcast, () -> wiring.get().rules(), localMember);
+    this.fetchedRules = new FetchedRules(() -> wiring.get().rules(), callbacks, System::nanoTime);
   }
 
   HazelcastInstance hazelcast() {
     return hazelcast;
   }
 
+  /** Completes once the grid's objects exist: at once on a member, on first contact on a client. */
+  CompletableFuture<Void> ready() {
+    return wiring.ready();
+  }
+
   int stateCount() {
-    return states.size();
+    return wiring.get().states().size();
   }
 
   void close() {
     closed = true;
+    wiring.close();
   }
 
   @Override
   public KeyOutcome execute(KeyCommand command) {
-    checkOpen();
+    GridTransport transport = transport();
     if (command.readOnly()) {
       return transport.invoke(command.stateKey(), new PeekProcessor(command));
     }
@@ -127,7 +105,7 @@ final class GridBackend implements Backend {
 
   @Override
   public KeyOutcome execute(KeyCommand command, long timeoutNanos) throws TimeoutException {
-    checkOpen();
+    GridTransport transport = transport();
     return command.readOnly()
         ? transport.invoke(command.stateKey(), new PeekProcessor(command), timeoutNanos)
         : transport.invoke(command.stateKey(), new DecideProcessor(command), timeoutNanos);
@@ -135,7 +113,7 @@ final class GridBackend implements Backend {
 
   @Override
   public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command) {
-    checkOpen();
+    GridTransport transport = transport();
     if (command.readOnly()) {
       return transport.invokeAsync(command.stateKey(), new PeekProcessor(command));
     }
@@ -149,7 +127,7 @@ final class GridBackend implements Backend {
 
   @Override
   public CompletableFuture<List<KeyOutcome>> executeAll(List<KeyCommand> commands) {
-    checkOpen();
+    GridTransport transport = transport();
     List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>(commands.size());
     if (options.batchAsync()) {
       // Group per lane so each lane gets its share in one go (and in order).
@@ -180,9 +158,14 @@ final class GridBackend implements Backend {
   }
 
   @Override
-  public void reset(String stateKey) {
+  public CompletableFuture<Void> reset(String stateKey) {
     checkOpen();
-    states.delete(stateKey);
+    return wiring
+        .get()
+        .states()
+        .deleteAsync(stateKey)
+        .toCompletableFuture()
+        .thenApply(gone -> null);
   }
 
   @Override
@@ -192,39 +175,28 @@ final class GridBackend implements Backend {
 
   /**
    * Inline policies compile here. A named rule resolves from a member's local copy once it is
-   * loaded; a client holds no copy, and reads the rule (at most once a second per rule) only when
-   * asked to {@code fetch}: for batches, which must fail whole before anything is counted.
+   * loaded; a client holds no copy, and resolves a rule (with {@code fetched}) only from what
+   * {@link #fetchRules} read for its batches.
    */
   @Override
-  public @Nullable CompiledPolicy policyOf(PolicyRef ref, boolean fetch) {
+  public @Nullable CompiledPolicy policyOf(PolicyRef ref, boolean fetched) {
     if (ref instanceof PolicyRef.Inline) {
-      return clientRules.resolve(ref);
+      return fetchedRules.resolve(ref);
     }
     MemberContext member = localMember;
     if (member != null) {
       return member.rulesLoaded() ? member.rules().resolve(ref) : null;
     }
-    if (!fetch) {
-      return null;
-    }
-    String name = ((PolicyRef.Named) ref).rule();
-    FetchedRule fetched = fetchedRules.get(name);
-    long now = System.nanoTime();
-    if (fetched == null || now - fetched.fetchedAtNanos() > RULE_CHECK_FRESH_NANOS) {
-      RuleRecord record = rules.records(Set.of(name)).get(name);
-      if (fetchedRules.size() > 10_000) {
-        fetchedRules.clear();
-      }
-      fetchedRules.put(
-          name, new FetchedRule(record == null || record.isRemoved() ? null : record, now));
-    }
-    try {
-      return clientRules.resolve(ref);
-    } catch (UnknownRuleException e) {
-      // Not kept as known-absent: a rule created a moment later must be seen at once.
-      fetchedRules.remove(name);
-      throw e;
-    }
+    return fetched ? fetchedRules.resolve(ref) : null;
+  }
+
+  /**
+   * A member has its rules here; a client reads them, at most once a second ({@link FetchedRules}).
+   */
+  @Override
+  public CompletableFuture<Void> fetchRules(Set<String> names) {
+    checkOpen();
+    return localMember != null || names.isEmpty() ? DONE : fetchedRules.fetch(names);
   }
 
   private int partitionOf(KeyCommand command) {
@@ -232,7 +204,8 @@ final class GridBackend implements Backend {
   }
 
   private OwnerBatcher batcherFor(Pending pending) {
-    Member owner = partitionsById[pending.partitionId()].getOwner();
+    GridTransport transport = wiring.get().transport();
+    Member owner = wiring.get().partitionsById()[pending.partitionId()].getOwner();
     UUID ownerId = owner == null ? UNKNOWN_OWNER : owner.getUuid();
     OwnerBatcher[] lanes =
         batchers.computeIfAbsent(
@@ -256,4 +229,12 @@ final class GridBackend implements Backend {
       throw new IllegalStateException("this GridRateLimiter was closed");
     }
   }
+
+  /** The transport, once this backend's grid objects exist; fails fast before. */
+  private GridTransport transport() {
+    checkOpen();
+    return wiring.get().transport();
+  }
+
+  private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 }

@@ -5,6 +5,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.transport.GridTransport;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
@@ -12,6 +13,9 @@ import java.util.function.LongSupplier;
  * or a client, the same class. Every decision runs as one entry processor on the member that owns
  * the key, reading that member's clock (DESIGN §3); the pipeline ({@link PipelineRateLimiter})
  * validates, groups and releases, the grid runtime ({@link GridBackend}) stores and sends.
+ *
+ * <p>It can be made over a Hazelcast client that has not reached the cluster yet: calls fail fast
+ * until it has ({@link #ready()}).
  *
  * <p>{@link #close()} refuses later calls; it does not touch the Hazelcast instance, which belongs
  * to whoever started it.
@@ -107,6 +111,16 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
 
   public HazelcastInstance hazelcast() {
     return grid.hazelcast();
+  }
+
+  /**
+   * Completes once this limiter can reach the grid's objects: at once over a member; over a
+   * Hazelcast client, when the client first reaches the cluster. Before that every call fails at
+   * once with {@code HazelcastClientOfflineException}, as the client's own calls do offline, so a
+   * limiter over a client can be made while the grid is away.
+   */
+  public CompletableFuture<Void> ready() {
+    return grid.ready();
   }
 
   /** The number of key states held in the grid (owned entries only). */

@@ -1,6 +1,5 @@
 package dev.sluice.core.grid;
 
-import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.Rule;
@@ -9,11 +8,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,14 +33,27 @@ import org.jspecify.annotations.Nullable;
  */
 public final class GridRuleStore implements RuleStore {
   private final HazelcastInstance hazelcast;
-  private final IMap<String, RuleRecord> map;
+  private final Supplier<IMap<String, RuleRecord>> map;
   private final @Nullable MemberContext localMember;
 
   public GridRuleStore(HazelcastInstance hazelcast) {
+    this(
+        hazelcast,
+        () -> hazelcast.getMap(SluiceHazelcast.RULES_MAP),
+        GridWiring.isMember(hazelcast) ? MemberContext.of(hazelcast) : null);
+  }
+
+  /**
+   * @param map the rules map, asked for on every use: a grid runtime's client makes its proxy only
+   *     once it has reached the cluster, and fails fast before ({@link GridWiring})
+   */
+  GridRuleStore(
+      HazelcastInstance hazelcast,
+      Supplier<IMap<String, RuleRecord>> map,
+      @Nullable MemberContext localMember) {
     this.hazelcast = hazelcast;
-    this.map = hazelcast.getMap(SluiceHazelcast.RULES_MAP);
-    this.localMember =
-        hazelcast.getLocalEndpoint() instanceof Member ? MemberContext.of(hazelcast) : null;
+    this.map = map;
+    this.localMember = localMember;
   }
 
   @Override
@@ -49,27 +61,42 @@ public final class GridRuleStore implements RuleStore {
     Rule.checkName(name);
     MemberContext member = localMember;
     if (member != null && member.rulesLoaded()) {
-      RuleRecord local = member.record(name);
-      return local == null ? Optional.empty() : Optional.of(local.toRule());
+      return toRule(member.record(name));
     }
-    RuleRecord record = map.get(name);
+    return toRule(map.get().get(name));
+  }
+
+  /**
+   * {@inheritDoc} A member with its copy loaded answers at once; otherwise one asynchronous read of
+   * the map, answered on Hazelcast's callback executor.
+   */
+  @Override
+  public CompletableFuture<Optional<Rule>> findAsync(String name) {
+    Rule.checkName(name);
+    MemberContext member = localMember;
+    if (member != null && member.rulesLoaded()) {
+      return CompletableFuture.completedFuture(toRule(member.record(name)));
+    }
+    try {
+      return map.get().getAsync(name).toCompletableFuture().thenApply(GridRuleStore::toRule);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static Optional<Rule> toRule(@Nullable RuleRecord record) {
     return record == null || record.isRemoved() ? Optional.empty() : Optional.of(record.toRule());
   }
 
   /** The stored record of a rule, tombstones included; for tests and tooling. */
   public Optional<RuleRecord> record(String name) {
-    return Optional.ofNullable(map.get(Rule.checkName(name)));
-  }
-
-  /** The stored records of the named rules that exist (tombstones included), in one call. */
-  Map<String, RuleRecord> records(Set<String> names) {
-    return map.getAll(names);
+    return Optional.ofNullable(map.get().get(Rule.checkName(name)));
   }
 
   @Override
   public Collection<Rule> all() {
     List<Rule> rules = new ArrayList<>();
-    for (RuleRecord record : map.values()) {
+    for (RuleRecord record : map.get().values()) {
       if (!record.isRemoved()) {
         rules.add(record.toRule());
       }
@@ -80,18 +107,20 @@ public final class GridRuleStore implements RuleStore {
 
   @Override
   public void put(Rule rule) {
-    RuleRecord written = map.executeOnKey(rule.name(), new RuleUpdateProcessor(rule.policy()));
+    Rule.require(rule);
+    RuleRecord written =
+        map.get().executeOnKey(rule.name(), new RuleUpdateProcessor(rule.policy()));
     push(written);
   }
 
   @Override
   public boolean remove(String name) {
     Rule.checkName(name);
-    RuleRecord before = map.get(name);
+    RuleRecord before = map.get().get(name);
     if (before == null || before.isRemoved()) {
       return false;
     }
-    RuleRecord written = map.executeOnKey(name, new RuleUpdateProcessor(null));
+    RuleRecord written = map.get().executeOnKey(name, new RuleUpdateProcessor(null));
     push(written);
     return true;
   }

@@ -1,5 +1,9 @@
 package dev.sluice.core.grid;
 
+import com.hazelcast.cluster.InitialMembershipEvent;
+import com.hazelcast.cluster.InitialMembershipListener;
+import com.hazelcast.cluster.Member;
+import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.core.LifecycleEvent;
@@ -11,8 +15,11 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.RuleBook;
+import dev.sluice.core.pipeline.StoredState;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -38,12 +45,27 @@ import org.jspecify.annotations.Nullable;
  * answer "unknown rule" from an empty copy. Rules resolve through a {@link RuleBook} over this
  * copy, as in every runtime; a record's former policies are how a state of an older shape is
  * carried over.
+ *
+ * <h2>Cleanup</h2>
+ *
+ * The member's {@link StateSweeper} removes idle rule states from the partitions it owns, judging
+ * each by the policy that wrote it ({@link #removable}). It sweeps, and rule states are written
+ * without a TTL, only while every member of the cluster advertises the member attribute {@value
+ * #CLEANUP_ATTRIBUTE} = {@value #CLEANUP_SWEEP} ({@link #sweeping()}); a member of an earlier build
+ * does not, and while one is in the cluster every write keeps its TTL (docs/grid.md, "Rolling
+ * upgrades").
  */
 public final class MemberContext implements LifecycleListener, HazelcastInstanceAware {
   /** The key of this context in the member config's user context. */
   public static final String USER_CONTEXT_KEY = "dev.sluice.memberContext";
 
   static final int MAX_INLINE_POLICIES = 4096;
+
+  /** The member attribute that says how a member cleans up idle states. */
+  public static final String CLEANUP_ATTRIBUTE = "sluice.state.cleanup";
+
+  /** {@link #CLEANUP_ATTRIBUTE}'s value on members that sweep rather than rely on a TTL. */
+  public static final String CLEANUP_SWEEP = "sweep";
 
   private final TimeSource timeSource;
   private final String rulesMapName;
@@ -53,13 +75,17 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   private final ConcurrentHashMap<Long, CompiledPolicy> formerCompiled = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Policy> inlinePolicies = new ConcurrentHashMap<>();
   private final AtomicLong forgottenStates = new AtomicLong();
+  private final StateSweeper sweeper;
   private volatile boolean rulesLoaded;
+  private volatile boolean sweeping;
   private volatile @Nullable HazelcastInstance instance;
 
-  MemberContext(TimeSource timeSource, String rulesMapName, long minStateTtlMillis) {
+  MemberContext(
+      TimeSource timeSource, String rulesMapName, long minStateTtlMillis, long sweepPeriodMillis) {
     this.timeSource = timeSource;
     this.rulesMapName = rulesMapName;
     this.minStateTtlMillis = minStateTtlMillis;
+    this.sweeper = new StateSweeper(this, sweepPeriodMillis);
     this.book =
         new RuleBook(
             name -> {
@@ -102,6 +128,88 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
 
   boolean rulesLoaded() {
     return rulesLoaded;
+  }
+
+  /**
+   * Whether every member of the cluster sweeps idle states: then rule states are written without a
+   * TTL and the sweeper runs. False until the member has seen the cluster's members.
+   */
+  boolean sweeping() {
+    return sweeping;
+  }
+
+  StateSweeper sweeper() {
+    return sweeper;
+  }
+
+  /** Listens to the cluster's members for {@link #sweeping()}. */
+  InitialMembershipListener membershipListener() {
+    return new InitialMembershipListener() {
+      @Override
+      public void init(InitialMembershipEvent event) {
+        membersChanged(event.getMembers());
+      }
+
+      @Override
+      public void memberAdded(MembershipEvent event) {
+        membersChanged(event.getMembers());
+      }
+
+      @Override
+      public void memberRemoved(MembershipEvent event) {
+        membersChanged(event.getMembers());
+      }
+    };
+  }
+
+  private void membersChanged(Set<Member> members) {
+    boolean all = !members.isEmpty();
+    for (Member member : members) {
+      all &= CLEANUP_SWEEP.equals(member.getAttribute(CLEANUP_ATTRIBUTE));
+    }
+    sweeping = all;
+  }
+
+  /**
+   * Whether the rule state stored under {@code stateKey} may go at {@code nowNanos}: whether it
+   * decides as an absent key would, by the algorithm of the policy that wrote it (the rule's
+   * current policy or a former one, found by the state's fingerprint). A state of a shape its rule
+   * no longer remembers may go: a decision would start it afresh anyway ({@link
+   * dev.sluice.core.pipeline.KeyDecision}). A state whose rule this member has no record of, or
+   * whose policy it cannot run, is kept: it cannot be judged here.
+   */
+  boolean removable(String stateKey, StoredState stored, long nowNanos) {
+    int bar = stateKey.indexOf('|');
+    if (bar <= 0) {
+      return false;
+    }
+    String rule = stateKey.substring(0, bar);
+    RuleRecord record = records.get(rule);
+    if (record == null) {
+      return false;
+    }
+    try {
+      int shape = stored.fingerprint();
+      CompiledPolicy writer = null;
+      if (record.policy() != null) {
+        CompiledPolicy current = book.resolve(PolicyRef.rule(rule));
+        // As KeyDecision takes it: the policy's own shape, or the one its states had before a
+        // rate algorithm's limit and burst were part of the fingerprint.
+        if (shape == current.fingerprint() || shape == current.compatibleFingerprint()) {
+          writer = current;
+        }
+      }
+      if (writer == null) {
+        writer = formerPolicy(PolicyRef.rule(rule), shape);
+      }
+      if (writer == null) {
+        return true;
+      }
+      LimiterAlgorithm algorithm = writer.algorithm();
+      return algorithm.untilFreshNanos(algorithm.fit(stored.values().clone()), nowNanos) == 0;
+    } catch (RuntimeException e) {
+      return false; // a rule removed meanwhile, or a policy this build cannot run
+    }
   }
 
   /** Rule resolution over this member's copy. */
@@ -187,6 +295,12 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   public void stateChanged(LifecycleEvent event) {
     if (event.getState() == LifecycleEvent.LifecycleState.STARTED) {
       loadRules();
+      HazelcastInstance member = instance;
+      if (member != null) {
+        sweeper.start(member);
+      }
+    } else if (event.getState() == LifecycleEvent.LifecycleState.SHUTTING_DOWN) {
+      sweeper.stop();
     }
   }
 

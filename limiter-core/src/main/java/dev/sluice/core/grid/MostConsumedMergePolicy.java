@@ -58,14 +58,14 @@ import org.jspecify.annotations.Nullable;
  * identity, and uses that. A state whose fingerprint is not the current policy's would be ignored
  * by the next decision anyway, so the other side is kept. When no policy can be found (an inline
  * policy this member never saw, a rule deleted meanwhile) the later-written state is kept (judged
- * by its expiration time, as the map keeps no per-entry update times); docs/reliability.md lists
- * this limit.
+ * by its expiration time, as the map keeps no per-entry update times; without a TTL, the existing
+ * one); docs/reliability.md lists this limit.
  *
  * <p>Serialized through {@link SluiceDataSerializableFactory} like every Sluice type. It holds no
  * fields: the owner's {@link MemberContext} is injected where the merge runs.
  */
 public final class MostConsumedMergePolicy
-    implements SplitBrainMergePolicy<StoredState, MergingEntry<Object, StoredState>, Object>,
+    implements SplitBrainMergePolicy<StateValue, MergingEntry<Object, StateValue>, Object>,
         IdentifiedDataSerializable,
         HazelcastInstanceAware {
   private transient volatile @Nullable MemberContext context;
@@ -80,8 +80,8 @@ public final class MostConsumedMergePolicy
 
   @Override
   public @Nullable Object merge(
-      @Nullable MergingEntry<Object, StoredState> merging,
-      @Nullable MergingEntry<Object, StoredState> existing) {
+      @Nullable MergingEntry<Object, StateValue> merging,
+      @Nullable MergingEntry<Object, StateValue> existing) {
     if (merging == null) {
       return existing == null ? null : existing.getRawValue();
     }
@@ -92,9 +92,9 @@ public final class MostConsumedMergePolicy
   }
 
   private boolean keepMerging(
-      MergingEntry<Object, StoredState> merging, MergingEntry<Object, StoredState> existing) {
-    StoredState mergingState = merging.getDeserializedValue();
-    StoredState existingState = existing.getDeserializedValue();
+      MergingEntry<Object, StateValue> merging, MergingEntry<Object, StateValue> existing) {
+    StoredState mergingState = StateValue.stored(merging.getDeserializedValue());
+    StoredState existingState = StateValue.stored(existing.getDeserializedValue());
     if (mergingState == null || existingState == null) {
       return existingState == null;
     }
@@ -132,12 +132,13 @@ public final class MostConsumedMergePolicy
   }
 
   /**
-   * Whether {@code merging} was written later. Every write sets the entry's TTL from the policy, so
-   * with the same policy the later expiration is the later write. (The map keeps no per-entry
-   * update times: they cost memory on every key.)
+   * Whether {@code merging} was written later. A write with a TTL sets it from the policy, so with
+   * the same policy the later expiration is the later write. (The map keeps no per-entry update
+   * times: they cost memory on every key.) A rule's state written once the whole cluster sweeps has
+   * no TTL (docs/grid.md, "Cleanup"): neither side is later, and the existing one is kept.
    */
   private static boolean laterWritten(
-      MergingValue<StoredState> merging, MergingValue<StoredState> existing) {
+      MergingValue<StateValue> merging, MergingValue<StateValue> existing) {
     return merging instanceof MergingExpirationTime a
         && existing instanceof MergingExpirationTime b
         && a.getExpirationTime() > b.getExpirationTime();

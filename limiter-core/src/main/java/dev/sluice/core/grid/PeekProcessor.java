@@ -9,7 +9,6 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.StoredState;
 import java.io.IOException;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -21,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * no backup.
  */
 public final class PeekProcessor
-    implements EntryProcessor<String, StoredState, KeyOutcome>,
+    implements EntryProcessor<String, StateValue, KeyOutcome>,
         IdentifiedDataSerializable,
         HazelcastInstanceAware,
         ReadOnly {
@@ -47,7 +46,7 @@ public final class PeekProcessor
   }
 
   @Override
-  public KeyOutcome process(Map.Entry<String, StoredState> entry) {
+  public KeyOutcome process(Map.Entry<String, StateValue> entry) {
     if (command == null) {
       return KeyOutcome.invalid(0, "key", "key: no command");
     }
@@ -55,7 +54,7 @@ public final class PeekProcessor
   }
 
   @Override
-  public @Nullable EntryProcessor<String, StoredState, KeyOutcome> getBackupProcessor() {
+  public @Nullable EntryProcessor<String, StateValue, KeyOutcome> getBackupProcessor() {
     return null;
   }
 

@@ -20,6 +20,8 @@ public final class SluiceDataSerializableFactory implements DataSerializableFact
       case SluiceSerializationIds.RULE_UPDATE -> new RuleUpdateProcessor();
       case SluiceSerializationIds.RULE_PUSH -> new RulePushTask();
       case SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY -> new MostConsumedMergePolicy();
+      case SluiceSerializationIds.SWEEP -> new SweepProcessor();
+      case SluiceSerializationIds.SWEEP_BACKUP -> new SweepBackup();
       default -> throw new IllegalArgumentException("unknown Sluice class id " + classId);
     };
   }

@@ -8,12 +8,14 @@ import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MemberAttributeConfig;
 import com.hazelcast.config.SerializationConfig;
 import com.hazelcast.config.SerializerConfig;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.transport.AsyncCallbackExecutor;
 import dev.sluice.core.pipeline.KeyOutcome;
 import dev.sluice.core.pipeline.StoredState;
+import java.util.function.LongPredicate;
 
 /**
  * The one place that configures Hazelcast for Sluice. Grid nodes, embedded members and clients all
@@ -35,9 +37,11 @@ import dev.sluice.core.pipeline.StoredState;
  * serialization filter with an allow-list of {@code com.hazelcast.}, {@code java.} and {@code
  * javax.} (Sluice itself never uses Java serialization, so any other {@code Serializable} class is
  * refused); the state map {@value #STATE_MAP} (backup count 1, in-memory format {@link
- * #DEFAULT_STATE_FORMAT}, statistics on for {@code LocalMapStats}, no cached deserialized values,
- * split-brain healing by {@link MostConsumedMergePolicy}); the rules map {@value #RULES_MAP}; and
- * on members the {@link MemberContext} (clock and local rules copy) in the config's user context.
+ * #DEFAULT_STATE_FORMAT}, statistics on, no cached deserialized values, split-brain healing by
+ * {@link MostConsumedMergePolicy}); the rules map {@value #RULES_MAP}; and on members the {@link
+ * MemberContext} (clock, local rules copy, and the sweep that removes idle states every {@value
+ * #SWEEP_PERIOD_MILLIS_PROPERTY}) in the config's user context, with the member attribute that says
+ * this member sweeps ({@link MemberContext#CLEANUP_ATTRIBUTE}).
  *
  * <p>Configure each member's {@code Config} once; members must not share one {@code Config} object.
  */
@@ -52,22 +56,38 @@ public final class SluiceHazelcast {
   public static final String EXECUTOR = "sluice.rules.push";
 
   /**
-   * The state map's in-memory format, chosen by measurement (docs/grid.md): BINARY and OBJECT
-   * decide equally fast within run-to-run noise (the state is a few bytes, so decoding it costs
-   * little), use about the same heap, and only BINARY's memory shows in {@code LocalMapStats}.
+   * The state map's in-memory format, chosen by measurement (docs/grid.md, "In-memory format"):
+   * OBJECT keeps each value as the 24-byte {@link StateValue} the processors hand it, where BINARY
+   * keeps a 56-byte serialized copy (a {@code HeapData} and its array), and the two decide equally
+   * fast within run-to-run noise. {@code LocalMapStats} reports no memory cost for OBJECT maps: the
+   * benchmarks count heap bytes instead.
    */
-  public static final InMemoryFormat DEFAULT_STATE_FORMAT = InMemoryFormat.BINARY;
+  public static final InMemoryFormat DEFAULT_STATE_FORMAT = InMemoryFormat.OBJECT;
 
   /**
-   * Member config property: the shortest time-to-live a state entry gets, in milliseconds (default
-   * 1000, Hazelcast's TTL resolution). TTL runs on the wall clock while decisions run on the
-   * member's {@link TimeSource}; the two agree in production, but a member driven by a manual clock
-   * (tests, simulations) must raise this so that cleanup never expires a state its clock still
-   * needs. Read once, when the member is configured.
+   * Member config property: the shortest time-to-live a state entry gets where it gets one (an
+   * inline policy's state, or any state while a member of an earlier build is in the cluster), in
+   * milliseconds (default 1000, Hazelcast's TTL resolution). TTL runs on the wall clock while
+   * decisions run on the member's {@link TimeSource}; the two agree in production, but a member
+   * driven by a manual clock (tests, simulations) must raise this so that cleanup never expires a
+   * state its clock still needs. The sweep reads the member's {@code TimeSource}, so it needs no
+   * such floor. Read once, when the member is configured.
    */
   public static final String MIN_STATE_TTL_MILLIS_PROPERTY = "sluice.state.min-ttl-millis";
 
   private static final long DEFAULT_MIN_STATE_TTL_MILLIS = 1_000L;
+
+  /**
+   * Member config property: how long each member waits between its sweeps of the state map, in
+   * milliseconds (default 30000). An idle rule state disappears at most this long, plus one pass
+   * and a second, after it stopped counting (docs/grid.md, "Cleanup"); a pass costs about a second
+   * of CPU per million keys a member owns (docs/benchmarks.md, S6). Read once, when the member is
+   * configured.
+   */
+  public static final String SWEEP_PERIOD_MILLIS_PROPERTY = "sluice.state.sweep-period-millis";
+
+  private static final long DEFAULT_SWEEP_PERIOD_MILLIS = 30_000L;
+  private static final long MIN_SWEEP_PERIOD_MILLIS = 10L;
 
   private SluiceHazelcast() {}
 
@@ -102,17 +122,36 @@ public final class SluiceHazelcast {
     rules.setBackupCount(1);
     rules.setInMemoryFormat(InMemoryFormat.BINARY);
 
-    MemberContext context = new MemberContext(timeSource, RULES_MAP, minStateTtlMillis(config));
+    MemberContext context =
+        new MemberContext(
+            timeSource,
+            RULES_MAP,
+            millisProperty(
+                config,
+                MIN_STATE_TTL_MILLIS_PROPERTY,
+                DEFAULT_MIN_STATE_TTL_MILLIS,
+                millis -> millis >= DEFAULT_MIN_STATE_TTL_MILLIS,
+                "at least " + DEFAULT_MIN_STATE_TTL_MILLIS),
+            millisProperty(
+                config,
+                SWEEP_PERIOD_MILLIS_PROPERTY,
+                DEFAULT_SWEEP_PERIOD_MILLIS,
+                millis -> millis >= MIN_SWEEP_PERIOD_MILLIS,
+                "at least " + MIN_SWEEP_PERIOD_MILLIS));
     config.getUserContext().put(MemberContext.USER_CONTEXT_KEY, context);
     config.addListenerConfig(new ListenerConfig(context));
+    config.addListenerConfig(new ListenerConfig(context.membershipListener()));
+    MemberAttributeConfig attributes = config.getMemberAttributeConfig();
+    attributes.setAttribute(MemberContext.CLEANUP_ATTRIBUTE, MemberContext.CLEANUP_SWEEP);
     return config;
   }
 
   /**
-   * TTL is what bounds Sluice's memory by the number of active keys, but Hazelcast's background
-   * expiry task visits only a few partitions per round by default: 20 s after a load over 100,000
-   * keys stopped, 53,136 idle states were still held (docs/reliability.md, soak). Visiting every
-   * partition each round cleared them in under 4 s. A value the user set is kept.
+   * Where a TTL is what removes idle states (inline policies' states, and every state while a
+   * member of an earlier build is in the cluster), Hazelcast's background expiry task visits only a
+   * few partitions per round by default: 20 s after a load over 100,000 keys stopped, 53,136 idle
+   * states were still held (docs/reliability.md, soak). Visiting every partition each round cleared
+   * them in under 4 s. A value the user set is kept.
    */
   private static void sweepEveryPartitionForExpiredStates(Config config) {
     String operations = "hazelcast.internal.map.expiration.cleanup.operation.count";
@@ -122,26 +161,22 @@ public final class SluiceHazelcast {
     }
   }
 
-  private static long minStateTtlMillis(Config config) {
-    String value = config.getProperty(MIN_STATE_TTL_MILLIS_PROPERTY);
+  private static long millisProperty(
+      Config config, String property, long otherwise, LongPredicate valid, String rule) {
+    String value = config.getProperty(property);
     if (value == null) {
-      return DEFAULT_MIN_STATE_TTL_MILLIS;
+      return otherwise;
     }
     try {
       long millis = Long.parseLong(value.trim());
-      if (millis >= DEFAULT_MIN_STATE_TTL_MILLIS) {
+      if (valid.test(millis)) {
         return millis;
       }
     } catch (NumberFormatException e) {
       // reported below, with the value
     }
     throw new IllegalArgumentException(
-        MIN_STATE_TTL_MILLIS_PROPERTY
-            + ": must be a whole number of milliseconds, at least "
-            + DEFAULT_MIN_STATE_TTL_MILLIS
-            + ", was '"
-            + value
-            + "'");
+        property + ": must be a whole number of milliseconds, " + rule + ", was '" + value + "'");
   }
 
   /** Configures a client; returns {@code config}. */
@@ -155,6 +190,12 @@ public final class SluiceHazelcast {
   static void configureSerialization(SerializationConfig serialization) {
     serialization.addDataSerializableFactory(
         SluiceSerializationIds.FACTORY_ID, new SluiceDataSerializableFactory());
+    // One format for both: a StoredState (what members of earlier builds store) and the compact
+    // StateValue this build keeps in memory are written alike and read as a StateValue.
+    serialization.addSerializerConfig(
+        new SerializerConfig()
+            .setImplementation(new StoredStateSerializer())
+            .setTypeClass(StateValue.class));
     serialization.addSerializerConfig(
         new SerializerConfig()
             .setImplementation(new StoredStateSerializer())

@@ -47,10 +47,17 @@ public final class SluiceSerializationIds {
   /** {@link DecideProcessor}: decides one or more keys' operations. */
   public static final int DECIDE = 10;
 
+  /** {@link SweepProcessor}: removes a partition's idle states on its owner. */
+  public static final int SWEEP = 11;
+
+  /** {@link SweepBackup}: removes the same keys from the partition's backups. */
+  public static final int SWEEP_BACKUP = 12;
+
   /**
-   * The type id of {@link StoredStateSerializer}: the state map's values, in a format without the
-   * IdentifiedDataSerializable header. Custom serializer ids must be positive and unique among the
-   * serializers of the cluster; this one is the factory id plus one.
+   * The type id of {@link StoredStateSerializer}: the state map's values ({@link StateValue}, or a
+   * {@code StoredState}), in a format without the IdentifiedDataSerializable header. Custom
+   * serializer ids must be positive and unique among the serializers of the cluster; this one is
+   * the factory id plus one.
    */
   public static final int STATE_TYPE_ID = FACTORY_ID + 1;
 

@@ -1,8 +1,9 @@
 package dev.sluice.core.grid;
 
 /**
- * The time-to-live a state entry is written with: long enough that Hazelcast never forgets a state
- * that still counts.
+ * The time-to-live a state entry is written with, where one is (an inline policy's state, or any
+ * state while a member of an earlier build is in the cluster; rule states are otherwise swept,
+ * {@link StateSweeper}): long enough that Hazelcast never forgets a state that still counts.
  *
  * <h2>The rule</h2>
  *
@@ -29,6 +30,12 @@ package dev.sluice.core.grid;
  * idle states a little longer.
  */
 final class StateTtl {
+  /**
+   * No TTL: the entry is written without one (clearing one it had), and the member's sweep removes
+   * it once it no longer counts ({@link StateSweeper}).
+   */
+  static final long NONE = -1;
+
   private static final long SECOND_MILLIS = 1_000L;
   private static final long MILLI_NANOS = 1_000_000L;
 

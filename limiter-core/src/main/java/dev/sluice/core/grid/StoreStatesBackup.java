@@ -1,7 +1,6 @@
 package dev.sluice.core.grid;
 
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
@@ -11,16 +10,15 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The backup side of {@link DecideProcessor}: stores the states the owner computed, with the same
- * time-to-live. It reads no clock and runs no algorithm, so a backup can never disagree with its
- * owner (DESIGN §3).
+ * time-to-live, or none ({@link StateTtl#NONE}, sent as -1). It reads no clock and runs no
+ * algorithm, so a backup can never disagree with its owner (DESIGN §3).
  */
 public final class StoreStatesBackup
-    implements EntryProcessor<String, StoredState, KeyOutcome>, IdentifiedDataSerializable {
+    implements EntryProcessor<String, StateValue, KeyOutcome>, IdentifiedDataSerializable {
   private static final int FORMAT = 1;
 
   private String[] keys;
@@ -39,12 +37,11 @@ public final class StoreStatesBackup
   }
 
   @Override
-  public @Nullable KeyOutcome process(Map.Entry<String, StoredState> entry) {
+  public @Nullable KeyOutcome process(Map.Entry<String, StateValue> entry) {
     String key = entry.getKey();
     for (int i = 0; i < keys.length; i++) {
       if (keys[i].equals(key)) {
-        ((ExtendedMapEntry<String, StoredState>) entry)
-            .setValue(states[i], ttlMillis[i], TimeUnit.MILLISECONDS);
+        DecideProcessor.store(entry, StateValue.of(states[i]), ttlMillis[i]);
         break;
       }
     }
@@ -52,7 +49,7 @@ public final class StoreStatesBackup
   }
 
   @Override
-  public @Nullable EntryProcessor<String, StoredState, KeyOutcome> getBackupProcessor() {
+  public @Nullable EntryProcessor<String, StateValue, KeyOutcome> getBackupProcessor() {
     return null;
   }
 

@@ -7,11 +7,15 @@ import dev.sluice.core.pipeline.StoredState;
 import java.io.IOException;
 
 /**
- * Hazelcast's serializer for {@link StoredState}, the state map's value, registered by {@link
- * SluiceHazelcast} on members and clients. The format is {@link StateFormat}'s; a stream serializer
- * spares every stored copy the header an IdentifiedDataSerializable would carry.
+ * Hazelcast's serializer for the state map's values, registered by {@link SluiceHazelcast} on
+ * members and clients for {@link StateValue} and {@link StoredState}. The format is {@link
+ * StateFormat}'s whichever of the two is written, so a member or client of an earlier build, which
+ * knows only {@code StoredState}, reads what this one writes, and this one reads what it wrote: a
+ * rolling upgrade migrates and backs up states across both. Reading always answers a {@link
+ * StateValue}, the compact form a member keeps in its map. A stream serializer spares every stored
+ * copy the header an IdentifiedDataSerializable would carry.
  */
-public final class StoredStateSerializer implements StreamSerializer<StoredState> {
+public final class StoredStateSerializer implements StreamSerializer<Object> {
 
   @Override
   public int getTypeId() {
@@ -19,12 +23,13 @@ public final class StoredStateSerializer implements StreamSerializer<StoredState
   }
 
   @Override
-  public void write(ObjectDataOutput out, StoredState state) throws IOException {
-    StateFormat.write(out, state);
+  public void write(ObjectDataOutput out, Object state) throws IOException {
+    StateFormat.write(
+        out, state instanceof StateValue value ? value.toStored() : (StoredState) state);
   }
 
   @Override
-  public StoredState read(ObjectDataInput in) throws IOException {
-    return StateFormat.read(in);
+  public StateValue read(ObjectDataInput in) throws IOException {
+    return StateValue.of(StateFormat.read(in));
   }
 }

@@ -5,7 +5,8 @@
  * <p>Start here: {@link dev.sluice.core.grid.SluiceHazelcast} configures a member or client, {@link
  * dev.sluice.core.grid.Sluice#embedded} starts a member in your JVM, {@link
  * dev.sluice.core.grid.GridRateLimiter} is the limiter over any instance. {@link
- * dev.sluice.core.grid.AcquireProcessor} is the decision itself; docs/grid.md has the design notes.
+ * dev.sluice.core.grid.DecideProcessor} is the decision itself, {@code StateSweeper} the cleanup of
+ * idle keys; docs/grid.md has the design notes.
  */
 @NullMarked
 package dev.sluice.core.grid;

@@ -16,6 +16,7 @@ import dev.sluice.core.pipeline.StoredState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
@@ -160,13 +161,14 @@ final class LocalBackend implements Backend {
   }
 
   @Override
-  public void reset(String stateKey) {
+  public CompletableFuture<Void> reset(String stateKey) {
     states.computeIfPresent(
         stateKey,
         (key, slot) -> {
           retire(slot);
           return null;
         });
+    return DONE;
   }
 
   @Override
@@ -175,9 +177,17 @@ final class LocalBackend implements Backend {
   }
 
   @Override
-  public CompiledPolicy policyOf(PolicyRef ref, boolean fetch) {
+  public CompiledPolicy policyOf(PolicyRef ref, boolean fetched) {
     return book.resolve(ref);
   }
+
+  /** The rules are here: nothing to fetch. */
+  @Override
+  public CompletableFuture<Void> fetchRules(Set<String> names) {
+    return DONE;
+  }
+
+  private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
   /** Keys holding state, including idle ones not swept yet. */
   long keyCount() {

@@ -4,6 +4,7 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -36,19 +37,28 @@ public interface Backend {
    */
   CompletableFuture<List<KeyOutcome>> executeAll(List<KeyCommand> commands);
 
-  /** Forgets the state stored under {@code stateKey}. */
-  void reset(String stateKey);
+  /** Forgets the state stored under {@code stateKey}; the future completes once it is gone. */
+  CompletableFuture<Void> reset(String stateKey);
 
   /** The named rules this runtime decides with. */
   RuleStore rules();
 
   /**
-   * The compiled policy of {@code ref} if this runtime can tell it here: always for an inline
-   * policy; for a named rule where the rules are local (one JVM, a member) and, with {@code fetch},
-   * by reading them from where they are kept (a client). Null when it cannot be told here without a
-   * remote read; the step that decides refuses what is wrong then, atomically.
+   * The compiled policy of {@code ref} if this runtime can tell it here, without a remote read:
+   * always for an inline policy; for a named rule where the rules are local (one JVM, a member)
+   * and, with {@code fetched}, from the copies {@link #fetchRules} brought (a client). Null when it
+   * cannot be told here; the step that decides refuses what is wrong then, atomically.
    *
    * @throws UnknownRuleException if the rule is known not to exist
    */
-  @Nullable CompiledPolicy policyOf(PolicyRef ref, boolean fetch);
+  @Nullable CompiledPolicy policyOf(PolicyRef ref, boolean fetched);
+
+  /**
+   * Brings the named rules here for {@link #policyOf policyOf(ref, true)}: what a batch needs to be
+   * validated whole before anything is counted. Never blocks the caller: the future completes at
+   * once where the rules are local or the copies fresh, otherwise when the reads land, and fails as
+   * a read of a rule never seen here fails. A caller with a deadline waits for it within the
+   * deadline.
+   */
+  CompletableFuture<Void> fetchRules(Set<String> names);
 }

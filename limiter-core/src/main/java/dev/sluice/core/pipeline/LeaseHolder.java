@@ -106,13 +106,18 @@ public final class LeaseHolder {
     final long permits;
     final AtomicLong left;
 
+    /** The key's heat, to count this lease's answers in; null if the key was not tracked. */
+    final @Nullable Heat heat;
+
     Lease(
         Check check,
         long grantedAtNanos,
         long leaseNanos,
         long endsAtHolderNanos,
         Decision grant,
-        long permits) {
+        long permits,
+        @Nullable Heat heat) {
+      this.heat = heat;
       this.ref = check.ref();
       this.subject = check.key();
       this.grantedAtNanos = grantedAtNanos;
@@ -142,6 +147,14 @@ public final class LeaseHolder {
     int last;
     boolean asking;
     long askedAt;
+
+    /**
+     * Requests a lease answered since the key was last counted: they never reach {@link #wanted},
+     * yet they are the key's rate, and without them a key answered from leases would look cold when
+     * its lease runs out and be asked for in ever smaller leases. An adder, not the monitor: lease
+     * answers on one hot key come from many threads at once.
+     */
+    final LongAdder answeredLocally = new LongAdder();
   }
 
   /**
@@ -166,6 +179,9 @@ public final class LeaseHolder {
       }
     } while (!lease.left.compareAndSet(left, left - permits));
     statistics.answeredLocally.add(permits);
+    if (lease.heat != null) {
+      lease.heat.answeredLocally.increment();
+    }
     long used = lease.permits - (left - permits);
     return new Decision(
         true,
@@ -196,7 +212,8 @@ public final class LeaseHolder {
         h.current = 0;
         h.intervalStart = now;
       }
-      h.current++;
+      h.current =
+          (int) Math.min(Integer.MAX_VALUE, h.current + 1L + h.answeredLocally.sumThenReset());
       seen = Math.max(h.last, h.current);
       // An ask whose answer was lost (a timeout) stops blocking the next after one interval.
       if (seen < HOT_REQUESTS || (h.asking && now - h.askedAt < INTERVAL_NANOS)) {
@@ -232,7 +249,7 @@ public final class LeaseHolder {
     Decision grant = outcome.decision(index);
     long length = outcome.leaseEndsAtNanos(index) - outcome.decidedAtNanos();
     Lease lease =
-        new Lease(check, outcome.decidedAtNanos(), length, sentAtNanos + length, grant, permits);
+        new Lease(check, outcome.decidedAtNanos(), length, sentAtNanos + length, grant, permits, h);
     statistics.granted.increment();
     statistics.leased.add(permits);
     Lease before = leases.put(stateKey, lease);

@@ -118,6 +118,20 @@ public class PipelineRateLimiter implements RateLimiter {
   }
 
   /**
+   * The answer {@link #tryAcquire} would give from a live lease of the check's key, taking its
+   * permits, or null when no lease can answer (the owner must decide; nothing was counted). For a
+   * decorator in front of this limiter whose own work only pays for a round trip: the client's
+   * per-key coalescing makes concurrent calls on a hot key wait for each other, which a lease
+   * answer, a few compare-and-sets here, does not need.
+   *
+   * @throws InvalidPolicyException as {@link #tryAcquire} would, before anything is counted
+   */
+  public @Nullable Decision tryAcquireFromLease(Check check) {
+    precheck(check, false);
+    return fromLease(check, check.stateKey());
+  }
+
+  /**
    * {@inheritDoc} A request that is wrong in itself (a cost above a known capacity) or a closed
    * limiter throws at once, as the synchronous call would; what the deciding step refuses fails the
    * returned future.
@@ -139,11 +153,24 @@ public class PipelineRateLimiter implements RateLimiter {
     return await(tryAcquireAllAsync(checks));
   }
 
-  /** {@inheritDoc} An invalid batch throws at once, with nothing counted. */
+  /**
+   * {@inheritDoc} A batch that is invalid in itself throws at once, with nothing counted; so does
+   * one whose rules this runtime knows here (every rule, on a member). Where it must read rules
+   * first (a client), it never waits for them on the caller's thread: the answer follows the read,
+   * and a rule that turns out unknown fails the returned future, still with nothing counted.
+   */
   @Override
   public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    Grouped batch = group(checks, true, true, true);
-    return execute(batch).thenApply(batch::decisions);
+    CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks));
+    if (known.isDone() && !known.isCompletedExceptionally()) {
+      Grouped batch = group(checks, true, true, true);
+      return execute(batch).thenApply(batch::decisions);
+    }
+    return known.thenCompose(
+        ignored -> {
+          Grouped batch = group(checks, true, true, true);
+          return execute(batch).thenApply(batch::decisions);
+        });
   }
 
   @Override
@@ -153,6 +180,7 @@ public class PipelineRateLimiter implements RateLimiter {
       return BatchOutcome.each(tryAcquireAll(checks));
     }
     Check.requireNoWait(Check.requireAll(checks));
+    await(backend.fetchRules(ruleNames(checks)));
     Grouped batch = group(checks, true, true, false);
     List<KeyOutcome> outcomes = await(backend.executeAll(batch.commands()));
     List<Decision> decisions = batch.decisions(outcomes);
@@ -204,8 +232,34 @@ public class PipelineRateLimiter implements RateLimiter {
     return backend.execute(command(check, KeyOp.release(check.permits()))).decision(0);
   }
 
+  /**
+   * {@link #release(Check)}, waiting at most {@code timeout} for the owner's answer.
+   *
+   * @throws TimeoutException if none came in time; the permits may still be given back
+   */
+  public Decision release(Check check, Duration timeout) throws TimeoutException {
+    precheck(check, false);
+    return backend
+        .execute(command(check, KeyOp.release(check.permits())), timeout.toNanos())
+        .decision(0);
+  }
+
   @Override
   public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    return backend.execute(releasePermitCommand(ref, key, permitId)).decision(0);
+  }
+
+  /**
+   * {@link #releasePermit}, waiting at most {@code timeout} for the owner's answer.
+   *
+   * @throws TimeoutException if none came in time; the permit may still be given back
+   */
+  public Decision releasePermit(PolicyRef ref, String key, long permitId, Duration timeout)
+      throws TimeoutException {
+    return backend.execute(releasePermitCommand(ref, key, permitId), timeout.toNanos()).decision(0);
+  }
+
+  private KeyCommand releasePermitCommand(PolicyRef ref, String key, long permitId) {
     Objects.requireNonNull(ref, "ref");
     StateKey.checkSubject(key);
     CompiledPolicy policy = backend.policyOf(ref, false);
@@ -214,29 +268,69 @@ public class PipelineRateLimiter implements RateLimiter {
           "permitId",
           "only a concurrency rule holds permit ids; release a count of permits instead");
     }
-    return backend.execute(KeyCommand.of(ref, key, KeyOp.releasePermit(permitId))).decision(0);
+    return KeyCommand.of(ref, key, KeyOp.releasePermit(permitId));
   }
 
   @Override
   public Decision peek(PolicyRef ref, String key) {
+    return backend.execute(peekCommand(ref, key)).decision(0);
+  }
+
+  /**
+   * {@link #peek}, waiting at most {@code timeout} for the owner's answer.
+   *
+   * @throws TimeoutException if none came in time
+   */
+  public Decision peek(PolicyRef ref, String key, Duration timeout) throws TimeoutException {
+    return backend.execute(peekCommand(ref, key), timeout.toNanos()).decision(0);
+  }
+
+  /** {@link #peek}, answered when the owner answers; a bad argument throws at once. */
+  public CompletableFuture<Decision> peekAsync(PolicyRef ref, String key) {
+    return backend.executeAsync(peekCommand(ref, key)).thenApply(outcome -> outcome.decision(0));
+  }
+
+  private static KeyCommand peekCommand(PolicyRef ref, String key) {
     Objects.requireNonNull(ref, "ref");
     StateKey.checkSubject(key);
-    return backend.execute(KeyCommand.of(ref, key, KeyOp.peek())).decision(0);
+    return KeyCommand.of(ref, key, KeyOp.peek());
   }
 
   @Override
   public void reset(PolicyRef ref, String key) {
+    await(resetAsync(ref, key));
+  }
+
+  /**
+   * {@link #reset}, waiting at most {@code timeout} for the rule's check and the owner.
+   *
+   * @throws TimeoutException if they did not answer in time; the key may still be reset
+   */
+  public void reset(PolicyRef ref, String key, Duration timeout) throws TimeoutException {
+    awaitWithin(resetAsync(ref, key), timeout.toNanos());
+  }
+
+  /**
+   * {@link #reset}, done when the key is reset. A bad argument throws at once; an unknown rule
+   * fails the future (where the rules are elsewhere, knowing that takes a read).
+   */
+  public CompletableFuture<Void> resetAsync(PolicyRef ref, String key) {
     Objects.requireNonNull(ref, "ref");
     StateKey.checkSubject(key);
-    // A typo must not look like a reset: an unknown rule is an error here too.
-    if (backend.policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
-      throw new UnknownRuleException(named.rule());
-    }
     String stateKey = ref.stateKey(key);
-    if (leases != null) {
-      leases.forget(stateKey);
-    }
-    backend.reset(stateKey);
+    return backend
+        .fetchRules(ref instanceof PolicyRef.Named named ? Set.of(named.rule()) : Set.of())
+        .thenCompose(
+            known -> {
+              // A typo must not look like a reset: an unknown rule is an error here too.
+              if (backend.policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
+                throw new UnknownRuleException(named.rule());
+              }
+              if (leases != null) {
+                leases.forget(stateKey);
+              }
+              return backend.reset(stateKey);
+            });
   }
 
   @Override
@@ -271,12 +365,44 @@ public class PipelineRateLimiter implements RateLimiter {
    */
   public List<Decision> tryAcquireAll(List<Check> checks, Duration timeout)
       throws TimeoutException {
-    long timeoutNanos = Objects.requireNonNull(timeout, "timeout").toNanos();
+    long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
+    CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks));
+    awaitWithin(known, left(deadline));
     Grouped batch = group(checks, true, true, true);
-    if (batch.commands().size() == 1) {
-      return batch.decisions(List.of(backend.execute(batch.commands().get(0), timeoutNanos)));
+    if (batch.commands().isEmpty()) {
+      return batch.decisions(List.of());
     }
-    return batch.decisions(awaitWithin(execute(batch), timeoutNanos));
+    long leftNanos = left(deadline);
+    if (leftNanos <= 0) {
+      throw new TimeoutException("the rules were read, but no time was left to send the batch");
+    }
+    if (batch.commands().size() == 1) {
+      return batch.decisions(List.of(backend.execute(batch.commands().get(0), leftNanos)));
+    }
+    return batch.decisions(awaitWithin(execute(batch), leftNanos));
+  }
+
+  /** The time left until {@code deadlineNanos} ({@code System.nanoTime}), at least 0. */
+  private static long left(long deadlineNanos) {
+    return Math.max(0, deadlineNanos - System.nanoTime());
+  }
+
+  /**
+   * The rules a batch names, for {@link Backend#fetchRules}. Checks were validated when they were
+   * built; a null among them is refused here, before anything is read.
+   */
+  private static Set<String> ruleNames(List<Check> checks) {
+    Check.requireAll(checks);
+    Set<String> names = null;
+    for (Check check : checks) {
+      if (check.ref() instanceof PolicyRef.Named named) {
+        if (names == null) {
+          names = new HashSet<>(4);
+        }
+        names.add(named.rule());
+      }
+    }
+    return names == null ? Set.of() : names;
   }
 
   // ---------------------------------------------------------------- internals
@@ -287,8 +413,28 @@ public class PipelineRateLimiter implements RateLimiter {
 
   /** The answer from a live lease of the check's key, or null: ask the owner. */
   private @Nullable Decision fromLease(Check check, String stateKey) {
-    // A check that may wait is booked by the owner, never answered from a lease.
-    return leases == null || check.waits() ? null : leases.answer(check, stateKey);
+    return leasable(check) ? leases.answer(check, stateKey) : null;
+  }
+
+  /**
+   * Whether a lease may answer {@code check}, or be asked for along with it: the one place that
+   * says so, for single checks, batches and the fast path ({@link #tryAcquireFromLease}). Never for
+   * a check that may wait (the owner books it at a future instant, which a lease cannot), nor on a
+   * concurrency policy (each permit is an entry at the owner with its own id, released by that id).
+   * Where the policy is not known here (a client's check on a rule it never read), the owner keeps
+   * the promise: it grants no lease on such a policy ({@link CompiledPolicy#leases}).
+   */
+  private boolean leasable(Check check) {
+    if (leases == null || check.waits()) {
+      return false;
+    }
+    CompiledPolicy policy;
+    try {
+      policy = backend.policyOf(check.ref(), true); // what is known here, read nothing
+    } catch (RuntimeException e) {
+      return false; // the owner will answer for the rule
+    }
+    return policy == null || !policy.policy().inFlight();
   }
 
   /** One acquire on its way to the owner, asking for a lease if its key is hot here. */
@@ -315,10 +461,10 @@ public class PipelineRateLimiter implements RateLimiter {
 
   /** An acquire of {@code check}, with a request for a lease when its key is hot here. */
   private KeyOp acquireOp(Check check, String stateKey) {
-    if (check.waits()) {
+    if (!leasable(check)) {
       return KeyOp.acquire(check.permits(), check.maxWait().toNanos());
     }
-    long wanted = leases == null ? 0 : leases.wanted(check, stateKey);
+    long wanted = leases.wanted(check, stateKey);
     return wanted == 0
         ? KeyOp.acquire(check.permits())
         : KeyOp.acquireWithLease(check.permits(), wanted, leases.wantedLeaseNanos());
@@ -410,7 +556,7 @@ public class PipelineRateLimiter implements RateLimiter {
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
       String stateKey = check.stateKey();
-      if (holder != null && !check.waits()) {
+      if (holder != null && leasable(check)) {
         answered[i] = holder.answer(check, stateKey);
         if (answered[i] != null) {
           continue;

@@ -27,7 +27,7 @@ public final class InMemoryRuleStore implements RuleStore {
 
   @Override
   public Optional<Rule> find(String name) {
-    return Optional.ofNullable(rules.get(name));
+    return Optional.ofNullable(rules.get(Rule.checkName(name)));
   }
 
   @Override
@@ -37,12 +37,12 @@ public final class InMemoryRuleStore implements RuleStore {
 
   @Override
   public void put(Rule rule) {
-    rules.put(rule.name(), rule);
+    rules.put(Rule.require(rule).name(), rule);
   }
 
   @Override
   public boolean remove(String name) {
-    return rules.remove(name) != null;
+    return rules.remove(Rule.checkName(name)) != null;
   }
 
   /**

@@ -162,6 +162,22 @@ class StrictYamlTest {
   }
 
   @Test
+  void parse_yaml11BooleanWords_areTextNotBooleans() {
+    for (String word : List.of("yes", "no", "on", "off", "Yes", "OFF")) {
+      String yaml = VALID.replace("tls_enabled: true", "tls_enabled: " + word);
+      assertThatThrownBy(() -> StrictYaml.parse("server.yaml", yaml, Server.class))
+          .hasMessage(
+              "server.yaml:3:14: tls_enabled: must be true or false, found the text '"
+                  + word
+                  + "'");
+      assertThat(StrictYaml.parse("server.yaml", "name: " + word + "\n", Server.class).value())
+          .extracting(Server::name)
+          .as("a string field keeps the word as written")
+          .isEqualTo(word);
+    }
+  }
+
+  @Test
   void parse_listWhereOneValueBelongs_isRefused() {
     String yaml = VALID.replace("name: edge", "name: [edge, core]");
 

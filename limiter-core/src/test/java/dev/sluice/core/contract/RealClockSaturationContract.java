@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -76,16 +77,32 @@ public abstract class RealClockSaturationContract {
     for (SaturationCase c : cases) {
       runs.add(new Run(c, prefix + "-" + c.name()));
     }
-    ExecutorService pool = Executors.newFixedThreadPool(cases.size() * THREADS_PER_CASE);
+    int threadCount = cases.size() * THREADS_PER_CASE;
+    ExecutorService pool = Executors.newFixedThreadPool(threadCount);
     try {
-      long deadline = System.nanoTime() + SATURATION.toNanos();
+      // Every thread starts before the clock does: on a loaded machine the last threads of a pool
+      // can start seconds after the first, and a case whose threads never ran would prove nothing.
+      CountDownLatch started = new CountDownLatch(threadCount);
+      CountDownLatch go = new CountDownLatch(1);
+      AtomicLong deadline = new AtomicLong();
       List<Future<?>> threads = new ArrayList<>();
       for (Run run : runs) {
         for (int t = 0; t < THREADS_PER_CASE; t++) {
           int first = t;
-          threads.add(pool.submit(() -> run.hammer(callers(), first, deadline)));
+          threads.add(
+              pool.submit(
+                  () -> {
+                    started.countDown();
+                    if (go.await(60, TimeUnit.SECONDS)) {
+                      run.hammer(callers(), first, deadline.get());
+                    }
+                    return null;
+                  }));
         }
       }
+      assertThat(started.await(60, TimeUnit.SECONDS)).as("every load thread started").isTrue();
+      deadline.set(System.nanoTime() + SATURATION.toNanos());
+      go.countDown();
       for (Future<?> thread : threads) {
         thread.get(SATURATION.toMillis() + 60_000, TimeUnit.MILLISECONDS);
       }

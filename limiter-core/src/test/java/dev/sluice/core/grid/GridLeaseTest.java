@@ -43,6 +43,7 @@ class GridLeaseTest {
         cluster.limiter(
             cluster.members.get(1), GridRateLimiter.Options.defaults().withLeases(false));
     observer.rules().put(new Rule("api", HUNDRED_PER_SECOND));
+    observer.rules().put(new Rule("bulk", Policy.of(100_000, Duration.ofHours(1))));
   }
 
   @AfterAll
@@ -81,6 +82,26 @@ class GridLeaseTest {
     // The owner counts the lease whole: what others see left excludes the permits parked here.
     long parked = statistics.permitsLeased() - statistics.answeredLocally();
     assertThat(observer.peek("api", k).remaining()).isEqualTo(100 - 40 - parked);
+  }
+
+  @Test
+  void keyAnsweredFromLeases_staysHot_soItsNextLeaseGrowsWithItsRate() {
+    for (int i = 0; i < 8; i++) {
+      holder.tryAcquire("bulk", k); // the eighth is hot and brings the first lease
+    }
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    long first = statistics.permitsLeased();
+    assertThat(first).isPositive();
+    Decision next = holder.tryAcquire("bulk", k);
+    for (int i = 0; i < 1_000 && next.decidedBy() == DecidedBy.LEASE; i++) {
+      next = holder.tryAcquire("bulk", k);
+    }
+    // The first lease spent, one request went to the owner. Within the same 100 ms the key saw 8
+    // requests there and `first` here: counting only the owner's 9 would ask for a lease as small
+    // as the first, and a hot key would keep paying round trips.
+    assertThat(next.decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    long second = statistics.permitsLeased() - first;
+    assertThat(second).isGreaterThanOrEqualTo(2 * first);
   }
 
   @Test

@@ -14,7 +14,6 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.metrics.MeteredRateLimiter;
-import dev.sluice.core.pipeline.StoredState;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -30,14 +29,17 @@ class GridLifecycleTest {
         .sum();
   }
 
-  /** The one test that waits on wall time: entry TTL has one-second resolution. Bounded at 15 s. */
+  /**
+   * The one test that waits on wall time: entry TTL has one-second resolution. Bounded at 15 s.
+   * Inline policies' states keep a TTL (rule states are swept: {@link StateSweeperTest}).
+   */
   @Test
-  void idleKeys_expireByTtl_entryCountReturnsToZero() throws Exception {
+  void idleInlineKeys_expireByTtl_entryCountReturnsToZero() throws Exception {
     try (GridTestCluster cluster = GridTestCluster.startWithWallClockTtl(2)) {
       GridRateLimiter limiter = cluster.limiter(0);
-      limiter.rules().put(new Rule("short", Policy.of(5, Duration.ofMillis(100))));
+      Policy shortWindow = Policy.of(5, Duration.ofMillis(100));
       for (int i = 0; i < 50; i++) {
-        limiter.tryAcquire("short", "key-" + i);
+        limiter.tryAcquire(Check.inline(shortWindow, "key-" + i, 1));
       }
       // Owned-entry statistics can count a partition twice while it migrates: count the map.
       assertThat(limiter.stateCount()).isEqualTo(50);
@@ -88,7 +90,7 @@ class GridLifecycleTest {
           .extracting(e -> ((InvalidPolicyException) e).field())
           .isEqualTo("cost");
       assertThat(limiter.peek("from-client", "c").remaining()).isEqualTo(2);
-      IMap<String, StoredState> states = client.getMap(SluiceHazelcast.STATE_MAP);
+      IMap<String, StateValue> states = client.getMap(SluiceHazelcast.STATE_MAP);
       assertThat(states.containsKey("from-client|c")).isFalse();
     }
   }

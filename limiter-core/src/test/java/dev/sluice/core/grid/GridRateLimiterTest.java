@@ -12,7 +12,6 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.grid.transport.PartitionHold;
-import dev.sluice.core.pipeline.StoredState;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
@@ -103,7 +102,7 @@ class GridRateLimiterTest {
         .extracting(e -> ((InvalidPolicyException) e).field())
         .isEqualTo("cost");
     assertThat(batched.peek("bad-input", "k").remaining()).isEqualTo(3);
-    IMap<String, StoredState> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
     assertThat(states.containsKey("bad-input|k")).isFalse();
   }
 

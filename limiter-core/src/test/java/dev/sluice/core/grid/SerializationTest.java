@@ -51,7 +51,45 @@ class SerializationTest {
   private static StoredState roundTripState(StoredState state) {
     Data data = SERIALIZATION.toData(state);
     assertThat(data.getType()).isEqualTo(SluiceSerializationIds.STATE_TYPE_ID);
-    return SERIALIZATION.toObject(data);
+    Object read = SERIALIZATION.toObject(data);
+    // A member keeps the compact form; it is written exactly as the StoredState it holds, so
+    // members of earlier builds (which know only StoredState) read it.
+    assertThat(read).isEqualTo(StateValue.of(state));
+    assertThat(SERIALIZATION.toData(read).toByteArray()).isEqualTo(data.toByteArray());
+    return StateValue.stored(read);
+  }
+
+  /**
+   * A sliding or fixed window of whole seconds packs into one long (24 bytes on the heap); anything
+   * else is held wide, and both give back exactly what was stored.
+   */
+  @Test
+  void stateValue_packsWholeSecondWindows_holdsEverythingElseWide() {
+    long start = 1_767_265_200L * 1_000_000_000L;
+    long[][] packed = {{start, 3, 5}, {start, 0, 0}, {start, 32_767, 32_767}, {start, 7}, {0}};
+    for (long[] values : packed) {
+      StateValue value = StateValue.of(new StoredState(-9, values));
+      assertThat(value)
+          .as("%s", java.util.Arrays.toString(values))
+          .isInstanceOf(StateValue.Packed.class);
+      assertThat(value.toStored()).isEqualTo(new StoredState(-9, values));
+    }
+    long[][] wide = {
+      {start + 1, 3, 5},
+      {start, 32_768, 0},
+      {start, 0, -1},
+      {-start, 1, 1},
+      {(1L << 32) * 1_000_000_000L, 1, 1},
+      {start, 1, 2, 3},
+      {}
+    };
+    for (long[] values : wide) {
+      StateValue value = StateValue.of(new StoredState(4, values));
+      assertThat(value)
+          .as("%s", java.util.Arrays.toString(values))
+          .isInstanceOf(StateValue.Wide.class);
+      assertThat(value.toStored()).isEqualTo(new StoredState(4, values));
+    }
   }
 
   private static final Policy GCRA =
@@ -196,6 +234,14 @@ class SerializationTest {
   }
 
   @Test
+  void sweepTypes_roundTrip() {
+    assertThat(roundTrip(new SweepProcessor()).getClassId())
+        .isEqualTo(SluiceSerializationIds.SWEEP);
+    SweepBackup backup = new SweepBackup(new String[] {"a|1", "b|2"});
+    assertThat(roundTrip(backup)).isEqualTo(backup);
+  }
+
+  @Test
   void peekProcessor_andRuleTypes_roundTrip() {
     PeekProcessor peek =
         roundTrip(new PeekProcessor(KeyCommand.of(PolicyRef.inline(GCRA), "bob", KeyOp.peek())));
@@ -278,7 +324,9 @@ class SerializationTest {
           SluiceSerializationIds.RULE_RECORD,
           SluiceSerializationIds.RULE_UPDATE,
           SluiceSerializationIds.RULE_PUSH,
-          SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY
+          SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY,
+          SluiceSerializationIds.SWEEP,
+          SluiceSerializationIds.SWEEP_BACKUP
         }) {
       assertThat(factory.create(id).getClassId()).isEqualTo(id);
       assertThat(factory.create(id).getFactoryId()).isEqualTo(SluiceSerializationIds.FACTORY_ID);
@@ -349,7 +397,8 @@ class SerializationTest {
 
   private static StoredState readState(String hex) throws Exception {
     return new StoredStateSerializer()
-        .read(SERIALIZATION.createObjectDataInput(HexFormat.of().parseHex(hex)));
+        .read(SERIALIZATION.createObjectDataInput(HexFormat.of().parseHex(hex)))
+        .toStored();
   }
 
   /**

@@ -21,15 +21,19 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A bounded soak on a real member with the system clock: steady load over many distinct keys, then
- * idle. Entries must expire by TTL (the entry count returns to 0), the heap must come back near its
- * baseline, no call may fail, and the p99 must not grow over the run (second half against first
- * half; every second's p99 is printed).
+ * idle. The member's sweep ({@link StateSweeper}) must remove every idle state within its bound
+ * (the entry count returns to 0; the bound and the time it took are printed), the heap must come
+ * back near its baseline, no call may fail, and the p99 must not grow over the run (second half
+ * against first half; every second's p99 is printed).
  *
- * <p>Default run (CI): 30 s of load over 100,000 keys with a 1 s window (entries live 2 s after
- * their last use). The {@code reliability} profile ({@code ./mvnw -Preliability verify -pl
- * limiter-core -Dtest=SoakTest -Dsurefire.failIfNoSpecifiedTests=false}) runs 5 minutes over
- * 1,000,000 keys with a 1 minute window (entries live 2 minutes), so about a million entries are
- * live at once.
+ * <p>The bound: a state written at {@code t} stops counting by {@code t + 2W} (a sliding window's
+ * state weighs the previous window), and is removed by {@code t + 2W + 1 s + P + D}, P the sweep
+ * period and D the longest pass.
+ *
+ * <p>Default run (CI): 30 s of load over 100,000 keys with a 1 s window and a 2 s sweep period. The
+ * {@code reliability} profile ({@code ./mvnw -Preliability verify -pl limiter-core -Dtest=SoakTest
+ * -Dsurefire.failIfNoSpecifiedTests=false}) runs 5 minutes over 1,000,000 keys with a 1 minute
+ * window and the default 30 s period, so about a million entries are live at once.
  */
 class SoakTest {
   private static final boolean FULL = Boolean.getBoolean("sluice.reliability");
@@ -39,8 +43,11 @@ class SoakTest {
   private static final Duration IDLE_LIMIT = FULL ? Duration.ofMinutes(4) : Duration.ofSeconds(20);
   private static final int THREADS = 4;
 
+  /** The quick run's sweep period; the full run keeps the production default (30 s). */
+  private static final long QUICK_SWEEP_PERIOD_MILLIS = 2_000;
+
   @Test
-  void steadyLoadThenIdle_entriesExpireHeapReturnsNoErrorsStableP99() throws Exception {
+  void steadyLoadThenIdle_statesSweptWithinBoundHeapReturnsNoErrorsStableP99() throws Exception {
     TestHazelcastInstanceFactory factory = new TestHazelcastInstanceFactory();
     Config config = new Config().setClusterName("test-" + UUID.randomUUID());
     config.setProperty("hazelcast.phone.home.enabled", "false");
@@ -50,6 +57,10 @@ class SoakTest {
     // Hazelcast's expiry sweep visits only a few partitions per round by default (expired entries
     // are otherwise dropped when touched); sweep all 271 each second so the count is observable.
     config.setProperty("hazelcast.internal.map.expiration.cleanup.operation.count", "271");
+    if (!FULL) {
+      config.setProperty(
+          SluiceHazelcast.SWEEP_PERIOD_MILLIS_PROPERTY, Long.toString(QUICK_SWEEP_PERIOD_MILLIS));
+    }
     HazelcastInstance member =
         factory.newHazelcastInstance(SluiceHazelcast.configure(config, TimeSource.system()));
     GridRateLimiter limiter = new GridRateLimiter(member, GridRateLimiter.Options.defaults());
@@ -124,10 +135,28 @@ class SoakTest {
       long idleDeadline = idleStart + IDLE_LIMIT.toNanos();
       int entries = peakEntries;
       while (entries > 0 && System.nanoTime() < idleDeadline) {
-        Thread.sleep(500); // real idle time: the TTL is wall-clock by design
+        Thread.sleep(500); // real idle time: the sweep judges states on the real clock
         entries = member.getMap(SluiceHazelcast.STATE_MAP).size();
       }
       double idleSeconds = (System.nanoTime() - idleStart) / 1e9;
+      StateSweeper sweeper = MemberContext.of(member).sweeper();
+      double boundSeconds =
+          (2 * WINDOW.toNanos()
+                  + StateSweeper.MARGIN_NANOS
+                  + sweeper.periodMillis() * 1_000_000L
+                  + sweeper.longestPassNanos())
+              / 1e9;
+      System.out.printf(
+          "soak cleanup: %,d idle states swept in %.1f s after the load stopped; bound 2W + 1 s +"
+              + " P + D = %.1f s (W %s, P %d ms, longest pass D %.2f s, %d passes, %,d removed)%n",
+          peakEntries,
+          idleSeconds,
+          boundSeconds,
+          WINDOW,
+          sweeper.periodMillis(),
+          sweeper.longestPassNanos() / 1e9,
+          sweeper.passes(),
+          sweeper.removed());
       long afterHeap = usedHeapAfterGc();
 
       List<Long> p99s = new ArrayList<>();
@@ -182,6 +211,10 @@ class SoakTest {
       assertThat(errors).as("failed calls").hasValue(0);
       assertThat(peakEntries).as("entries after load").isPositive();
       assertThat(entries).as("entries after %s idle", IDLE_LIMIT).isZero();
+      // From the end of the load (its last writes), at most the bound, plus the 500 ms poll.
+      assertThat(idleSeconds)
+          .as("seconds to sweep every idle state")
+          .isLessThan(boundSeconds + 0.5);
       // Near the baseline: within 32 MiB, or a quarter of what the load added, whichever is
       // larger. The partitions' record stores keep some capacity after their entries are gone.
       long slack = Math.max(32L << 20, (peakHeap - baseline) / 4);

@@ -16,7 +16,6 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.StoredState;
 import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,7 +62,7 @@ class SplitBrainMergeTest {
   private static long remaining(HazelcastInstance member, Target target) {
     KeyOutcome outcome =
         member
-            .<String, StoredState>getMap(SluiceHazelcast.STATE_MAP)
+            .<String, StateValue>getMap(SluiceHazelcast.STATE_MAP)
             .executeOnKey(
                 target.stateKey(),
                 new PeekProcessor(KeyCommand.of(target.ref(), target.key(), KeyOp.peek())));

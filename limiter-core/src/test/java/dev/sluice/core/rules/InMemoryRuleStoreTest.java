@@ -26,6 +26,26 @@ class InMemoryRuleStoreTest {
   }
 
   @Test
+  void nullArguments_throwIllegalArgumentNamingTheArgument() {
+    InMemoryRuleStore store = new InMemoryRuleStore();
+
+    assertThatThrownBy(() -> store.put(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("rule")
+        .hasMessageContaining("null");
+    assertThatThrownBy(() -> store.find(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("name")
+        .hasMessageContaining("null");
+    assertThatThrownBy(() -> store.findAsync(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("name");
+    assertThatThrownBy(() -> store.remove(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("name");
+  }
+
+  @Test
   void put_sameName_replaces() {
     InMemoryRuleStore store = InMemoryRuleStore.of(List.of(rule("api", 1)));
     store.put(rule("api", 5));

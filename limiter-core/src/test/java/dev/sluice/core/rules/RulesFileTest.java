@@ -42,6 +42,7 @@ class RulesFileTest {
             algorithm: sliding_log
             limit: 10
             window: 10s
+            leases: off
           - name: uploads
             algorithm: sliding_buckets
             limit: 600
@@ -78,7 +79,14 @@ class RulesFileTest {
         .containsExactly(
             new Rule("login", Policy.of(5, Duration.ofMinutes(1))),
             rule("orders", Algorithm.FIXED_WINDOW, 100, Duration.ofHours(1)).build(),
-            rule("exact", Algorithm.SLIDING_LOG, 10, Duration.ofSeconds(10)).build(),
+            new Rule(
+                "exact",
+                Policy.builder()
+                    .algorithm(Algorithm.SLIDING_LOG)
+                    .limit(10)
+                    .window(Duration.ofSeconds(10))
+                    .leases(Policy.Leases.OFF)
+                    .build()),
             new Rule(
                 "uploads",
                 Policy.builder()

@@ -2,8 +2,8 @@ package dev.sluice.core.grid.transport;
 
 import com.hazelcast.map.IMap;
 import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.grid.StateValue;
 import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.StoredState;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -20,7 +20,7 @@ interface BatchDelivery {
   CompletionStage<Map<String, KeyOutcome>> deliver(DecideProcessor batch);
 
   /** One {@code submitToKeys}: Hazelcast's own multi-key path (asynchronous backups). */
-  static BatchDelivery submitToKeys(IMap<String, StoredState> map) {
+  static BatchDelivery submitToKeys(IMap<String, StateValue> map) {
     return batch -> map.submitToKeys(PublicApiTransport.keys(batch), batch);
   }
 

@@ -4,8 +4,8 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.grid.StateValue;
 import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.StoredState;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -26,19 +26,18 @@ import java.util.concurrent.TimeoutException;
 public interface GridTransport {
 
   /** Runs {@code processor} on {@code key}'s owner; the caller's thread waits for the result. */
-  <R> R invoke(String key, EntryProcessor<String, StoredState, R> processor);
+  <R> R invoke(String key, EntryProcessor<String, StateValue, R> processor);
 
   /**
    * {@link #invoke}, waiting at most {@code timeoutNanos}.
    *
    * @throws TimeoutException if no answer came in time (the processor may still run)
    */
-  <R> R invoke(String key, EntryProcessor<String, StoredState, R> processor, long timeoutNanos)
+  <R> R invoke(String key, EntryProcessor<String, StateValue, R> processor, long timeoutNanos)
       throws TimeoutException;
 
   /** Runs {@code processor} on {@code key}'s owner asynchronously. */
-  <R> CompletableFuture<R> invokeAsync(
-      String key, EntryProcessor<String, StoredState, R> processor);
+  <R> CompletableFuture<R> invokeAsync(String key, EntryProcessor<String, StateValue, R> processor);
 
   /**
    * Decides a batch whose keys {@code owner} owns (one command per key), each key in its own atomic
@@ -55,7 +54,7 @@ public interface GridTransport {
   /** The transport of {@code kind} for the state map {@code mapName} on {@code hazelcast}. */
   static GridTransport of(
       Kind kind, HazelcastInstance hazelcast, String mapName, Executor callbacks) {
-    IMap<String, StoredState> map = hazelcast.getMap(mapName);
+    IMap<String, StateValue> map = hazelcast.getMap(mapName);
     return kind == Kind.PUBLIC_API
         ? new PublicApiTransport(map)
         : new InternalTransport(hazelcast, map, callbacks);

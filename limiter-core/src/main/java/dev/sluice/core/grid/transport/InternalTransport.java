@@ -4,9 +4,9 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.grid.StateValue;
 import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.StoredState;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -34,15 +34,14 @@ import org.jspecify.annotations.Nullable;
 final class InternalTransport implements GridTransport {
   private static final UUID UNKNOWN_OWNER = new UUID(0, 0);
 
-  private final IMap<String, StoredState> map;
+  private final IMap<String, StateValue> map;
   private final @Nullable ClientKeyInvoker clientInvoker;
   private final @Nullable ClientBatchInvoker batchInvoker;
   private final @Nullable MemberBatchDecider memberDecider;
   private final Executor callbacks;
   private final BatchDelivery submitToKeys;
 
-  InternalTransport(
-      HazelcastInstance hazelcast, IMap<String, StoredState> map, Executor callbacks) {
+  InternalTransport(HazelcastInstance hazelcast, IMap<String, StateValue> map, Executor callbacks) {
     this.map = map;
     this.callbacks = callbacks;
     this.clientInvoker = ClientKeyInvoker.of(hazelcast, map.getName());
@@ -52,13 +51,13 @@ final class InternalTransport implements GridTransport {
   }
 
   @Override
-  public <R> R invoke(String key, EntryProcessor<String, StoredState, R> processor) {
+  public <R> R invoke(String key, EntryProcessor<String, StateValue, R> processor) {
     return map.executeOnKey(key, processor);
   }
 
   @Override
   public <R> R invoke(
-      String key, EntryProcessor<String, StoredState, R> processor, long timeoutNanos)
+      String key, EntryProcessor<String, StateValue, R> processor, long timeoutNanos)
       throws TimeoutException {
     try {
       return clientInvoker != null
@@ -76,7 +75,7 @@ final class InternalTransport implements GridTransport {
 
   @Override
   public <R> CompletableFuture<R> invokeAsync(
-      String key, EntryProcessor<String, StoredState, R> processor) {
+      String key, EntryProcessor<String, StateValue, R> processor) {
     return map.submitToKey(key, processor).toCompletableFuture();
   }
 

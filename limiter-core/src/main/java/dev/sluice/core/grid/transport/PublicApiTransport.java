@@ -3,9 +3,9 @@ package dev.sluice.core.grid.transport;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.grid.StateValue;
 import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.StoredState;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -24,20 +24,20 @@ import java.util.concurrent.TimeoutException;
  * independent of anything Hazelcast does not promise.
  */
 final class PublicApiTransport implements GridTransport {
-  private final IMap<String, StoredState> map;
+  private final IMap<String, StateValue> map;
 
-  PublicApiTransport(IMap<String, StoredState> map) {
+  PublicApiTransport(IMap<String, StateValue> map) {
     this.map = map;
   }
 
   @Override
-  public <R> R invoke(String key, EntryProcessor<String, StoredState, R> processor) {
+  public <R> R invoke(String key, EntryProcessor<String, StateValue, R> processor) {
     return map.executeOnKey(key, processor);
   }
 
   @Override
   public <R> R invoke(
-      String key, EntryProcessor<String, StoredState, R> processor, long timeoutNanos)
+      String key, EntryProcessor<String, StateValue, R> processor, long timeoutNanos)
       throws TimeoutException {
     try {
       return map.submitToKey(key, processor)
@@ -53,7 +53,7 @@ final class PublicApiTransport implements GridTransport {
 
   @Override
   public <R> CompletableFuture<R> invokeAsync(
-      String key, EntryProcessor<String, StoredState, R> processor) {
+      String key, EntryProcessor<String, StateValue, R> processor) {
     return map.submitToKey(key, processor).toCompletableFuture();
   }
 

@@ -11,8 +11,8 @@ import dev.sluice.core.StateKey;
 import dev.sluice.core.grid.DecideProcessor;
 import dev.sluice.core.grid.GridTestCluster;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.StateValue;
 import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.StoredState;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -55,7 +55,7 @@ class ClientKeyInvokerTest {
     assertThat(outcome.decision(0).remaining()).isEqualTo(1);
     assertThat(outcome.decision(1).remaining()).isZero();
     assertThat(outcome.decision(2).allowed()).isFalse();
-    IMap<String, StoredState> states = member.getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = member.getMap(SluiceHazelcast.STATE_MAP);
     assertThat(states.containsKey(stateKey)).isTrue();
   }
 

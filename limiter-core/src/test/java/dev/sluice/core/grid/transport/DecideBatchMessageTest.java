@@ -15,11 +15,11 @@ import dev.sluice.core.grid.DecideProcessor;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridTestCluster;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.StateValue;
 import dev.sluice.core.grid.transport.OwnerBatcher.Pending;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.StoredState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,7 +135,7 @@ class DecideBatchMessageTest {
   void ownerBatcher_memberWithoutTheMessage_fallsBackToSubmitToKeys() throws Exception {
     ClientBatchInvoker older = unknownToMembers();
     UUID member = cluster.members.get(0).getCluster().getLocalMember().getUuid();
-    IMap<String, StoredState> states = client.getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = client.getMap(SluiceHazelcast.STATE_MAP);
     BatchDelivery delivery =
         BatchDelivery.fromClient(older, member, Runnable::run, BatchDelivery.submitToKeys(states));
     OwnerBatcher batcher = new OwnerBatcher(delivery::deliver, Runnable::run, 256);
@@ -198,7 +198,7 @@ class DecideBatchMessageTest {
   private static long ownedEntries(String prefix) {
     long total = 0;
     for (HazelcastInstance member : cluster.members) {
-      IMap<String, StoredState> states = member.getMap(SluiceHazelcast.STATE_MAP);
+      IMap<String, StateValue> states = member.getMap(SluiceHazelcast.STATE_MAP);
       total += states.localKeySet().stream().filter(k -> k.contains("|" + prefix + "-")).count();
     }
     return total;

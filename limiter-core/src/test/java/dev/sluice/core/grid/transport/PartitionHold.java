@@ -4,7 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.grid.SluiceHazelcast;
-import dev.sluice.core.pipeline.StoredState;
+import dev.sluice.core.grid.StateValue;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -32,7 +32,7 @@ public final class PartitionHold implements AutoCloseable {
       throws InterruptedException {
     entered = new CountDownLatch(1);
     release = new CountDownLatch(1);
-    IMap<String, StoredState> states = owner.getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = owner.getMap(SluiceHazelcast.STATE_MAP);
     PartitionHold hold =
         new PartitionHold(states.submitToKey(stateKey, new Holder()).toCompletableFuture());
     if (!entered.await(30, TimeUnit.SECONDS)) {
@@ -60,9 +60,9 @@ public final class PartitionHold implements AutoCloseable {
     held.join();
   }
 
-  private static final class Holder implements EntryProcessor<String, StoredState, Boolean> {
+  private static final class Holder implements EntryProcessor<String, StateValue, Boolean> {
     @Override
-    public Boolean process(Map.Entry<String, StoredState> entry) {
+    public Boolean process(Map.Entry<String, StateValue> entry) {
       entered.countDown();
       try {
         return release.await(30, TimeUnit.SECONDS);
@@ -73,7 +73,7 @@ public final class PartitionHold implements AutoCloseable {
     }
 
     @Override
-    public EntryProcessor<String, StoredState, Boolean> getBackupProcessor() {
+    public EntryProcessor<String, StateValue, Boolean> getBackupProcessor() {
       return null;
     }
   }
