@@ -91,6 +91,12 @@ final class CoalescingLimiter implements TimedLimiter.Forwarding {
   }
 
   @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId, long timeoutNanos)
+      throws TimeoutException {
+    return delegate.releasePermit(ref, key, permitId, timeoutNanos);
+  }
+
+  @Override
   public Decision peek(PolicyRef ref, String key, long timeoutNanos) throws TimeoutException {
     return delegate.peek(ref, key, timeoutNanos);
   }

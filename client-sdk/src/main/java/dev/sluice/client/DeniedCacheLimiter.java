@@ -125,6 +125,12 @@ final class DeniedCacheLimiter implements RateLimiter {
   }
 
   @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    cache.invalidate(ref.stateKey(key));
+    return delegate.releasePermit(ref, key, permitId);
+  }
+
+  @Override
   public Decision peek(PolicyRef ref, String key) {
     return delegate.peek(ref, key);
   }
@@ -155,6 +161,9 @@ final class DeniedCacheLimiter implements RateLimiter {
   }
 
   private @Nullable Decision lookup(Check check) {
+    if (check.waits()) {
+      return null; // the grid may book it within its wait: a cached denial says nothing of that
+    }
     Decision denied = cache.lookup(check.stateKey(), check.permits());
     if (denied != null) {
       metrics.deniedCache.increment();
@@ -165,6 +174,12 @@ final class DeniedCacheLimiter implements RateLimiter {
   }
 
   private void record(Check check, long sentAtNanos, Decision decision) {
+    if (check.waits() && decision.allowed() && decision.delayNanos() > 0) {
+      // A booking ahead pushed the key's next free instant further out: a denial cached before
+      // it would answer a retry-after that is now too short.
+      cache.invalidate(check.stateKey());
+      return;
+    }
     if (!decision.allowed()
         && decision.decidedBy() == Decision.DecidedBy.LIMITER
         && !countsDenied(check)) {
@@ -200,13 +215,18 @@ final class DeniedCacheLimiter implements RateLimiter {
     }
   }
 
+  /**
+   * Whether a denial of {@code check} must not be cached: its policy counts denials, or limits
+   * permits in flight (any holder's release frees them before the denial's retry-after, which only
+   * tells when they would expire), or cannot be told here.
+   */
   private boolean countsDenied(Check check) {
     if (check.ref() instanceof PolicyRef.Inline inline) {
-      return inline.policy().countDenied();
+      return inline.policy().countDenied() || inline.policy().inFlight();
     }
     return knownRules
         .apply(((PolicyRef.Named) check.ref()).rule())
-        .map(rule -> rule.policy().countDenied())
+        .map(rule -> rule.policy().countDenied() || rule.policy().inFlight())
         .orElse(true); // cannot tell yet: do not cache
   }
 }

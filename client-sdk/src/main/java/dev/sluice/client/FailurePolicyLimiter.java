@@ -161,7 +161,8 @@ final class FailurePolicyLimiter implements RateLimiter {
     if (mode == BatchMode.EACH) {
       return BatchOutcome.each(tryAcquireAll(checks));
     }
-    Check.requireAll(checks);
+    // A request error is the caller's, whatever the grid's health: refuse it before timing out.
+    Check.requireNoWait(Check.requireAll(checks));
     if (!breaker.tryPass()) {
       return failureOutcome(checks);
     }
@@ -190,6 +191,16 @@ final class FailurePolicyLimiter implements RateLimiter {
   @Override
   public Decision release(Check check) {
     return withoutLocalAnswer("release", () -> delegate.release(check, callTimeoutNanos));
+  }
+
+  /**
+   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
+   *     call timeout: the permit is the grid's (unreleased, it frees itself at its permitTtl)
+   */
+  @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    return withoutLocalAnswer(
+        "release", () -> delegate.releasePermit(ref, key, permitId, callTimeoutNanos));
   }
 
   /**

@@ -190,6 +190,11 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
     return head.release(check);
   }
 
+  @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    return head.releasePermit(ref, key, permitId);
+  }
+
   /**
    * @throws GridUnavailableException if the breaker is open: a peek has no local answer
    */

@@ -21,8 +21,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link RateLimiter} whose synchronous calls can also be waited for at most a given time: what
- * the failure policy needs of the limiter behind it, so that every call path (single checks,
- * batches, coalesced batches, peeks, releases, resets) honours the call timeout.
+ * the failure policy needs of the limiter behind it, so that every call path (single checks, a
+ * check's booking within its {@code maxWait}, batches, coalesced batches, peeks, releases of counts
+ * and of permit ids, resets) honours the call timeout.
  *
  * <p>{@link #of} adapts any limiter. Over a {@link PipelineRateLimiter} (the grid, a local limiter)
  * the caller's thread waits on the invocation's own future, with nothing read synchronously before
@@ -40,6 +41,10 @@ interface TimedLimiter extends RateLimiter {
 
   /** {@link #release(Check)}, waiting at most {@code timeoutNanos}. */
   Decision release(Check check, long timeoutNanos) throws TimeoutException;
+
+  /** {@link #releasePermit(PolicyRef, String, long)}, waiting at most {@code timeoutNanos}. */
+  Decision releasePermit(PolicyRef ref, String key, long permitId, long timeoutNanos)
+      throws TimeoutException;
 
   /** {@link #peek(PolicyRef, String)}, waiting at most {@code timeoutNanos}. */
   Decision peek(PolicyRef ref, String key, long timeoutNanos) throws TimeoutException;
@@ -100,6 +105,11 @@ interface TimedLimiter extends RateLimiter {
     }
 
     @Override
+    default Decision releasePermit(PolicyRef ref, String key, long permitId) {
+      return delegate().releasePermit(ref, key, permitId);
+    }
+
+    @Override
     default Decision peek(PolicyRef ref, String key) {
       return delegate().peek(ref, key);
     }
@@ -136,6 +146,12 @@ interface TimedLimiter extends RateLimiter {
     @Override
     public Decision release(Check check, long timeoutNanos) throws TimeoutException {
       return delegate.release(check, Duration.ofNanos(timeoutNanos));
+    }
+
+    @Override
+    public Decision releasePermit(PolicyRef ref, String key, long permitId, long timeoutNanos)
+        throws TimeoutException {
+      return delegate.releasePermit(ref, key, permitId, Duration.ofNanos(timeoutNanos));
     }
 
     @Override
@@ -177,6 +193,12 @@ interface TimedLimiter extends RateLimiter {
     @Override
     public Decision release(Check check, long timeoutNanos) throws TimeoutException {
       return onWaiter(() -> delegate.release(check), timeoutNanos);
+    }
+
+    @Override
+    public Decision releasePermit(PolicyRef ref, String key, long permitId, long timeoutNanos)
+        throws TimeoutException {
+      return onWaiter(() -> delegate.releasePermit(ref, key, permitId), timeoutNanos);
     }
 
     @Override

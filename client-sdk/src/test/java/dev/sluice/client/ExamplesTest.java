@@ -2,6 +2,7 @@ package dev.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.Policy;
@@ -9,6 +10,8 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.grid.Sluice;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The examples of docs/client.md, run: embedded mode and the client, on a real member. */
@@ -75,6 +78,77 @@ class ExamplesTest {
                     .count())
             .isEqualTo(1);
       }
+    }
+  }
+
+  /**
+   * docs/client.md, "Waiting instead of 429" and "Permits in flight": a blocking and a non-blocking
+   * acquire that wait, and a concurrency permit released in a finally, through the client on a real
+   * member.
+   */
+  @Test
+  void waitsAndPermits_throughTheClientOnARealMember() throws Exception {
+    try (GridMembers grid = GridMembers.start(1);
+        SluiceClient sluice =
+            SluiceClient.builder()
+                .addresses(grid.addresses()[0])
+                .clusterName(grid.clusterName)
+                .callTimeout(Duration.ofSeconds(2))
+                .connectTimeout(Duration.ofSeconds(5))
+                .build()) {
+      // docs/client.md: waits
+      sluice
+          .rules()
+          .put(
+              new Rule(
+                  "orders",
+                  Policy.builder()
+                      .algorithm(Algorithm.TOKEN_BUCKET)
+                      .limit(10)
+                      .window(Duration.ofSeconds(1)) // one permit per 100 ms, 10 at once
+                      .build()));
+      for (int i = 0; i < 10; i++) {
+        sluice.tryAcquire("orders", "tenant-7"); // the burst: the bucket is empty now
+      }
+      // Blocking: booked for when a permit is there (one call), then this thread waits for it.
+      Decision booked = sluice.acquire("orders", "tenant-7", 1, Duration.ofMillis(500));
+      // Non-blocking: the future completes after the delay on a shared timer; no thread waits.
+      CompletableFuture<Decision> later =
+          sluice
+              .acquireAsync("orders", "tenant-7", 1, Duration.ofMillis(500))
+              .toCompletableFuture();
+      // Too long a wait: denied at once, nothing booked.
+      Decision denied = sluice.acquire("orders", "tenant-7", 5, Duration.ofMillis(100));
+      // end
+      assertThat(booked.allowed()).isTrue();
+      assertThat(booked.delayMillis()).isBetween(1L, 100L);
+      Decision second = later.get(5, TimeUnit.SECONDS);
+      assertThat(second.allowed()).isTrue();
+      assertThat(second.delayNanos()).isGreaterThan(0);
+      assertThat(denied.allowed()).isFalse();
+
+      // docs/client.md: permits
+      sluice
+          .rules()
+          .put(
+              new Rule(
+                  "exports",
+                  Policy.builder()
+                      .algorithm(Algorithm.CONCURRENCY)
+                      .limit(2) // two exports in flight per tenant
+                      .window(Duration.ofMinutes(5)) // permitTtl: a crashed holder's permit
+                      .build())); // comes back after 5 minutes
+      Decision slot = sluice.tryAcquire("exports", "tenant-7");
+      if (slot.allowed()) {
+        try {
+          // run the export
+        } finally {
+          sluice.releasePermit("exports", "tenant-7", slot.permitId());
+        }
+      }
+      // end
+      assertThat(slot.allowed()).isTrue();
+      assertThat(sluice.peek("exports", "tenant-7").remaining()).isEqualTo(2);
     }
   }
 }

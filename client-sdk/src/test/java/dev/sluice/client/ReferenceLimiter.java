@@ -69,6 +69,11 @@ final class ReferenceLimiter implements RateLimiter {
   }
 
   @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    return limiter.releasePermit(ref, key, permitId);
+  }
+
+  @Override
   public Decision peek(PolicyRef ref, String key) {
     return limiter.peek(ref, key);
   }

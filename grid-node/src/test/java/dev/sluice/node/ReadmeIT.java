@@ -168,7 +168,7 @@ class ReadmeIT {
         .collect(Collectors.joining("\n"));
   }
 
-  private static void assertSameAnswer(Exchange exchange, String actual) throws IOException {
+  static void assertSameAnswer(Exchange exchange, String actual) throws IOException {
     String expected = exchange.expected();
     String label = "$ " + exchange.command() + "\nactual:\n" + actual + "\n";
     if (expected.startsWith("HTTP/")) {

@@ -19,7 +19,12 @@ public enum Algorithm {
   /** Generic cell rate algorithm, redis-cell semantics. */
   GCRA("gcra", 5),
   /** Shaping: admitted requests are told how long to wait. */
-  LEAKY_BUCKET("leaky_bucket", 6);
+  LEAKY_BUCKET("leaky_bucket", 6),
+  /**
+   * Permits in flight: {@code limit} held at once, each released by its id or expiring after the
+   * limit's window, its {@code permitTtl}.
+   */
+  CONCURRENCY("concurrency", 7);
 
   private final String wireName;
   private final int code;
@@ -61,6 +66,14 @@ public enum Algorithm {
   /** Whether a policy of this algorithm takes a {@code buckets} count: sliding_buckets only. */
   public boolean hasBuckets() {
     return this == SLIDING_BUCKETS;
+  }
+
+  /**
+   * Whether this algorithm limits permits in flight ({@code concurrency}): its window is how long a
+   * permit lives ({@code permitTtl}), and an admission holds a permit id.
+   */
+  public boolean inFlight() {
+    return this == CONCURRENCY;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.sluice.core;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -14,10 +15,23 @@ import org.jspecify.annotations.Nullable;
  * @param ref the rule or inline policy
  * @param key any non-empty UTF-8 text up to {@value StateKey#MAX_SUBJECT_BYTES} bytes
  * @param permits the cost, at least 0 (0 reports the state and consumes nothing)
+ * @param maxWait how long the caller will wait for permits the key does not have now: within it the
+ *     permits are booked for the instant they fit and the decision is allowed with that {@code
+ *     delay} to wait; {@link Duration#ZERO} (the default) never waits. At most {@link #MAX_WAIT}.
  */
-public record Check(PolicyRef ref, String key, long permits) {
+public record Check(PolicyRef ref, String key, long permits, Duration maxWait) {
+
+  /** The longest wait a check may ask for. */
+  public static final Duration MAX_WAIT = Duration.ofDays(1);
 
   public Check {
+    if (maxWait == null) {
+      throw new InvalidPolicyException("maxWait", "is required (Duration.ZERO: no wait)");
+    }
+    if (maxWait.isNegative() || maxWait.compareTo(MAX_WAIT) > 0) {
+      throw new InvalidPolicyException(
+          "maxWait", "must be between 0 and 1d, was " + Durations.format(maxWait));
+    }
     if (ref == null) {
       throw new InvalidPolicyException("rule", "give either a rule name or an inline policy");
     }
@@ -25,6 +39,11 @@ public record Check(PolicyRef ref, String key, long permits) {
     if (permits < 0) {
       throw new InvalidPolicyException("cost", "must not be negative, was " + permits);
     }
+  }
+
+  /** A check that does not wait. */
+  public Check(PolicyRef ref, String key, long permits) {
+    this(ref, key, permits, Duration.ZERO);
   }
 
   public static Check of(String rule, String key, long permits) {
@@ -46,7 +65,32 @@ public record Check(PolicyRef ref, String key, long permits) {
 
   /** The same request for another number of permits. */
   public Check withPermits(long newPermits) {
-    return new Check(ref, key, newPermits);
+    return new Check(ref, key, newPermits, maxWait);
+  }
+
+  /** The same request, willing to wait up to {@code wait} (see {@link #maxWait()}). */
+  public Check withMaxWait(Duration wait) {
+    return new Check(ref, key, permits, wait);
+  }
+
+  /** Whether this check may be booked ahead instead of denied. */
+  public boolean waits() {
+    return !maxWait.isZero();
+  }
+
+  /**
+   * The checks of an all-or-nothing batch, refused if one may wait: the batch's give-back is the
+   * exact undo of admissions made now, and a booking ahead is not one. Checked before anything is
+   * sent, by the pipeline and by any decorator that answers on its own when the runtime is slow.
+   */
+  public static List<Check> requireNoWait(List<Check> checks) {
+    for (int i = 0; i < checks.size(); i++) {
+      if (checks.get(i) != null && checks.get(i).waits()) {
+        throw new InvalidPolicyException(
+            "checks[" + i + "].maxWait", "an all-or-nothing batch does not wait");
+      }
+    }
+    return checks;
   }
 
   /**

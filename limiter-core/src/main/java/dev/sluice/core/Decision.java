@@ -15,6 +15,8 @@ package dev.sluice.core;
  * @param delayNanos leaky_bucket only: how long an admitted caller waits before proceeding
  * @param shadowDenied the rule is a shadow rule and would have denied this request
  * @param decidedBy who decided: the limiter itself, or a client-side shortcut
+ * @param permitId concurrency rules: the id of the permit an admitted request holds, to give to
+ *     {@link RateLimiter#releasePermit}; 0 for every other decision
  */
 public record Decision(
     boolean allowed,
@@ -24,7 +26,8 @@ public record Decision(
     long resetAfterNanos,
     long delayNanos,
     boolean shadowDenied,
-    DecidedBy decidedBy) {
+    DecidedBy decidedBy,
+    long permitId) {
 
   /**
    * Who made a decision. Everything but {@link #LIMITER} and {@link #LEASE} was decided without the
@@ -86,6 +89,28 @@ public record Decision(
     }
   }
 
+  /** A decision that holds no permit id (every algorithm but concurrency). */
+  public Decision(
+      boolean allowed,
+      long limit,
+      long remaining,
+      long retryAfterNanos,
+      long resetAfterNanos,
+      long delayNanos,
+      boolean shadowDenied,
+      DecidedBy decidedBy) {
+    this(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        0);
+  }
+
   public static Decision allow(long limit, long remaining, long resetAfterNanos) {
     return new Decision(true, limit, remaining, 0, resetAfterNanos, 0, false, DecidedBy.LIMITER);
   }
@@ -110,12 +135,60 @@ public record Decision(
     if (allowed) {
       return this;
     }
-    return new Decision(true, limit, remaining, 0, resetAfterNanos, delayNanos, true, decidedBy);
+    return new Decision(
+        true, limit, remaining, 0, resetAfterNanos, delayNanos, true, decidedBy, permitId);
   }
 
   public Decision decidedBy(DecidedBy by) {
     return new Decision(
-        allowed, limit, remaining, retryAfterNanos, resetAfterNanos, delayNanos, shadowDenied, by);
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        by,
+        permitId);
+  }
+
+  /** This decision holding the permit {@code id} (a concurrency rule's admission). */
+  public Decision withPermitId(long id) {
+    return new Decision(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        id);
+  }
+
+  /**
+   * This admission as a booking: the caller proceeds after {@code waitNanos} more (on top of any
+   * delay of its own, a leaky bucket's), and the key is back to full capacity that much later.
+   */
+  public Decision afterWait(long waitNanos) {
+    if (waitNanos <= 0) {
+      return this;
+    }
+    return new Decision(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        saturatedAdd(resetAfterNanos, waitNanos),
+        saturatedAdd(delayNanos, waitNanos),
+        shadowDenied,
+        decidedBy,
+        permitId);
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 
   /** {@code retryAfter} in whole milliseconds, rounded up so that waiting it out succeeds. */

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * @param window the window length, {@link #MIN_WINDOW} to {@link #MAX_WINDOW}
  * @param burst token_bucket capacity, gcra burst (limit = burst + 1), leaky_bucket queue length;
  *     unused by the window algorithms, and the {@link Builder} refuses one for them. See {@link
- *     #defaultBurst}.
+ *     #defaultBurst}. For {@code concurrency} the limit is the permits in flight and the window is
+ *     how long a permit lives ({@code permitTtl} in rules files and JSON).
  * @param buckets sub-windows of sliding_buckets (1 to {@value #MAX_BUCKETS}); unused elsewhere, and
  *     the {@link Builder} refuses a count for other algorithms
  */
@@ -45,6 +46,12 @@ public record Limit(Algorithm algorithm, long limit, Duration window, long burst
    * this far ahead of now; a century keeps it far from overflowing a nanosecond clock.
    */
   public static final Duration MAX_BURST_SPAN = Duration.ofDays(36_500);
+
+  /**
+   * The largest limit a concurrency limit may have: it keeps one entry (id, expiry) per permit in
+   * flight, {@code 16 × limit} bytes per key.
+   */
+  public static final long MAX_CONCURRENCY = 10_000L;
 
   /** The system property that sets {@link #SLIDING_LOG_MAX_LIMIT}. */
   public static final String SLIDING_LOG_MAX_LIMIT_PROPERTY = "sluice.slidingLog.maxLimit";
@@ -116,6 +123,14 @@ public record Limit(Algorithm algorithm, long limit, Duration window, long burst
               + " sub-windows of a "
               + Durations.format(window)
               + " window are shorter than 1ms; use fewer buckets");
+    }
+    if (algorithm == Algorithm.CONCURRENCY && limit > MAX_CONCURRENCY) {
+      throw new InvalidPolicyException(
+          "limit",
+          "concurrency keeps one entry per permit in flight and allows at most "
+              + MAX_CONCURRENCY
+              + ", was "
+              + limit);
     }
     if (algorithm == Algorithm.SLIDING_LOG && limit > SLIDING_LOG_MAX_LIMIT) {
       throw new InvalidPolicyException(

@@ -23,7 +23,8 @@ import java.util.Locale;
  * @param countDenied denied requests consume too (Figma-style penalty): a client that keeps
  *     hammering stays limited. With several limits a denied request counts in every one.
  * @param leases whether the owner may lease permits of a hot key to the callers that ask for them
- *     ({@link Leases#AUTO}, the default), or decides every request itself ({@link Leases#OFF})
+ *     ({@link Leases#AUTO}, the default), or decides every request itself ({@link Leases#OFF});
+ *     always {@link Leases#OFF} for a concurrency policy, whose permits each have their own id
  */
 public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Leases leases) {
 
@@ -73,6 +74,22 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
           "limits", "at most " + MAX_LIMITS + " limits per policy, was " + limits.size());
     }
     limits = List.copyOf(limits);
+    for (int i = 0; i < limits.size(); i++) {
+      if (limits.get(i).algorithm().inFlight() && limits.size() > 1) {
+        throw new InvalidPolicyException(
+            "limits[" + i + "].algorithm",
+            "concurrency limits permits in flight and must be the policy's only limit");
+      }
+    }
+    if (countDenied && limits.get(0).algorithm().inFlight()) {
+      throw new InvalidPolicyException(
+          "countDenied", "concurrency holds no penalty: a denied acquire holds no permit");
+    }
+    if (limits.get(0).algorithm().inFlight()) {
+      // Decided here once, so that every reader of the rule (REST, the rules file, the client)
+      // sees it: a concurrency permit is an entry at the owner with its own id, never leased.
+      leases = Leases.OFF;
+    }
     for (int i = 0; i < limits.size(); i++) {
       for (int j = 0; j < i; j++) {
         if (limits.get(i).equals(limits.get(j))) {
@@ -134,6 +151,11 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
   /** The window of the policy's one limit (see {@link #only()}). */
   public Duration window() {
     return only().window();
+  }
+
+  /** Whether this policy limits permits in flight (its one limit is {@code concurrency}). */
+  public boolean inFlight() {
+    return limits.get(0).algorithm().inFlight();
   }
 
   /** The window of the policy's one limit, in nanoseconds (see {@link #only()}). */

@@ -1,7 +1,10 @@
 package dev.sluice.core;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Decides whether requests may proceed. The one interface every runtime implements: {@code
@@ -44,6 +47,15 @@ public interface RateLimiter {
    * you acquired and did not use, soon after.
    */
   Decision release(Check check);
+
+  /**
+   * Gives back the permit {@code permitId} that an admission under a concurrency rule holds ({@link
+   * Decision#permitId()}), and answers the key's state after that. Releasing an id twice, or after
+   * the permit expired, frees nothing.
+   *
+   * @throws InvalidPolicyException naming {@code permitId} if the rule is not a concurrency rule
+   */
+  Decision releasePermit(PolicyRef ref, String key, long permitId);
 
   /** The key's state as a request for 0 permits would see it, consuming nothing. */
   Decision peek(PolicyRef ref, String key);
@@ -88,6 +100,62 @@ public interface RateLimiter {
    */
   default Decision release(String rule, String key, long permits) {
     return release(Check.of(rule, key, permits));
+  }
+
+  /** {@link #releasePermit(PolicyRef, String, long)} under the named rule. */
+  default Decision releasePermit(String rule, String key, long permitId) {
+    return releasePermit(PolicyRef.rule(rule), key, permitId);
+  }
+
+  /**
+   * Takes {@code permits}, waiting up to {@code maxWait} for them: the owner books them for the
+   * earliest instant they fit (one call), and this thread sleeps until then. Returns the decision
+   * once the caller may proceed; a denial (they could not be had within {@code maxWait}) returns at
+   * once, with nothing booked.
+   *
+   * @throws InterruptedException if interrupted while waiting; the permits stay booked
+   */
+  default Decision acquire(String rule, String key, long permits, Duration maxWait)
+      throws InterruptedException {
+    return acquire(Check.of(rule, key, permits).withMaxWait(maxWait));
+  }
+
+  /**
+   * {@link #tryAcquire(Check)}, then sleeps the decision's delay (a booking's wait, a leaky
+   * bucket's shaping delay) before returning it.
+   *
+   * @throws InterruptedException if interrupted while waiting; the permits stay booked
+   */
+  default Decision acquire(Check check) throws InterruptedException {
+    Decision decision = tryAcquire(check);
+    if (decision.allowed() && decision.delayNanos() > 0) {
+      TimeUnit.NANOSECONDS.sleep(decision.delayNanos());
+    }
+    return decision;
+  }
+
+  /**
+   * {@link #acquire(Check)} without a thread waiting: the future completes with the decision once
+   * its delay has passed (on a shared timer, no thread parked per wait), or at once for a denial.
+   */
+  default CompletionStage<Decision> acquireAsync(Check check) {
+    return tryAcquireAsync(check)
+        .thenCompose(
+            decision -> {
+              if (!decision.allowed() || decision.delayNanos() <= 0) {
+                return CompletableFuture.completedFuture(decision);
+              }
+              return CompletableFuture.supplyAsync(
+                  () -> decision,
+                  CompletableFuture.delayedExecutor(
+                      decision.delayNanos(), TimeUnit.NANOSECONDS, Runnable::run));
+            });
+  }
+
+  /** {@link #acquireAsync(Check)} for {@code permits} under the named rule. */
+  default CompletionStage<Decision> acquireAsync(
+      String rule, String key, long permits, Duration maxWait) {
+    return acquireAsync(Check.of(rule, key, permits).withMaxWait(maxWait));
   }
 
   /** {@link #peek(PolicyRef, String)} under the named rule. */

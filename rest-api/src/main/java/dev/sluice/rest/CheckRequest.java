@@ -6,6 +6,7 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.spec.LimitSpec;
 import dev.sluice.core.spec.PolicySpec;
+import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -18,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * {"rule": "login", "key": "203.0.113.7", "cost": 1}
  * {"key": "203.0.113.7", "limit": 10, "window": "1m", "algorithm": "gcra", "burst": 5}
  * {"key": "user-42", "limits": [{"limit": 10, "window": "1s"}, {"limit": 1000, "window": "1h"}]}
+ * {"rule": "exports", "key": "user-42", "maxWaitMs": 2000}       wait up to 2 s (answer: delayMs)
+ * {"rule": "db", "key": "user-42", "permitId": "1790000000000000001"}  release a permit by its id
  * </pre>
  *
  * Every field is boxed so that "absent" is visible: {@link #toCheck()} applies the defaults and
@@ -27,11 +30,14 @@ public record CheckRequest(
     @Nullable String rule,
     @Nullable String key,
     @Nullable Long cost,
+    @Nullable Long maxWaitMs,
+    @Nullable String permitId,
     @Nullable Long limit,
     @Nullable String window,
     @Nullable String algorithm,
     @Nullable Long burst,
     @Nullable Integer buckets,
+    @Nullable String permitTtl,
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
@@ -42,7 +48,41 @@ public record CheckRequest(
     if (key == null) {
       throw new InvalidPolicyException("key", "is required: the subject to limit, e.g. a user id");
     }
-    return new Check(ref(), key, cost == null ? 1 : cost);
+    return new Check(ref(), key, cost == null ? 1 : cost, maxWait());
+  }
+
+  /** {@code maxWaitMs} as a duration; {@link Duration#ZERO} when absent. */
+  private Duration maxWait() {
+    if (maxWaitMs == null) {
+      return Duration.ZERO;
+    }
+    if (maxWaitMs < 0 || maxWaitMs > Check.MAX_WAIT.toMillis()) {
+      throw new InvalidPolicyException(
+          "maxWaitMs",
+          "must be between 0 and " + Check.MAX_WAIT.toMillis() + " (1 day), was " + maxWaitMs);
+    }
+    return Duration.ofMillis(maxWaitMs);
+  }
+
+  /**
+   * {@code permitId} as the number a concurrency check answered, or null when absent.
+   *
+   * @throws InvalidPolicyException naming {@code permitId} if it is not one
+   */
+  @Nullable Long permit() {
+    if (permitId == null) {
+      return null;
+    }
+    try {
+      long id = Long.parseLong(permitId);
+      if (id > 0) {
+        return id;
+      }
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    throw new InvalidPolicyException(
+        "permitId", "must be the permitId a concurrency check answered, was '" + permitId + "'");
   }
 
   /** The rule or inline policy this request names, validated. */
@@ -69,6 +109,6 @@ public record CheckRequest(
 
   private PolicySpec policy() {
     return new PolicySpec(
-        limit, window, algorithm, burst, buckets, limits, shadow, countDenied, leases);
+        limit, window, algorithm, burst, buckets, permitTtl, limits, shadow, countDenied, leases);
   }
 }

@@ -37,7 +37,7 @@ final class CheckRoutes {
 
   /** {@code POST /v1/check}: 200 allowed, 429 denied. */
   void check(Context ctx) {
-    Request request = request(bodies.read(ctx, CheckRequest.class), "");
+    Request request = request(noPermitId(bodies.read(ctx, CheckRequest.class), ""), "");
     Decision decision = limiter.tryAcquire(request.check());
     RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
     respond(ctx, decision.allowed() ? 200 : 429, request.body(decision, false));
@@ -63,7 +63,12 @@ final class CheckRoutes {
       if (element == null) {
         throw ApiError.invalidField("checks[" + i + "]", "must be an object, was null");
       }
-      Request one = request(element, "checks[" + i + "].");
+      Request one = request(noPermitId(element, "checks[" + i + "]."), "checks[" + i + "].");
+      if (mode == BatchMode.ALL && one.check().waits()) {
+        throw ApiError.invalidField(
+            "checks[" + i + "].maxWaitMs",
+            "an all-or-nothing batch does not wait: its give-back undoes admissions made now");
+      }
       requests.add(one);
       checks.add(one.check());
     }
@@ -91,12 +96,29 @@ final class CheckRoutes {
   }
 
   /**
-   * {@code POST /v1/release}: gives {@code cost} permits back on the key (a check's body) and
-   * answers the key's state after that.
+   * {@code POST /v1/release}: gives {@code cost} permits back on the key (a check's body), or with
+   * {@code permitId} the permit a concurrency check answered, and answers the key's state after
+   * that.
    */
   void release(Context ctx) {
-    Request request = request(bodies.read(ctx, CheckRequest.class), "");
-    Decision decision = limiter.release(request.check());
+    CheckRequest body = bodies.read(ctx, CheckRequest.class);
+    if (body.maxWaitMs() != null) {
+      throw ApiError.invalidField("maxWaitMs", "is not taken here: a release never waits");
+    }
+    Long permitId;
+    try {
+      permitId = body.permit();
+    } catch (InvalidPolicyException e) {
+      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
+    }
+    if (permitId != null && body.cost() != null) {
+      throw ApiError.invalidField("cost", "is not taken with permitId: the permit says how many");
+    }
+    Request request = request(body, "");
+    Decision decision =
+        permitId == null
+            ? limiter.release(request.check())
+            : limiter.releasePermit(request.check().ref(), request.check().key(), permitId);
     RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
@@ -140,7 +162,19 @@ final class CheckRoutes {
     if (body.cost() != null) {
       throw ApiError.invalidField("cost", "is not taken here: this route names a key, not a cost");
     }
-    return request(body, "");
+    if (body.maxWaitMs() != null) {
+      throw ApiError.invalidField("maxWaitMs", "is not taken here: this route names a key");
+    }
+    return request(noPermitId(body, ""), "");
+  }
+
+  /** Refuses a permit id where no permit is released. */
+  private static CheckRequest noPermitId(CheckRequest body, String at) {
+    if (body.permitId() != null) {
+      throw ApiError.invalidField(
+          at + "permitId", "is taken by POST /v1/release only, to give a permit back");
+    }
+    return body;
   }
 
   /** Reads one check and finds its policy; errors name the field, with {@code at} before it. */

@@ -17,7 +17,10 @@ import org.jspecify.annotations.Nullable;
  * @param retryAfterMs 0 when allowed; else the wait after which the same request is allowed
  * @param rule the rule's name, or null for an inline policy
  * @param shadow the rule is a shadow rule and would have denied this request
- * @param delayMs leaky_bucket only: how long the caller waits before proceeding
+ * @param delayMs how long the caller waits before proceeding: leaky_bucket's shaping delay, or a
+ *     booking's wait (a check with {@code maxWaitMs}); absent when neither applies
+ * @param permitId concurrency rules: the admitted permit's id, to send to {@code POST /v1/release};
+ *     a string, since it does not fit the integers every JSON reader keeps exact
  * @param decidedBy only when the answer was made without the grid's limiter: {@code fail_open} or
  *     {@code fail_closed} (the grid was unreachable; the rule's failure policy answered) or {@code
  *     denied_cache} (a recent denial of the key has not run out) or {@code lease} (permits the
@@ -35,7 +38,8 @@ public record DecisionBody(
     boolean shadow,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long delayMs,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String decidedBy,
-    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean released) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean released,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String permitId) {
 
   /** The answer for {@code decision}, under {@code rule} (null: inline) of {@code policy}. */
   static DecisionBody of(Decision decision, @Nullable String rule, @Nullable Policy policy) {
@@ -56,9 +60,10 @@ public record DecisionBody(
         decision.retryAfterMillis(),
         rule,
         decision.shadowDenied(),
-        shaping ? decision.delayMillis() : null,
+        shaping || decision.delayNanos() > 0 ? decision.delayMillis() : null,
         decidedBy(decision.decidedBy()),
-        released ? Boolean.TRUE : null);
+        released ? Boolean.TRUE : null,
+        decision.permitId() != 0 ? Long.toString(decision.permitId()) : null);
   }
 
   /** The wire name of a local decision's maker, like the metric's {@code reason} label. */

@@ -24,6 +24,7 @@ public record RuleBody(
     @Nullable String window,
     @Nullable Long burst,
     @Nullable Integer buckets,
+    @Nullable String permitTtl,
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
@@ -38,6 +39,7 @@ public record RuleBody(
         spec.window(),
         spec.burst(),
         spec.buckets(),
+        spec.permitTtl(),
         spec.limits(),
         spec.shadow(),
         spec.countDenied(),
@@ -54,7 +56,16 @@ public record RuleBody(
     return new Rule(
         pathName,
         new PolicySpec(
-                limit, window, algorithm, burst, buckets, limits, shadow, countDenied, leases)
+                limit,
+                window,
+                algorithm,
+                burst,
+                buckets,
+                permitTtl,
+                limits,
+                shadow,
+                countDenied,
+                leases)
             .toPolicy());
   }
 }

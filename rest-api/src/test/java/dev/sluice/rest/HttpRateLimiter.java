@@ -127,6 +127,12 @@ public final class HttpRateLimiter implements RateLimiter {
   }
 
   @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    return decision(
+        post("/v1/release", keyBody(ref, key).put("permitId", Long.toString(permitId))));
+  }
+
+  @Override
   public Decision peek(PolicyRef ref, String key) {
     if (ref instanceof PolicyRef.Named named) {
       return decision(send(HttpRequest.newBuilder(uri(limitPath(named.rule(), key))).GET()).json());
@@ -201,7 +207,11 @@ public final class HttpRateLimiter implements RateLimiter {
 
   /** A check as the API reads it: the rule or the inline policy's fields, the key, the cost. */
   private static ObjectNode checkBody(Check check) {
-    return keyBody(check.ref(), check.key()).put("cost", check.permits());
+    ObjectNode body = keyBody(check.ref(), check.key()).put("cost", check.permits());
+    if (check.waits()) {
+      body.put("maxWaitMs", check.maxWait().toMillis());
+    }
+    return body;
   }
 
   /** A key as the API reads it: the rule or the inline policy's fields, and the key. */
@@ -248,7 +258,8 @@ public final class HttpRateLimiter implements RateLimiter {
         json.get("shadow").asBoolean(),
         json.has("decidedBy")
             ? Decision.DecidedBy.valueOf(json.get("decidedBy").asText().toUpperCase(Locale.ROOT))
-            : Decision.DecidedBy.LIMITER);
+            : Decision.DecidedBy.LIMITER,
+        json.has("permitId") ? Long.parseLong(json.get("permitId").asText()) : 0);
   }
 
   private JsonNode post(String path, JsonNode body) {

@@ -11,7 +11,9 @@ import java.io.IOException;
 
 /**
  * A Jakarta Servlet filter that rate-limits the requests it is mapped to: 429 with the RateLimit
- * headers and a JSON body when denied, the headers and the rest of the chain when allowed.
+ * headers and a JSON body when denied, the headers and the rest of the chain when allowed (after
+ * the delay, when the gate waits). A concurrency rule's permit is given back when the chain is
+ * done, even if it threw.
  */
 public final class SluiceFilter implements Filter {
   private final RateLimitGate gate;
@@ -23,11 +25,23 @@ public final class SluiceFilter implements Filter {
   @Override
   public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
       throws IOException, ServletException {
-    if (request instanceof HttpServletRequest http
-        && response instanceof HttpServletResponse httpResponse
-        && !gate.admit(http, httpResponse)) {
+    if (!(request instanceof HttpServletRequest http)
+        || !(response instanceof HttpServletResponse httpResponse)) {
+      chain.doFilter(request, response);
       return;
     }
-    chain.doFilter(request, response);
+    Admission admission = gate.enter(http, httpResponse);
+    if (admission == null) {
+      chain.doFilter(request, response);
+      return;
+    }
+    if (!admission.admitted()) {
+      return;
+    }
+    try {
+      chain.doFilter(request, response);
+    } finally {
+      admission.release();
+    }
   }
 }

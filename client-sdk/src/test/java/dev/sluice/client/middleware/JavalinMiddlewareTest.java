@@ -40,6 +40,37 @@ class JavalinMiddlewareTest {
   }
 
   @Test
+  void beforeAndAfter_waitInsteadOf429_andHoldAPermitWhileHandled() throws Exception {
+    RateLimiter limiter = MiddlewareAssertions.pacedAndSlots();
+    RateLimitGate paced = MiddlewareAssertions.paced(limiter);
+    // docs/client.md: javalin-concurrency
+    RateLimitGate slots = RateLimitGate.builder(limiter).rule("slots").build();
+    app =
+        Javalin.create(
+                config -> {
+                  config.routes.before("/slots/*", SluiceJavalin.before(slots));
+                  config.routes.after("/slots/*", SluiceJavalin.after(slots));
+                  // end
+                  config.routes.before("/paced", SluiceJavalin.before(paced));
+                  config.routes.get("/paced", ctx -> ctx.result("welcome"));
+                  config.routes.get(
+                      "/slots/boom",
+                      ctx -> {
+                        throw new IllegalStateException("the handler failed");
+                      });
+                  config.routes.get(
+                      "/slots/slow", ctx -> ctx.result(MiddlewareAssertions.Slow.handle()));
+                  config.routes.get("/slots/quick", ctx -> ctx.result("quick"));
+                })
+            .start("127.0.0.1", 0);
+    int port = app.port();
+
+    MiddlewareAssertions.pacedRequestsWaitInsteadOf429(() -> Http.get(port, "/paced"));
+    MiddlewareAssertions.permitHeldWhileHandled_releasedEvenWhenTheHandlerThrows(
+        path -> () -> Http.get(port, path), limiter);
+  }
+
+  @Test
   void before_sixthRequestOfFivePerMinute_gets429WithHeaders() throws Exception {
     SluiceClient sluice = SluiceClient.wrap(TestLimiters.loginFivePerMinute());
     int port = start(sluice, KeyExtractor.clientIp());

@@ -162,6 +162,12 @@ public final class FixedWindow implements LimiterAlgorithm {
     return limit;
   }
 
+  /** The stored window's start once it counts something: a booking may have moved it ahead. */
+  @Override
+  public long notBeforeNanos(long[] state) {
+    return state[COUNT] > 0 ? state[WINDOW_START] : Long.MIN_VALUE;
+  }
+
   /** The count matters until its window ends. */
   @Override
   public long untilFreshNanos(long[] state, long nowNanos) {

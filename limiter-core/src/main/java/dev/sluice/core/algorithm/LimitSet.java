@@ -107,6 +107,16 @@ public final class LimitSet implements LimiterAlgorithm {
     return join(states);
   }
 
+  /** The latest of the limits' instants: the request must wait for every one of them. */
+  @Override
+  public long notBeforeNanos(long[] state) {
+    long notBefore = Long.MIN_VALUE;
+    for (int i = 0; i < parts.length; i++) {
+      notBefore = Math.max(notBefore, parts[i].notBeforeNanos(part(state, i)));
+    }
+    return notBefore;
+  }
+
   @Override
   public Decision apply(long[] state, long nowNanos, long permits) {
     checkPermits(permits);
@@ -150,6 +160,33 @@ public final class LimitSet implements LimiterAlgorithm {
         }
       }
     }
+    return combine(decisions);
+  }
+
+  /** Each limit's booking at {@code atNanos}; kept only if every limit admits it. */
+  @Override
+  public Decision applyAt(long[] state, long nowNanos, long atNanos, long permits) {
+    checkPermits(permits);
+    if (atNanos <= nowNanos || permits == 0) {
+      return apply(state, Math.max(nowNanos, atNanos), permits);
+    }
+    Decision[] decisions = new Decision[parts.length];
+    long[][] tried = new long[parts.length][];
+    boolean allowed = true;
+    for (int i = 0; i < parts.length; i++) {
+      tried[i] = part(state, i);
+      decisions[i] = plainParts[i].applyAt(tried[i], nowNanos, atNanos, permits);
+      allowed &= decisions[i].allowed();
+    }
+    if (!allowed) {
+      for (int i = 0; i < parts.length; i++) {
+        if (decisions[i].allowed()) {
+          decisions[i] = notAllowed(plainParts[i].apply(part(state, i), atNanos, 0));
+        }
+      }
+      return combine(decisions);
+    }
+    write(state, tried);
     return combine(decisions);
   }
 

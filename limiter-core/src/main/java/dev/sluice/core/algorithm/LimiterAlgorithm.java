@@ -123,6 +123,41 @@ public interface LimiterAlgorithm {
    */
   long[] fromAdmissions(Admissions admissions, long nowNanos);
 
+  /**
+   * The earliest instant at which a request decided on {@code state} may proceed: the start of the
+   * window a booking ahead counted in ({@link Booking}), or {@link Long#MIN_VALUE} when the state
+   * counts bookings where they fall by itself (the log's future timestamps, a schedule's debt).
+   * Before it, a window algorithm's state no longer holds the count of the real current window, so
+   * a request is decided as of this instant and waits for it.
+   */
+  default long notBeforeNanos(long[] state) {
+    return Long.MIN_VALUE;
+  }
+
+  /**
+   * Decides a request made at {@code nowNanos} as if it arrived at {@code atNanos >= nowNanos}: the
+   * booking step of {@link Booking}, tried on a copy and kept if it admits. Updates {@code state}
+   * as {@link #apply} does, except that no penalty is counted, and that what it drops must still
+   * count for requests decided between now and {@code atNanos}: by default {@code apply(state,
+   * atNanos, permits)}, which is right where such requests wait for {@link #notBeforeNanos} (the
+   * windows) or where the state keeps every permit until its own expiry (the schedules).
+   */
+  default Decision applyAt(long[] state, long nowNanos, long atNanos, long permits) {
+    return apply(state, atNanos, permits);
+  }
+
+  /**
+   * Gives back the permit {@code permitId} an admission of a concurrency limit holds, and reports
+   * the state as a peek then sees it. An unknown id (released already, or expired) frees nothing.
+   *
+   * @throws dev.sluice.core.InvalidPolicyException naming {@code permitId} for every other
+   *     algorithm, which holds no permit ids
+   */
+  default Decision releasePermit(long[] state, long nowNanos, long permitId) {
+    throw new dev.sluice.core.InvalidPolicyException(
+        "permitId", "only a concurrency rule holds permit ids; release a count of permits instead");
+  }
+
   /** The algorithm of {@code policy}: its one limit's, or all of them as one {@link LimitSet}. */
   static LimiterAlgorithm of(Policy policy) {
     if (policy.isSingle()) {
@@ -141,6 +176,7 @@ public interface LimiterAlgorithm {
       case TOKEN_BUCKET -> new TokenBucket(limit, countDenied);
       case GCRA -> new Gcra(limit, countDenied);
       case LEAKY_BUCKET -> new LeakyBucket(limit, countDenied);
+      case CONCURRENCY -> new Concurrency(limit);
     };
   }
 }

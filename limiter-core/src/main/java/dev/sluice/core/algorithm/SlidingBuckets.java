@@ -188,6 +188,17 @@ public final class SlidingBuckets implements LimiterAlgorithm {
     return Math.floorDiv(lastInstant, bucketNanos);
   }
 
+  /**
+   * The newest written bucket's start once the ring counts something: a booking may have moved it
+   * ahead.
+   */
+  @Override
+  public long notBeforeNanos(long[] state) {
+    return state[SUM] != 0
+        ? NanoMath.saturatedMultiply(state[NEWEST], bucketNanos)
+        : Long.MIN_VALUE;
+  }
+
   @Override
   public Decision apply(long[] state, long nowNanos, long permits) {
     Permits.check(permits, limit);

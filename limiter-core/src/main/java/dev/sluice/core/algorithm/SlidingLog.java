@@ -166,6 +166,43 @@ public final class SlidingLog implements LimiterAlgorithm {
   }
 
   /**
+   * A booking at {@code atNanos}: counted as of then ({@code count(ts > at - W) + permits <= L}),
+   * and logged at {@code at} (or at the newest entry, to keep the ring sorted). Entries that leave
+   * the window between now and {@code at} are kept, because requests decided before {@code at} must
+   * still count them; only as many of the oldest as the ring needs room for are dropped, and since
+   * the booking fits at {@code at}, that many have left by then. Each dropped entry is outweighed
+   * by one booked permit, so a request decided before {@code at} never counts less than the truth.
+   */
+  @Override
+  public Decision applyAt(long[] state, long nowNanos, long atNanos, long permits) {
+    if (atNanos <= nowNanos) {
+      return apply(state, nowNanos, permits);
+    }
+    Permits.check(permits, limit);
+    int head = (int) state[HEAD];
+    int size = (int) state[SIZE];
+    long cutoffNow = NanoMath.saturatedSubtract(nowNanos, windowNanos);
+    long cutoffAt = NanoMath.saturatedSubtract(atNanos, windowNanos);
+    int goneNow = 0;
+    while (goneNow < size && entry(state, head, goneNow) <= cutoffNow) {
+      goneNow++;
+    }
+    int goneAt = goneNow;
+    while (goneAt < size && entry(state, head, goneAt) <= cutoffAt) {
+      goneAt++;
+    }
+    if (size - goneAt > limit - permits || permits == 0) {
+      return apply(state.clone(), atNanos, permits);
+    }
+    int liveNow = size - goneNow;
+    int dropped = goneNow + Math.max(0, liveNow + (int) permits - ringSize);
+    long loggedAt = size > 0 ? Math.max(atNanos, entry(state, head, size - 1)) : atNanos;
+    append(state, (head + dropped) % ringSize, size - dropped, loggedAt, (int) permits);
+    Decision seen = apply(state.clone(), atNanos, 0);
+    return Decision.allow(limit, seen.remaining(), seen.resetAfterNanos());
+  }
+
+  /**
    * Drops the expired entries and appends {@code permits} copies of {@code now}, overwriting the
    * oldest when the ring is full (only a penalised denial can fill it). Returns the new head.
    */

@@ -94,6 +94,12 @@ public final class SlidingWindow implements LimiterAlgorithm {
     return fits ? state : newState();
   }
 
+  /** The current window's start once it counts something: a booking may have moved it ahead. */
+  @Override
+  public long notBeforeNanos(long[] state) {
+    return state[CURRENT] > 0 || state[PREVIOUS] > 0 ? state[CURRENT_START] : Long.MIN_VALUE;
+  }
+
   @Override
   public Decision apply(long[] state, long nowNanos, long permits) {
     Permits.check(permits, limit);

@@ -174,16 +174,23 @@ final class WireFormat {
 
   private static final int ALLOWED = 1;
   private static final int SHADOW_DENIED = 2;
+  // Since concurrency rules: a permit id follows the delay. Absent in what older builds wrote.
+  private static final int HAS_PERMIT_ID = 4;
 
   static void writeDecision(ObjectDataOutput out, Decision decision) throws IOException {
     out.writeByte(
-        (decision.allowed() ? ALLOWED : 0) | (decision.shadowDenied() ? SHADOW_DENIED : 0));
+        (decision.allowed() ? ALLOWED : 0)
+            | (decision.shadowDenied() ? SHADOW_DENIED : 0)
+            | (decision.permitId() != 0 ? HAS_PERMIT_ID : 0));
     out.writeByte(decision.decidedBy().code());
     writeVarLong(out, decision.limit());
     writeVarLong(out, decision.remaining());
     writeVarLong(out, decision.retryAfterNanos());
     writeVarLong(out, decision.resetAfterNanos());
     writeVarLong(out, decision.delayNanos());
+    if (decision.permitId() != 0) {
+      writeVarLong(out, decision.permitId());
+    }
   }
 
   static Decision readDecision(ObjectDataInput in) throws IOException {
@@ -194,15 +201,22 @@ final class WireFormat {
     } catch (IllegalArgumentException e) {
       throw new IOException(e.getMessage());
     }
+    long limit = readVarLong(in);
+    long remaining = readVarLong(in);
+    long retryAfter = readVarLong(in);
+    long resetAfter = readVarLong(in);
+    long delay = readVarLong(in);
+    long permitId = (flags & HAS_PERMIT_ID) != 0 ? readVarLong(in) : 0;
     return new Decision(
         (flags & ALLOWED) != 0,
-        readVarLong(in),
-        readVarLong(in),
-        readVarLong(in),
-        readVarLong(in),
-        readVarLong(in),
+        limit,
+        remaining,
+        retryAfter,
+        resetAfter,
+        delay,
         (flags & SHADOW_DENIED) != 0,
-        decidedBy);
+        decidedBy,
+        permitId);
   }
 
   private static final int NAMED = 0;
@@ -232,15 +246,23 @@ final class WireFormat {
   }
 
   /**
+   * Set on an acquire's kind byte when a {@code maxWait} follows its lease fields; never set by
+   * builds before waits, so what they wrote reads as "no wait".
+   */
+  private static final int WITH_WAIT = 0x40;
+
+  /**
    * A key's command: the state key, the reference, then each operation as {@code [kind code]
-   * [permits]} plus, for a release, the admission instant.
+   * [permits]} plus, for a release, the admission instant; for an acquire, the lease asked for and
+   * (flagged on the kind byte) the longest wait; for a permit's release, its id.
    */
   static void writeCommand(ObjectDataOutput out, KeyCommand command) throws IOException {
     out.writeString(command.stateKey());
     writeRef(out, command.ref());
     writeVarInt(out, command.ops().length);
     for (KeyOp op : command.ops()) {
-      out.writeByte(op.kind().code());
+      boolean waits = op.kind() == KeyOp.Kind.ACQUIRE && op.maxWaitNanos() > 0;
+      out.writeByte(op.kind().code() | (waits ? WITH_WAIT : 0));
       writeVarLong(out, op.permits());
       switch (op.kind()) {
         case RELEASE -> writeVarLong(out, op.admittedAtNanos());
@@ -253,7 +275,11 @@ final class WireFormat {
           if (op.leasePermits() > 0) {
             writeVarLong(out, op.leaseNanos());
           }
+          if (waits) {
+            writeVarLong(out, op.maxWaitNanos());
+          }
         }
+        case RELEASE_PERMIT -> writeVarLong(out, op.permitId());
         case PEEK -> {}
       }
     }
@@ -269,8 +295,10 @@ final class WireFormat {
     KeyOp[] ops = new KeyOp[count];
     for (int i = 0; i < count; i++) {
       KeyOp.Kind kind;
+      int kindByte = in.readByte();
+      boolean waits = (kindByte & WITH_WAIT) != 0;
       try {
-        kind = KeyOp.Kind.ofCode(in.readByte());
+        kind = KeyOp.Kind.ofCode(kindByte & ~WITH_WAIT);
       } catch (IllegalArgumentException e) {
         throw new IOException(e.getMessage());
       }
@@ -281,7 +309,13 @@ final class WireFormat {
               : KeyOp.UNKNOWN;
       long leasePermits = kind == KeyOp.Kind.ACQUIRE ? readVarLong(in) : 0;
       long leaseNanos = kind == KeyOp.Kind.RETURN_LEASE || leasePermits > 0 ? readVarLong(in) : 0;
-      ops[i] = valid(() -> new KeyOp(kind, permits, admittedAt, leasePermits, leaseNanos));
+      long maxWait = kind == KeyOp.Kind.ACQUIRE && waits ? readVarLong(in) : 0;
+      long permitId = kind == KeyOp.Kind.RELEASE_PERMIT ? readVarLong(in) : 0;
+      ops[i] =
+          valid(
+              () ->
+                  new KeyOp(
+                      kind, permits, admittedAt, leasePermits, leaseNanos, maxWait, permitId));
     }
     return new KeyCommand(stateKey, ref, ops);
   }

@@ -25,6 +25,9 @@ import java.util.concurrent.TimeUnit;
  *       was told "allowed"). Inline policies count under {@code rule="~inline"}.
  *   <li>{@code sluice_decision_seconds}: how long a decision took, with a histogram; a batch counts
  *       once, for all its checks.
+ *   <li>{@code sluice_wait_seconds{rule}}: the delays admissions were given ({@link WaitMetrics}).
+ *   <li>{@code sluice_permits_total{event}} and {@code sluice_permits_in_flight}: concurrency
+ *       permits taken and given back through this limiter ({@link PermitsInFlight}).
  * </ul>
  *
  * Refused requests (an unknown rule, a cost above the capacity) are not decisions and count
@@ -40,6 +43,8 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   private final MeterRegistry registry;
   private final Timer timer;
   private final ConcurrentHashMap<String, Counter[]> counters = new ConcurrentHashMap<>();
+  private final WaitMetrics waits;
+  private final PermitsInFlight permits;
 
   private MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
     this.delegate = delegate;
@@ -49,6 +54,8 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
             .description("Time to decide a check or a batch of checks")
             .publishPercentileHistogram()
             .register(registry);
+    this.waits = new WaitMetrics(registry);
+    this.permits = new PermitsInFlight(registry, System::nanoTime);
     LeaseMetrics.bind(delegate, registry);
   }
 
@@ -136,6 +143,13 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   }
 
   @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    Decision decision = delegate.releasePermit(ref, key, permitId);
+    permits.released(ref, key, permitId);
+    return decision;
+  }
+
+  @Override
   public Decision peek(PolicyRef ref, String key) {
     return delegate.peek(ref, key);
   }
@@ -158,6 +172,8 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
 
   /** Counts one decision under its rule (or {@code ~inline}). */
   private void record(Check check, Decision decision) {
+    waits.record(check, decision);
+    permits.acquired(check, decision);
     Counter[] byOutcome = counters.computeIfAbsent(check.ref().label(), this::newCounters);
     if (decision.shadowDenied()) {
       byOutcome[2].increment();

@@ -66,10 +66,11 @@ public final class CompiledPolicy {
 
   /**
    * Whether the owner may lease this policy's permits: the policy allows it and it is not a shadow
-   * policy (which never denies, so has nothing to save).
+   * policy (which never denies, so has nothing to save), nor a concurrency policy (each permit is
+   * an entry with its own id, to be released by that id).
    */
   public boolean leases() {
-    return policy.leases() == Policy.Leases.AUTO && !policy.shadow();
+    return policy.leases() == Policy.Leases.AUTO && !policy.shadow() && !policy.inFlight();
   }
 
   /** The most permits one request may ask for under this policy. */

@@ -3,6 +3,7 @@ package dev.sluice.core.pipeline;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
+import dev.sluice.core.algorithm.Booking;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.util.Arrays;
 import java.util.function.IntFunction;
@@ -22,9 +23,10 @@ import org.jspecify.annotations.Nullable;
  *       LimiterAlgorithm#admissions} become this policy's state ({@link
  *       LimiterAlgorithm#fromAdmissions}), never more permissive than what was admitted. A state
  *       whose former policy is no longer known starts afresh, and the result says so.
- *   <li>Decide each operation in order on that state: acquire, release (plain, or the exact undo of
- *       an admission at a given instant), peek. A shadow policy reports would-be denials as
- *       allowances flagged {@code shadowDenied}. A cost above the capacity is that operation's
+ *   <li>Decide each operation in order on that state: acquire (waiting up to its {@code maxWait}: a
+ *       booking, {@link Booking}), release (plain, the exact undo of an admission at a given
+ *       instant, or a concurrency permit by its id), peek. A shadow policy reports would-be denials
+ *       as allowances flagged {@code shadowDenied}. A cost above the capacity is that operation's
  *       error and counts nothing.
  *   <li>Hand back the state to store when it changed, with how long it counts ({@link
  *       LimiterAlgorithm#untilFreshNanos}); a denial or a peek stores nothing.
@@ -89,7 +91,13 @@ public final class KeyDecision {
       try {
         Decision decision =
             switch (op.kind()) {
-              case ACQUIRE -> algorithm.apply(state, nowNanos, op.permits());
+              case ACQUIRE ->
+                  Booking.acquire(
+                      algorithm,
+                      state,
+                      nowNanos,
+                      op.permits(),
+                      policy.policy().shadow() ? 0 : op.maxWaitNanos());
               case PEEK -> algorithm.apply(state, nowNanos, 0);
               case RELEASE ->
                   op.admittedAtNanos() == KeyOp.UNKNOWN
@@ -98,8 +106,13 @@ public final class KeyDecision {
               case RETURN_LEASE ->
                   algorithm.returnLease(
                       state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
+              case RELEASE_PERMIT -> algorithm.releasePermit(state, nowNanos, op.permitId());
             };
-        if (op.leasePermits() > 0 && decision.allowed() && !decision.shadowDenied()) {
+        if (op.leasePermits() > 0
+            && op.maxWaitNanos() == 0
+            && decision.allowed()
+            && decision.delayNanos() == 0
+            && !decision.shadowDenied()) {
           decision = lease(policy, state, nowNanos, op, decision, outcome, i);
         }
         outcome.setDecision(i, policy.policy().shadow() ? decision.asShadow() : decision);

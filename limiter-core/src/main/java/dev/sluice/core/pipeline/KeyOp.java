@@ -14,9 +14,18 @@ import dev.sluice.core.InvalidPolicyException;
  *     of its request (0: none)
  * @param leaseNanos for an {@link Kind#ACQUIRE} with a lease wanted: the longest lease the caller
  *     wants; for a {@link Kind#RETURN_LEASE}: the lease's lifetime as granted
+ * @param maxWaitNanos for an {@link Kind#ACQUIRE}: how long the caller will wait for permits the
+ *     key does not have now (0: not at all); see {@link dev.sluice.core.algorithm.Booking}
+ * @param permitId for a {@link Kind#RELEASE_PERMIT}: the id of the permit to give back
  */
 public record KeyOp(
-    Kind kind, long permits, long admittedAtNanos, long leasePermits, long leaseNanos) {
+    Kind kind,
+    long permits,
+    long admittedAtNanos,
+    long leasePermits,
+    long leaseNanos,
+    long maxWaitNanos,
+    long permitId) {
   /** {@link #admittedAtNanos} of a release that does not say when the permits were admitted. */
   public static final long UNKNOWN = Long.MIN_VALUE;
 
@@ -31,7 +40,9 @@ public record KeyOp(
     /** Report the state, change nothing. */
     PEEK(2),
     /** Give back the unused permits of a lease. */
-    RETURN_LEASE(3);
+    RETURN_LEASE(3),
+    /** Give back a concurrency rule's permit by its id. */
+    RELEASE_PERMIT(4);
 
     private final int code;
 
@@ -64,6 +75,14 @@ public record KeyOp(
     if (leasePermits < 0 || leaseNanos < 0) {
       throw new IllegalArgumentException("a lease is never negative");
     }
+    if (maxWaitNanos < 0) {
+      throw new InvalidPolicyException("maxWait", "must not be negative, was " + maxWaitNanos);
+    }
+  }
+
+  /** An operation with no wait and no permit id. */
+  public KeyOp(Kind kind, long permits, long admittedAtNanos, long leasePermits, long leaseNanos) {
+    this(kind, permits, admittedAtNanos, leasePermits, leaseNanos, 0, 0);
   }
 
   /** A plain operation: no lease asked for. */
@@ -73,6 +92,19 @@ public record KeyOp(
 
   public static KeyOp acquire(long permits) {
     return new KeyOp(Kind.ACQUIRE, permits, UNKNOWN);
+  }
+
+  /**
+   * Takes {@code permits}, waiting up to {@code maxWaitNanos} for them: booked for the earliest
+   * instant they fit within the wait, or denied with nothing booked.
+   */
+  public static KeyOp acquire(long permits, long maxWaitNanos) {
+    return new KeyOp(Kind.ACQUIRE, permits, UNKNOWN, 0, 0, maxWaitNanos, 0);
+  }
+
+  /** Gives back the permit {@code permitId} of a concurrency rule. */
+  public static KeyOp releasePermit(long permitId) {
+    return new KeyOp(Kind.RELEASE_PERMIT, 0, UNKNOWN, 0, 0, 0, permitId);
   }
 
   /**
@@ -104,6 +136,6 @@ public record KeyOp(
 
   /** Whether this operation can change the state. */
   public boolean writes() {
-    return kind != Kind.PEEK && permits > 0;
+    return kind == Kind.RELEASE_PERMIT || (kind != Kind.PEEK && permits > 0);
   }
 }

@@ -179,6 +179,7 @@ public class PipelineRateLimiter implements RateLimiter {
     if (mode == BatchMode.EACH) {
       return BatchOutcome.each(tryAcquireAll(checks));
     }
+    Check.requireNoWait(Check.requireAll(checks));
     await(backend.fetchRules(ruleNames(checks)));
     Grouped batch = group(checks, true, true, false);
     List<KeyOutcome> outcomes = await(backend.executeAll(batch.commands()));
@@ -241,6 +242,33 @@ public class PipelineRateLimiter implements RateLimiter {
     return backend
         .execute(command(check, KeyOp.release(check.permits())), timeout.toNanos())
         .decision(0);
+  }
+
+  @Override
+  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
+    return backend.execute(releasePermitCommand(ref, key, permitId)).decision(0);
+  }
+
+  /**
+   * {@link #releasePermit}, waiting at most {@code timeout} for the owner's answer.
+   *
+   * @throws TimeoutException if none came in time; the permit may still be given back
+   */
+  public Decision releasePermit(PolicyRef ref, String key, long permitId, Duration timeout)
+      throws TimeoutException {
+    return backend.execute(releasePermitCommand(ref, key, permitId), timeout.toNanos()).decision(0);
+  }
+
+  private KeyCommand releasePermitCommand(PolicyRef ref, String key, long permitId) {
+    Objects.requireNonNull(ref, "ref");
+    StateKey.checkSubject(key);
+    CompiledPolicy policy = backend.policyOf(ref, false);
+    if (policy != null && !policy.policy().inFlight()) {
+      throw new InvalidPolicyException(
+          "permitId",
+          "only a concurrency rule holds permit ids; release a count of permits instead");
+    }
+    return KeyCommand.of(ref, key, KeyOp.releasePermit(permitId));
   }
 
   @Override
@@ -385,7 +413,28 @@ public class PipelineRateLimiter implements RateLimiter {
 
   /** The answer from a live lease of the check's key, or null: ask the owner. */
   private @Nullable Decision fromLease(Check check, String stateKey) {
-    return leases == null ? null : leases.answer(check, stateKey);
+    return leasable(check) ? leases.answer(check, stateKey) : null;
+  }
+
+  /**
+   * Whether a lease may answer {@code check}, or be asked for along with it: the one place that
+   * says so, for single checks, batches and the fast path ({@link #tryAcquireFromLease}). Never for
+   * a check that may wait (the owner books it at a future instant, which a lease cannot), nor on a
+   * concurrency policy (each permit is an entry at the owner with its own id, released by that id).
+   * Where the policy is not known here (a client's check on a rule it never read), the owner keeps
+   * the promise: it grants no lease on such a policy ({@link CompiledPolicy#leases}).
+   */
+  private boolean leasable(Check check) {
+    if (leases == null || check.waits()) {
+      return false;
+    }
+    CompiledPolicy policy;
+    try {
+      policy = backend.policyOf(check.ref(), true); // what is known here, read nothing
+    } catch (RuntimeException e) {
+      return false; // the owner will answer for the rule
+    }
+    return policy == null || !policy.policy().inFlight();
   }
 
   /** One acquire on its way to the owner, asking for a lease if its key is hot here. */
@@ -412,7 +461,10 @@ public class PipelineRateLimiter implements RateLimiter {
 
   /** An acquire of {@code check}, with a request for a lease when its key is hot here. */
   private KeyOp acquireOp(Check check, String stateKey) {
-    long wanted = leases == null ? 0 : leases.wanted(check, stateKey);
+    if (!leasable(check)) {
+      return KeyOp.acquire(check.permits(), check.maxWait().toNanos());
+    }
+    long wanted = leases.wanted(check, stateKey);
     return wanted == 0
         ? KeyOp.acquire(check.permits())
         : KeyOp.acquireWithLease(check.permits(), wanted, leases.wantedLeaseNanos());
@@ -504,7 +556,7 @@ public class PipelineRateLimiter implements RateLimiter {
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
       String stateKey = check.stateKey();
-      if (holder != null) {
+      if (holder != null && leasable(check)) {
         answered[i] = holder.answer(check, stateKey);
         if (answered[i] != null) {
           continue;
@@ -513,14 +565,14 @@ public class PipelineRateLimiter implements RateLimiter {
       }
       Group group = byKey.computeIfAbsent(stateKey, key -> new Group(key, check.ref()));
       group.indexes.add(i);
-      group.ops.add(KeyOp.acquire(check.permits()));
+      group.ops.add(KeyOp.acquire(check.permits(), check.maxWait().toNanos()));
     }
     List<Group> groups = new ArrayList<>(byKey.values());
     List<KeyCommand> commands = new ArrayList<>(groups.size());
     for (Group group : groups) {
       long want = wanted.getOrDefault(group.stateKey, 0L);
-      if (want > 0) {
-        int last = group.ops.size() - 1;
+      int last = group.ops.size() - 1;
+      if (want > 0 && group.ops.get(last).maxWaitNanos() == 0) {
         group.ops.set(
             last,
             KeyOp.acquireWithLease(group.ops.get(last).permits(), want, holder.wantedLeaseNanos()));

@@ -17,16 +17,29 @@ import org.jspecify.annotations.Nullable;
  * @param algorithm a wire name ({@link Algorithm#wireName()}); sliding_window when absent
  * @param burst token_bucket, gcra and leaky_bucket only
  * @param buckets sliding_buckets only
+ * @param permitTtl concurrency only, required there (instead of {@code window}): how long a permit
+ *     lives unless released, a duration like {@code window}
  */
 public record LimitSpec(
     @Nullable Long limit,
     @Nullable String window,
     @Nullable String algorithm,
     @Nullable Long burst,
-    @Nullable Integer buckets) {
+    @Nullable Integer buckets,
+    @Nullable String permitTtl) {
 
   /** The fields of a limit, in the order the documentation lists them. */
-  public static final String FIELDS = "limit, window, algorithm, burst, buckets";
+  public static final String FIELDS = "limit, window, algorithm, burst, buckets, permitTtl";
+
+  /** A limit with no {@code permitTtl} (every algorithm but concurrency). */
+  public LimitSpec(
+      @Nullable Long limit,
+      @Nullable String window,
+      @Nullable String algorithm,
+      @Nullable Long burst,
+      @Nullable Integer buckets) {
+    this(limit, window, algorithm, burst, buckets, null);
+  }
 
   /**
    * The limit these fields describe, validated.
@@ -36,6 +49,16 @@ public record LimitSpec(
    */
   public Limit toLimit(String at) {
     try {
+      Algorithm resolved =
+          algorithm == null ? Algorithm.SLIDING_WINDOW : Algorithm.fromWireName(algorithm);
+      if (resolved.inFlight()) {
+        return inFlight(resolved);
+      }
+      if (permitTtl != null) {
+        throw new InvalidPolicyException(
+            "permitTtl",
+            "applies to concurrency only; " + resolved.wireName() + " counts permits per window");
+      }
       if (limit == null) {
         throw new InvalidPolicyException("limit", "is required: permits per window");
       }
@@ -44,9 +67,7 @@ public record LimitSpec(
             "window", "is required, e.g. \"1m\", \"250ms\" or \"PT1M\"");
       }
       Limit.Builder builder = Limit.builder().limit(limit).window(parseWindow(window));
-      if (algorithm != null) {
-        builder.algorithm(Algorithm.fromWireName(algorithm));
-      }
+      builder.algorithm(resolved);
       if (burst != null) {
         builder.burst(burst);
       }
@@ -59,9 +80,49 @@ public record LimitSpec(
     }
   }
 
+  /** A concurrency limit: {@code limit} permits in flight, each living {@code permitTtl}. */
+  private Limit inFlight(Algorithm resolved) {
+    if (window != null) {
+      throw new InvalidPolicyException(
+          "window",
+          "concurrency has no window; give permitTtl, how long a permit lives unless released");
+    }
+    if (limit == null) {
+      throw new InvalidPolicyException("limit", "is required: permits in flight at once");
+    }
+    if (permitTtl == null) {
+      throw new InvalidPolicyException(
+          "permitTtl", "is required for concurrency: how long a permit lives, e.g. \"30s\"");
+    }
+    Duration ttl = Durations.parse("permitTtl", permitTtl);
+    if (ttl.isZero() || ttl.isNegative()) {
+      throw new InvalidPolicyException(
+          "permitTtl", "must be positive (1ms to 30d), was '" + permitTtl + "'");
+    }
+    Limit.Builder builder = Limit.builder().algorithm(resolved).limit(limit).window(ttl);
+    if (burst != null) {
+      builder.burst(burst);
+    }
+    if (buckets != null) {
+      builder.buckets(buckets);
+    }
+    try {
+      return builder.build();
+    } catch (InvalidPolicyException e) {
+      throw e.field().equals("window")
+          ? new InvalidPolicyException("permitTtl", problem(e).replace("window", "permitTtl"))
+          : e;
+    }
+  }
+
   /** Whether any field is given. (Not {@code isEmpty}: JSON writers take that for a field.) */
   public boolean hasAnyField() {
-    return limit != null || window != null || algorithm != null || burst != null || buckets != null;
+    return limit != null
+        || window != null
+        || algorithm != null
+        || burst != null
+        || buckets != null
+        || permitTtl != null;
   }
 
   /**
@@ -69,12 +130,14 @@ public record LimitSpec(
    * the algorithm takes them, so that the answer can be sent back as it is.
    */
   public static LimitSpec of(Limit limit) {
+    boolean inFlight = limit.algorithm().inFlight();
     return new LimitSpec(
         limit.limit(),
-        Durations.format(limit.window()),
+        inFlight ? null : Durations.format(limit.window()),
         limit.algorithm().wireName(),
         limit.algorithm().hasBurst() ? limit.burst() : null,
-        limit.algorithm().hasBuckets() ? limit.buckets() : null);
+        limit.algorithm().hasBuckets() ? limit.buckets() : null,
+        inFlight ? Durations.format(limit.window()) : null);
   }
 
   /**

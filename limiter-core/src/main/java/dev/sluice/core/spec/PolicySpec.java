@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
  * The rules file, {@code PUT /v1/rules/{name}} and inline checks all read these fields and convert
  * them here, so they accept exactly the same policies with the same messages.
  *
+ * @param permitTtl concurrency only: how long a permit lives ({@link LimitSpec#permitTtl})
  * @param limits several limits; not together with the flat fields
  * @param shadow decide and count, never deny
  * @param countDenied denied requests consume too
@@ -31,6 +32,7 @@ public record PolicySpec(
     @Nullable String algorithm,
     @Nullable Long burst,
     @Nullable Integer buckets,
+    @Nullable String permitTtl,
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
@@ -38,7 +40,7 @@ public record PolicySpec(
 
   /** Every field a policy may have, in the order the documentation lists them. */
   public static final String FIELDS =
-      "algorithm, limit, window, burst, buckets, limits, shadow, countDenied, leases";
+      "algorithm, limit, window, burst, buckets, permitTtl, limits, shadow, countDenied, leases";
 
   /**
    * Whether any field is given: a check without any is a named-rule check. (Not {@code isEmpty}:
@@ -65,8 +67,7 @@ public record PolicySpec(
       if (flat.hasAnyField()) {
         throw new InvalidPolicyException(
             "limits",
-            "give either one limit (limit, window, algorithm, burst, buckets) or a list of"
-                + " limits, not both");
+            "give either one limit (" + LimitSpec.FIELDS + ") or a list of" + " limits, not both");
       }
       if (limits.isEmpty() || limits.size() > Policy.MAX_LIMITS) {
         throw new InvalidPolicyException(
@@ -102,6 +103,7 @@ public record PolicySpec(
           only.algorithm(),
           only.burst(),
           only.buckets(),
+          only.permitTtl(),
           null,
           policy.shadow(),
           policy.countDenied(),
@@ -117,6 +119,7 @@ public record PolicySpec(
         null,
         null,
         null,
+        null,
         specs,
         policy.shadow(),
         policy.countDenied(),
@@ -124,6 +127,6 @@ public record PolicySpec(
   }
 
   private LimitSpec flat() {
-    return new LimitSpec(limit, window, algorithm, burst, buckets);
+    return new LimitSpec(limit, window, algorithm, burst, buckets, permitTtl);
   }
 }

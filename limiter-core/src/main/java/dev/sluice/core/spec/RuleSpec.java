@@ -32,6 +32,7 @@ public record RuleSpec(
     @Nullable String window,
     @Nullable Long burst,
     @Nullable Integer buckets,
+    @Nullable String permitTtl,
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
@@ -40,7 +41,7 @@ public record RuleSpec(
   /** The policy fields, without the name. */
   public PolicySpec policy() {
     return new PolicySpec(
-        limit, window, algorithm, burst, buckets, limits, shadow, countDenied, leases);
+        limit, window, algorithm, burst, buckets, permitTtl, limits, shadow, countDenied, leases);
   }
 
   /**

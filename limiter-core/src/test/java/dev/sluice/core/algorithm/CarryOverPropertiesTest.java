@@ -10,6 +10,7 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.algorithm.AlgorithmPropertiesTest.Request;
 import dev.sluice.core.algorithm.Permissiveness.Event;
 import dev.sluice.core.algorithm.Permissiveness.Subject;
+import dev.sluice.core.test.RateAlgorithms;
 import dev.sluice.core.test.Seeds;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -112,7 +113,7 @@ class CarryOverPropertiesTest {
    */
   @Test
   void fit_changedLimitOrBurst_neverMorePermissiveThanTheNewPolicyFedWhatTheOldStateRetains() {
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       Seeds.run(
           "fit after a changed limit, " + algorithm.wireName(),
           CASES * 6,
@@ -344,7 +345,8 @@ class CarryOverPropertiesTest {
         long start = NanoMath.windowStart(last, windowNanos) - windowNanos;
         yield permitsFrom(counted, start);
       }
-      case SLIDING_LOG -> Math.min(limit.limit(), permitsFrom(counted, last - windowNanos + 1));
+      case SLIDING_LOG, CONCURRENCY ->
+          Math.min(limit.limit(), permitsFrom(counted, last - windowNanos + 1));
       case SLIDING_BUCKETS -> {
         long bucketNanos = NanoMath.ceilDiv(windowNanos, limit.buckets());
         long oldest = Math.floorDiv(last, bucketNanos) - limit.buckets();

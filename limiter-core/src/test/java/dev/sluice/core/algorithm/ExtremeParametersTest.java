@@ -9,6 +9,7 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.algorithm.AlgorithmPropertiesTest.Request;
+import dev.sluice.core.test.RateAlgorithms;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -26,7 +27,7 @@ class ExtremeParametersTest {
   void everyAlgorithm_cornersOfLimitAndWindow_keepEveryInvariant() {
     long[] limits = {1, 2, 1_000, 10_000, 1_000_000, 1_000_000_000};
     Duration[] windows = {ONE_MS, Duration.ofSeconds(1), THIRTY_DAYS};
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       for (long limit : limits) {
         for (Duration window : windows) {
           Policy policy;

@@ -6,6 +6,7 @@ import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.test.RateAlgorithms;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -316,7 +317,7 @@ final class Permissiveness {
   /** Every algorithm's name, and "set" for policies of two or three limits. */
   static List<String> kinds() {
     List<String> kinds = new ArrayList<>();
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       kinds.add(algorithm.wireName());
     }
     kinds.add("set");
@@ -333,7 +334,7 @@ final class Permissiveness {
 
   /** A random policy of {@code size} distinct limits, of any algorithms. */
   static Policy randomSet(Random random, int size, boolean countDenied) {
-    Algorithm[] algorithms = Algorithm.values();
+    Algorithm[] algorithms = RateAlgorithms.values();
     List<Limit> limits = new ArrayList<>();
     while (limits.size() < size) {
       Limit limit =

@@ -27,6 +27,8 @@ import java.util.Optional;
  * <ul>
  *   <li>fixed_window: at most {@code L} in each epoch-aligned window;
  *   <li>sliding_log, sliding_buckets: at most {@code L} in any interval of length {@code W};
+ *   <li>concurrency, with no permit released early: at most {@code L} in any interval of length
+ *       {@code permitTtl} (each admission holds its permit that long);
  *   <li>sliding_window: for a cut {@code c} in window {@code k+1}, the admissions surely in that
  *       window before {@code c}, plus {@code floor(N_k × (W - (c - start)) / W)} with {@code N_k}
  *       those surely in window {@code k}, are at most {@code L}: the estimate of DESIGN §2 at the
@@ -50,7 +52,7 @@ public final class AdmissionBounds {
     sorted.sort(Comparator.comparingLong(Admission::sentNanos));
     return switch (policy.algorithm()) {
       case FIXED_WINDOW -> alignedWindows(policy, sorted);
-      case SLIDING_LOG, SLIDING_BUCKETS -> anyWindow(policy, sorted);
+      case SLIDING_LOG, SLIDING_BUCKETS, CONCURRENCY -> anyWindow(policy, sorted);
       case SLIDING_WINDOW -> slidingEstimate(policy, sorted);
       case TOKEN_BUCKET, GCRA, LEAKY_BUCKET -> burstPlusRate(policy, sorted);
     };

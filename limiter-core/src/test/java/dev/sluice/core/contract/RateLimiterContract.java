@@ -813,6 +813,191 @@ public abstract class RateLimiterContract {
         () -> limiter().tryAcquireAsync(rule, syncKey, 4), InvalidPolicyException.class, "cost");
   }
 
+  // ---------------------------------------------------------------- waits and permits in flight
+
+  /**
+   * Token bucket, 4 per 2 s (one token per 500 ms). t=0 ×4 admitted; a fifth that may wait 499 ms
+   * is denied and books nothing; one that may wait 500 ms is booked with delay 500 ms; the next
+   * plain request sees that debt (retryAfter 1000 ms); a wait of 1000 ms is booked with delay 1000.
+   */
+  @Test
+  void maxWait_tokenBucket_isBookedExactlyWhenTheRuleAllows() {
+    String rule = rule(policy(Algorithm.TOKEN_BUCKET, 4, Duration.ofSeconds(2)));
+    String key = key("waiter");
+    acquireAll(rule, key, 4);
+
+    Decision tooShort = waitUpTo(rule, key, Duration.ofMillis(499));
+    assertThat(tooShort.allowed()).isFalse();
+    assertThat(tooShort.retryAfterMillis()).isEqualTo(500);
+    Decision booked = waitUpTo(rule, key, Duration.ofMillis(500));
+    assertThat(booked.allowed()).isTrue();
+    assertThat(booked.delayMillis()).isEqualTo(500);
+
+    Decision plain = acquire(rule, key);
+    assertThat(plain.allowed()).isFalse();
+    assertThat(plain.retryAfterMillis()).isEqualTo(1000);
+    assertThat(waitUpTo(rule, key, Duration.ofMillis(999)).allowed()).isFalse();
+    assertThat(waitUpTo(rule, key, Duration.ofMillis(1000)).delayMillis()).isEqualTo(1000);
+  }
+
+  /**
+   * Fixed window, 2 per 10 s: t=0 ×2 admitted; a third that may wait 10 s is booked into the next
+   * window (delay 10 s) and counts there: at t=10s one more fits, not two. A plain request before
+   * the booked window waits for it: denied, retryAfter up to that window.
+   */
+  @Test
+  void maxWait_fixedWindow_booksIntoTheWindowWhereItFits() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(10)));
+    String key = key("waiter");
+    alignTo(Duration.ofSeconds(10));
+    acquireAll(rule, key, 2);
+    clock().advance(Duration.ofSeconds(4));
+
+    Decision booked = waitUpTo(rule, key, Duration.ofSeconds(10));
+    assertThat(booked.allowed()).isTrue();
+    assertThat(booked.delayMillis()).isEqualTo(6_000);
+    Decision plain = acquire(rule, key);
+    assertThat(plain.allowed()).isFalse();
+    assertThat(plain.retryAfterMillis()).isEqualTo(6_000);
+
+    clock().advance(Duration.ofSeconds(6));
+    assertThat(countAllowed(rule, key, 3)).as("the next window holds the booking").isEqualTo(1);
+  }
+
+  /** Every algorithm: a wait too short for the permits is a denial that books nothing. */
+  @ParameterizedTest
+  @EnumSource(Algorithm.class)
+  void maxWait_tooShort_isDeniedAndBooksNothing(Algorithm algorithm) {
+    String rule = rule(policy(algorithm, 3, Duration.ofMinutes(1)));
+    String key = key("waiter");
+    alignTo(Duration.ofMinutes(1));
+    Decision last = acquire(rule, key);
+    while (last.allowed()) {
+      last = acquire(rule, key);
+    }
+    long before = peek(rule, key).remaining();
+
+    Decision denied = waitUpTo(rule, key, Duration.ofMillis(1));
+    assertThat(denied.allowed()).isFalse();
+    assertThat(denied.retryAfterMillis()).isGreaterThan(1);
+    assertThat(peek(rule, key).remaining()).isEqualTo(before);
+    clock().advance(Duration.ofMillis(denied.retryAfterMillis()));
+    assertThat(acquire(rule, key).allowed()).as("retryAfter still honoured").isTrue();
+  }
+
+  /**
+   * The blocking and the non-blocking acquire return once the delay has passed (in real time: the
+   * caller really waits), and a denial returns at once.
+   */
+  @Test
+  void acquire_waitsTheDelay_blockingAndAsync() throws Exception {
+    String rule = rule(policy(Algorithm.GCRA, 10, Duration.ofSeconds(1)));
+    String key = key("waiter");
+    Decision last = acquire(rule, key);
+    while (last.allowed()) {
+      last = acquire(rule, key);
+    }
+
+    long start = System.nanoTime();
+    Decision blocking = limiter().acquire(rule, key, 1, Duration.ofMillis(150));
+    long blockedNanos = System.nanoTime() - start;
+    assertThat(blocking.allowed()).isTrue();
+    assertThat(blocking.delayMillis()).isBetween(1L, 150L);
+    assertThat(blockedNanos).isGreaterThanOrEqualTo(blocking.delayNanos());
+
+    start = System.nanoTime();
+    Decision async = await(limiter().acquireAsync(rule, key, 1, Duration.ofMillis(300)));
+    long asyncNanos = System.nanoTime() - start;
+    assertThat(async.allowed()).isTrue();
+    assertThat(async.delayNanos()).isGreaterThan(blocking.delayNanos());
+    assertThat(asyncNanos).isGreaterThanOrEqualTo(async.delayNanos());
+
+    Decision denied = limiter().acquire(rule, key, 1, Duration.ofMillis(1));
+    assertThat(denied.allowed()).isFalse();
+  }
+
+  /** An all-or-nothing batch undoes admissions made now; it refuses a check that may wait. */
+  @Test
+  void maxWait_inAnAllOrNothingBatch_isRefusedAndCountsNothing() {
+    String rule = rule(policy(Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(1)));
+    String key = key("waiter");
+    List<Check> checks =
+        List.of(Check.of(rule, key, 1), Check.of(rule, key, 1).withMaxWait(Duration.ofSeconds(1)));
+    assertThatThrownBy(() -> limiter().tryAcquireAll(checks, BatchMode.ALL))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("maxWait");
+    assertThat(peek(rule, key).remaining()).isEqualTo(3);
+  }
+
+  /**
+   * Concurrency, 2 in flight, permitTtl 30 s. t=0 a, t=1s b (distinct ids); t=2s denied, retryAfter
+   * 28 s (a expires at 30 s); release a → one free, c admitted; a released again frees nothing; a
+   * holder that never releases (b, c) loses its permits at its expiry.
+   */
+  @Test
+  void concurrency_permitsInFlight_releasedById_orExpiredAfterPermitTtl() {
+    String rule = rule(policy(Algorithm.CONCURRENCY, 2, Duration.ofSeconds(30)));
+    String key = key("worker");
+
+    Decision a = acquire(rule, key);
+    clock().advance(Duration.ofSeconds(1));
+    Decision b = acquire(rule, key);
+    assertThat(a.allowed()).isTrue();
+    assertThat(b.allowed()).isTrue();
+    assertThat(a.permitId()).isNotZero().isNotEqualTo(b.permitId());
+    assertThat(b.remaining()).isZero();
+
+    clock().advance(Duration.ofSeconds(1));
+    Decision denied = acquire(rule, key);
+    assertThat(denied.allowed()).isFalse();
+    assertThat(denied.permitId()).isZero();
+    assertThat(denied.retryAfterMillis()).isEqualTo(28_000);
+
+    assertThat(limiter().releasePermit(rule, key, a.permitId()).remaining()).isEqualTo(1);
+    Decision c = acquire(rule, key);
+    assertThat(c.allowed()).isTrue();
+    assertThat(limiter().releasePermit(rule, key, a.permitId()).remaining())
+        .as("a second release of a frees nothing")
+        .isZero();
+
+    clock().advance(Duration.ofSeconds(29)); // t=31s: b (expiry 31 s) is gone, c (32 s) is not
+    assertThat(peek(rule, key).remaining()).isEqualTo(1);
+    clock().advance(Duration.ofSeconds(1));
+    assertThat(peek(rule, key).remaining()).isEqualTo(2);
+  }
+
+  /** A concurrency acquire that may wait is booked for the instant the earliest permit expires. */
+  @Test
+  void concurrency_withMaxWait_isBookedAtTheEarliestExpiry() {
+    String rule = rule(policy(Algorithm.CONCURRENCY, 1, Duration.ofSeconds(10)));
+    String key = key("worker");
+    assertThat(acquire(rule, key).allowed()).isTrue();
+    clock().advance(Duration.ofSeconds(4));
+
+    assertThat(waitUpTo(rule, key, Duration.ofSeconds(5)).allowed()).isFalse();
+    Decision booked = waitUpTo(rule, key, Duration.ofSeconds(6));
+    assertThat(booked.allowed()).isTrue();
+    assertThat(booked.delayMillis()).isEqualTo(6_000);
+    assertThat(booked.permitId()).isNotZero();
+  }
+
+  /** Permit ids belong to concurrency rules: anything else is a clear error, nothing changes. */
+  @Test
+  void releasePermit_onARateRule_isRefused() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 3, Duration.ofMinutes(1)));
+    String key = key("user");
+    alignTo(Duration.ofMinutes(1));
+    acquire(rule, key);
+    assertThatThrownBy(() -> limiter().releasePermit(rule, key, 12345))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("permitId");
+    assertThat(peek(rule, key).remaining()).isEqualTo(2);
+  }
+
+  protected final Decision waitUpTo(String rule, String key, Duration maxWait) {
+    return limiter().tryAcquire(Check.of(rule, key, 1).withMaxWait(maxWait));
+  }
+
   // ---------------------------------------------------------------- many keys, moving time
 
   @Test

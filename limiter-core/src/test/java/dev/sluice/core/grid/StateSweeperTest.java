@@ -8,6 +8,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.LocalMapStats;
 import dev.sluice.core.Algorithm;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
@@ -136,6 +137,41 @@ class StateSweeperTest {
 
       cluster.clock.advance(Duration.ofSeconds(20));
       await("the reshaped key swept", () -> limiter.stateCount() == 0);
+    }
+  }
+
+  /**
+   * A concurrency state counts until its last permit expires, not until a window passes: manual
+   * clock, limit 1, permitTtl 1 s. t=0 a permit is taken on "held" and never released; a pass at t
+   * = 1 s + 1 s - 1 ms keeps it (and the key still refuses a second permit until 1 s); at t = 1 s +
+   * 1 s it goes, and the key admits again as a new one.
+   */
+  @Test
+  void concurrencyState_keptUntilItsLastPermitExpires_thenSwept() throws Exception {
+    try (GridTestCluster cluster = GridTestCluster.startSweepingEvery(20, 1)) {
+      GridRateLimiter limiter = cluster.limiter(0);
+      Duration permitTtl = Duration.ofSeconds(1);
+      Policy oneInFlight =
+          new Policy(
+              List.of(
+                  Limit.builder()
+                      .algorithm(Algorithm.CONCURRENCY)
+                      .limit(1)
+                      .window(permitTtl)
+                      .build()),
+              false,
+              false);
+      limiter.rules().put(new Rule("jobs", oneInFlight));
+      assertThat(limiter.tryAcquire("jobs", "held").permitId()).isPositive();
+      assertThat(limiter.tryAcquire("jobs", "held").allowed()).as("the permit is held").isFalse();
+
+      cluster.clock.advance(permitTtl.plusMillis(MARGIN_MILLIS - 1));
+      awaitPasses(cluster, 3);
+      assertThat(limiter.stateCount()).as("one millisecond before the bound").isEqualTo(1);
+
+      cluster.clock.advance(Duration.ofMillis(1));
+      await("the expired permit's state swept", () -> limiter.stateCount() == 0);
+      assertThat(limiter.tryAcquire("jobs", "held").allowed()).isTrue();
     }
   }
 

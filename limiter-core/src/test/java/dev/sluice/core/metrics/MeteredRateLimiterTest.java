@@ -3,8 +3,10 @@ package dev.sluice.core.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.core.Algorithm;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
@@ -15,6 +17,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Every runtime counts its decisions the same way: here over the local limiter. */
@@ -28,10 +31,20 @@ class MeteredRateLimiterTest {
                   new Rule("login", Policy.of(2, Duration.ofMinutes(1))),
                   new Rule(
                       "shadowed",
+                      Policy.builder().limit(1).window(Duration.ofMinutes(1)).shadow(true).build()),
+                  new Rule(
+                      "bucket",
                       Policy.builder()
+                          .algorithm(Algorithm.TOKEN_BUCKET)
                           .limit(1)
-                          .window(Duration.ofMinutes(1))
-                          .shadow(true)
+                          .window(Duration.ofSeconds(1))
+                          .build()),
+                  new Rule(
+                      "slots",
+                      Policy.builder()
+                          .algorithm(Algorithm.CONCURRENCY)
+                          .limit(3)
+                          .window(Duration.ofSeconds(30))
                           .build())))
           .build();
   private final RateLimiter limiter = MeteredRateLimiter.wrap(local, registry);
@@ -60,6 +73,60 @@ class MeteredRateLimiterTest {
     assertThat(registry.get(MeteredRateLimiter.DECISION_TIMER).timer().count())
         .as("one per call or batch that was decided")
         .isEqualTo(8);
+  }
+
+  @Test
+  void waits_recordedAsAHistogramOfDelaysGiven_plainAdmissionsNot() {
+    limiter.tryAcquire("bucket", "k");
+    limiter.tryAcquire(Check.of("bucket", "k", 1).withMaxWait(Duration.ofSeconds(5)));
+    limiter.tryAcquire(Check.of("bucket", "k", 1).withMaxWait(Duration.ofSeconds(5)));
+    limiter.tryAcquire(Check.of("bucket", "k", 1).withMaxWait(Duration.ofMillis(1)));
+
+    var waits = registry.get(WaitMetrics.WAIT).tag("rule", "bucket").timer();
+    assertThat(waits.count()).as("two waits given; the plain one and the denial not").isEqualTo(2);
+    assertThat(waits.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(1_000 + 2_000);
+    assertThat(waits.max(TimeUnit.MILLISECONDS)).isEqualTo(2_000);
+  }
+
+  @Test
+  void permits_acquiredReleasedAndInFlight() {
+    long a = limiter.tryAcquire("slots", "k", 2).permitId();
+    long b = limiter.tryAcquire("slots", "k", 1).permitId();
+    limiter.tryAcquire("slots", "k", 1); // denied: holds nothing
+    assertThat(inFlight()).isEqualTo(3);
+
+    limiter.releasePermit("slots", "k", a);
+    limiter.releasePermit("slots", "k", a); // twice: frees nothing, counts nothing
+    assertThat(inFlight()).isEqualTo(1);
+    assertThat(permits("acquired")).isEqualTo(3);
+    assertThat(permits("released")).isEqualTo(2);
+    limiter.releasePermit("slots", "k", b);
+    assertThat(inFlight()).isZero();
+  }
+
+  @Test
+  void permits_neverReleased_expireFromTheGauge() {
+    SimpleMeterRegistry own = new SimpleMeterRegistry();
+    long[] now = {0};
+    PermitsInFlight tracked = new PermitsInFlight(own, () -> now[0]);
+    Decision held = Decision.allow(3, 2, Duration.ofSeconds(30).toNanos()).withPermitId(7);
+    tracked.acquired(Check.of("slots", "k", 1), held);
+    assertThat(own.get(PermitsInFlight.IN_FLIGHT).gauge().value()).isEqualTo(1);
+
+    now[0] = Duration.ofSeconds(30).toNanos() - 1;
+    assertThat(own.get(PermitsInFlight.IN_FLIGHT).gauge().value()).isEqualTo(1);
+    now[0]++;
+    assertThat(own.get(PermitsInFlight.IN_FLIGHT).gauge().value()).isZero();
+    assertThat(own.get(PermitsInFlight.PERMITS).tag("event", "expired").counter().count())
+        .isEqualTo(1);
+  }
+
+  private double inFlight() {
+    return registry.get(PermitsInFlight.IN_FLIGHT).gauge().value();
+  }
+
+  private double permits(String event) {
+    return registry.get(PermitsInFlight.PERMITS).tag("event", event).counter().count();
   }
 
   @Test

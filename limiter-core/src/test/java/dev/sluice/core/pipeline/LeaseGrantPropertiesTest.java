@@ -6,6 +6,7 @@ import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.test.RateAlgorithms;
 import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,7 +40,7 @@ class LeaseGrantPropertiesTest {
 
   @Test
   void everyAlgorithm_grantAnswersAndReturn_areNeverLaxerThanServingEachRequestAtTheOwner() {
-    for (Algorithm algorithm : Algorithm.values()) {
+    for (Algorithm algorithm : RateAlgorithms.values()) {
       Seeds.run(
           algorithm.wireName(),
           CASES,
@@ -57,7 +58,8 @@ class LeaseGrantPropertiesTest {
           List<Limit> limits = new ArrayList<>();
           int count = 2 + random.nextInt(2);
           for (int i = 0; i < count; i++) {
-            Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
+            Algorithm algorithm =
+                RateAlgorithms.values()[random.nextInt(RateAlgorithms.values().length)];
             Limit limit = policy(random, algorithm).only();
             if (!limits.contains(limit)) {
               limits.add(limit);

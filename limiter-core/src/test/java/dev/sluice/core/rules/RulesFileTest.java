@@ -67,6 +67,10 @@ class RulesFileTest {
           - name: defaults_only
             limit: 3
             window: 1d
+          - name: db
+            algorithm: concurrency
+            limit: 8
+            permitTtl: 30s
         """;
 
     List<Rule> rules = RulesFile.parse("rules.yaml", yaml);
@@ -110,7 +114,8 @@ class RulesFileTest {
                     .shadow(true)
                     .build()),
             rule("emails.outbound", Algorithm.LEAKY_BUCKET, 10, Duration.ofMillis(250)).build(),
-            new Rule("defaults_only", Policy.of(3, Duration.ofDays(1))));
+            new Rule("defaults_only", Policy.of(3, Duration.ofDays(1))),
+            rule("db", Algorithm.CONCURRENCY, 8, Duration.ofSeconds(30)).build());
     assertThat(rules.get(6).policy().burst()).isEqualTo(10);
     assertThat(rules.stream().map(r -> r.policy().algorithm()).distinct())
         .containsExactlyInAnyOrder(Algorithm.values());
@@ -202,6 +207,44 @@ class RulesFileTest {
   /** A broken file, the line, the rule and the field its error must name, and a phrase. */
   static Stream<Arguments> brokenFiles() {
     return Stream.of(
+        broken(
+            "concurrency without permitTtl",
+            """
+            rules:
+              - name: db
+                algorithm: concurrency
+                limit: 8
+            """,
+            2,
+            "rules[0].permitTtl",
+            "db",
+            "is required for concurrency"),
+        broken(
+            "concurrency with a window",
+            """
+            rules:
+              - name: db
+                algorithm: concurrency
+                limit: 8
+                window: 1m
+            """,
+            5,
+            "rules[0].window",
+            "db",
+            "concurrency has no window; give permitTtl"),
+        broken(
+            "permitTtl on a rate",
+            """
+            rules:
+              - name: api
+                limit: 8
+                window: 1m
+                permitTtl: 30s
+            """,
+            5,
+            "rules[0].permitTtl",
+            "api",
+            "applies to concurrency only"),
         broken(
             "unknown field",
             """
@@ -577,7 +620,7 @@ class RulesFileTest {
             4,
             "rules[0].limits[0].shadow",
             "payments",
-            "unknown field; the fields here are: algorithm, buckets, burst, limit, window"),
+            "unknown field; the fields here are: algorithm, buckets, burst, limit, permitTtl, window"),
         broken(
             "one limit and a list of limits",
             """

@@ -1,0 +1,47 @@
+package dev.sluice.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.ManualTimeSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * docs/rest-api.md, "Waiting, and permits in flight", run: every {@code $ curl ...} line of its
+ * console blocks is sent to a node started here (in this JVM, on a frozen clock, so that delays and
+ * permit ids are the ones printed) and its answer compared with the one printed below it, as {@link
+ * ReadmeIT} does for the README.
+ */
+class RestWalkthroughTest {
+  @TempDir Path dir;
+
+  @Test
+  void waitingAndPermits_commandsAnswerAsPrinted() throws Exception {
+    Path repository = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
+    String walkthrough =
+        ReadmeIT.section(
+            Files.readString(repository.resolve("docs/rest-api.md")),
+            "## Waiting, and permits in flight");
+    List<ReadmeIT.Exchange> exchanges = ReadmeIT.exchanges(walkthrough);
+    assertThat(exchanges).hasSizeGreaterThanOrEqualTo(8);
+
+    Path rules = Files.writeString(dir.resolve("rules.yaml"), "rules: []\n");
+    int memberPort = TestNodes.freePort();
+    ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T00:00:00Z"));
+    try (SluiceNode node =
+        SluiceNode.start(
+            NodeSettings.load(
+                null,
+                TestNodes.environment(
+                    TestNodes.uniqueClusterName(), memberPort, List.of(memberPort), rules)),
+            clock)) {
+      for (ReadmeIT.Exchange exchange : exchanges) {
+        ReadmeIT.assertSameAnswer(exchange, ReadmeIT.run(exchange.command(), node.restPort()));
+      }
+    }
+  }
+}
