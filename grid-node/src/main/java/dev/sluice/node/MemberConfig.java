@@ -84,7 +84,13 @@ final class MemberConfig {
       // for an hour of wall time, so cleanup never drops one the manual clock still needs.
       config.setProperty(SluiceHazelcast.MIN_STATE_TTL_MILLIS_PROPERTY, "3600000");
     }
-    SluiceHazelcast.configure(config, timeSource);
+    try {
+      SluiceHazelcast.configure(config, timeSource);
+    } catch (IllegalArgumentException e) {
+      // A sluice.* JVM system property (the sweep period) the member cannot run with: one line
+      // that names it, like every other setting, not a stack trace.
+      throw new NodeConfigException(e.getMessage() + " (a JVM system property)", e);
+    }
     config.getMapConfig(SluiceHazelcast.STATE_MAP).setBackupCount(settings.backupCount());
     config
         .getMapConfig(SluiceHazelcast.RULES_MAP)
