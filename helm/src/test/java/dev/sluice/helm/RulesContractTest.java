@@ -52,7 +52,9 @@ class RulesContractTest {
           .append(algorithm.wireName())
           .append(", algorithm: ")
           .append(algorithm.wireName())
-          .append(", limit: 100, window: 1m, shadow: true, countDenied: false")
+          .append(
+              algorithm.inFlight() ? ", limit: 100, permitTtl: 30s" : ", limit: 100, window: 1m")
+          .append(", shadow: true, countDenied: false")
           .append(algorithm.hasBurst() ? ", burst: 10" : "")
           .append(algorithm.hasBuckets() ? ", buckets: 6" : "")
           .append("}\n");

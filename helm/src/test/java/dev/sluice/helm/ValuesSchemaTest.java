@@ -65,6 +65,23 @@ class ValuesSchemaTest {
             "rules: [{name: sms, algorithm: gcra, limit: 5, window: 1m, buckets: 6}]",
             "/rules/0/buckets",
             "not"),
+        // A concurrency limit lives by permitTtl, every other algorithm by its window.
+        Arguments.of(
+            "rules: [{name: jobs, algorithm: concurrency, limit: 5, window: 1m}]",
+            "/rules/0",
+            "missing property 'permitTtl'"),
+        Arguments.of(
+            "rules: [{name: jobs, algorithm: concurrency, limit: 5, permitTtl: 30s, window: 1m}]",
+            "/rules/0/window",
+            "not"),
+        Arguments.of(
+            "rules: [{name: login, limit: 5, window: 1m, permitTtl: 30s}]",
+            "/rules/0/permitTtl",
+            "not"),
+        Arguments.of(
+            "rules: [{name: jobs, limits: [{algorithm: concurrency, limit: 5}]}]",
+            "/rules/0/limits/0",
+            "missing property 'permitTtl'"),
         // Several limits: a list instead of the flat fields, each limit checked like them.
         Arguments.of(
             "rules: [{name: pay, limit: 5, window: 1s, limits: [{limit: 100, window: 1h}]}]",
