@@ -157,6 +157,11 @@ public final class LeaseHolder {
     final LongAdder answeredLocally = new LongAdder();
   }
 
+  /** Whether this holder has a lease of {@code stateKey}, live or ended but not yet given back. */
+  public boolean holds(String stateKey) {
+    return leases.containsKey(stateKey);
+  }
+
   /**
    * The answer to {@code check} from a live lease of its key, taking its permits; null when there
    * is none, it has too few left or it has ended (then the caller asks the owner).

@@ -127,8 +127,14 @@ public class PipelineRateLimiter implements RateLimiter {
    * @throws InvalidPolicyException as {@link #tryAcquire} would, before anything is counted
    */
   public @Nullable Decision tryAcquireFromLease(Check check) {
+    String stateKey = check.stateKey();
+    // Most keys hold no lease: answer that with one map lookup, and leave the checks to the call
+    // that goes to the owner next, instead of making every call pay for them twice.
+    if (leases == null || !leases.holds(stateKey)) {
+      return null;
+    }
     precheck(check, false);
-    return fromLease(check, check.stateKey());
+    return fromLease(check, stateKey);
   }
 
   /**
