@@ -45,8 +45,10 @@ import org.HdrHistogram.Histogram;
  * by the grid (limits are set so both mostly allow, so both do the same write work).
  *
  * <p>Leases are off in every mode: this benchmark measures the way to the key's owner (the load
- * harness measures leases). With {@code --public-api} the BINARY member also runs its modes through
- * the public-API transport, to show what the internal one buys (docs/grid.md).
+ * harness measures leases). Bucket4j's modes, the hot-key modes and, with {@code --public-api},
+ * every Sluice mode through the public-API transport (what the internal one buys, docs/grid.md) run
+ * beside the member in Sluice's default state format ({@link
+ * SluiceHazelcast#DEFAULT_STATE_FORMAT}): select it with {@code --only=OBJECT} to keep the ratios.
  *
  * <p>Modes: synchronous calls (Sluice direct {@code executeOnKey}, Sluice batched, Bucket4j), and
  * asynchronous calls with {@value #IN_FLIGHT_PER_THREAD} in flight per thread (128 in all). Latency
@@ -470,14 +472,19 @@ public final class GridBenchmark {
       }
       System.out.printf(
           Locale.ROOT,
-          "| %s | %,.0f | %.0f | %.0f | %.2f | %.2f |%n",
+          "| %s | %,.0f | %.0f | %.0f | %s | %s |%n",
           row.name(),
           row.perSecond(),
           row.p50Micros(),
           row.p99Micros(),
-          row.perSecond() / bucket4jSync,
-          row.perSecond() / bucket4jBest);
+          ratio(row.perSecond(), bucket4jSync),
+          ratio(row.perSecond(), bucket4jBest));
     }
+  }
+
+  /** {@code value / base}, or "n/a" where the base mode did not run (left out by --only). */
+  private static String ratio(double value, double base) {
+    return Double.isNaN(base) ? "n/a" : String.format(Locale.ROOT, "%.2f", value / base);
   }
 
   /** Fills the state map with {@code keys} active sliding_window keys and reads LocalMapStats. */
