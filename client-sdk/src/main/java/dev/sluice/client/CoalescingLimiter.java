@@ -4,6 +4,8 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -94,6 +96,17 @@ final class CoalescingLimiter implements TimedLimiter.Forwarding {
   public Decision releasePermit(PolicyRef ref, String key, long permitId, long timeoutNanos)
       throws TimeoutException {
     return delegate.releasePermit(ref, key, permitId, timeoutNanos);
+  }
+
+  @Override
+  public Reservation reserve(Check check, Duration ttl, long timeoutNanos) throws TimeoutException {
+    return delegate.reserve(check, ttl, timeoutNanos);
+  }
+
+  @Override
+  public Decision commit(String reservationId, long cost, long timeoutNanos)
+      throws TimeoutException {
+    return delegate.commit(reservationId, cost, timeoutNanos);
   }
 
   @Override

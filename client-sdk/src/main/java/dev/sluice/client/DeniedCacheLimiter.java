@@ -6,9 +6,12 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
+import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -128,6 +131,20 @@ final class DeniedCacheLimiter implements RateLimiter {
   public Decision releasePermit(PolicyRef ref, String key, long permitId) {
     cache.invalidate(ref.stateKey(key));
     return delegate.releasePermit(ref, key, permitId);
+  }
+
+  /** A reservation is decided by the key's owner, whose ledger holds it. */
+  @Override
+  public Reservation reserve(Check check, Duration ttl) {
+    return delegate.reserve(check, ttl);
+  }
+
+  /** A commit may give permits back: forget any local denial of the key. */
+  @Override
+  public Decision commit(String reservationId, long cost) {
+    ReservationId id = ReservationId.parse(reservationId);
+    cache.invalidate(id.ref().stateKey(id.subject()));
+    return delegate.commit(reservationId, cost);
   }
 
   @Override

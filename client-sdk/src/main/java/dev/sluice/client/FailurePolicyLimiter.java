@@ -7,6 +7,8 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Durations;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
+import dev.sluice.core.ReservationException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
@@ -205,6 +207,27 @@ final class FailurePolicyLimiter implements RateLimiter {
 
   /**
    * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
+   *     call timeout: a reservation lives in the key owner's ledger, so the failure policy cannot
+   *     answer it (if the owner took the estimate after all, it is settled at its ttl)
+   */
+  @Override
+  public Reservation reserve(Check check, Duration ttl) {
+    return withoutLocalAnswer("reserve", () -> delegate.reserve(check, ttl, callTimeoutNanos));
+  }
+
+  /**
+   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
+   *     call timeout: the reservation stays open (or was committed), and an open one is settled at
+   *     its estimate when its ttl passes
+   */
+  @Override
+  public Decision commit(String reservationId, long cost) {
+    return withoutLocalAnswer(
+        "commit", () -> delegate.commit(reservationId, cost, callTimeoutNanos));
+  }
+
+  /**
+   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
    *     call timeout: a peek has no local answer
    */
   @Override
@@ -302,6 +325,9 @@ final class FailurePolicyLimiter implements RateLimiter {
     }
     if (cause instanceof UnknownRuleException e) {
       throw e;
+    }
+    if (cause instanceof ReservationException e) {
+      throw e; // the owner answered: the reservation is not open
     }
   }
 

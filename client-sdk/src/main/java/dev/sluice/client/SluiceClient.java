@@ -9,6 +9,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.grid.GridRateLimiter;
@@ -193,6 +194,25 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
   @Override
   public Decision releasePermit(PolicyRef ref, String key, long permitId) {
     return head.releasePermit(ref, key, permitId);
+  }
+
+  /**
+   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
+   *     call timeout: a reservation lives in the key owner's ledger and has no local answer
+   */
+  @Override
+  public Reservation reserve(Check check, Duration ttl) {
+    return head.reserve(check, ttl);
+  }
+
+  /**
+   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
+   *     call timeout: the reservation stays open, and is settled at its estimate when its ttl
+   *     passes
+   */
+  @Override
+  public Decision commit(String reservationId, long cost) {
+    return head.commit(reservationId, cost);
   }
 
   /**

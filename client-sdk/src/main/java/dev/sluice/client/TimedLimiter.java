@@ -6,6 +6,7 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
@@ -45,6 +46,12 @@ interface TimedLimiter extends RateLimiter {
   /** {@link #releasePermit(PolicyRef, String, long)}, waiting at most {@code timeoutNanos}. */
   Decision releasePermit(PolicyRef ref, String key, long permitId, long timeoutNanos)
       throws TimeoutException;
+
+  /** {@link #reserve(Check, Duration)}, waiting at most {@code timeoutNanos}. */
+  Reservation reserve(Check check, Duration ttl, long timeoutNanos) throws TimeoutException;
+
+  /** {@link #commit(String, long)}, waiting at most {@code timeoutNanos}. */
+  Decision commit(String reservationId, long cost, long timeoutNanos) throws TimeoutException;
 
   /** {@link #peek(PolicyRef, String)}, waiting at most {@code timeoutNanos}. */
   Decision peek(PolicyRef ref, String key, long timeoutNanos) throws TimeoutException;
@@ -110,6 +117,16 @@ interface TimedLimiter extends RateLimiter {
     }
 
     @Override
+    default Reservation reserve(Check check, Duration ttl) {
+      return delegate().reserve(check, ttl);
+    }
+
+    @Override
+    default Decision commit(String reservationId, long cost) {
+      return delegate().commit(reservationId, cost);
+    }
+
+    @Override
     default Decision peek(PolicyRef ref, String key) {
       return delegate().peek(ref, key);
     }
@@ -152,6 +169,18 @@ interface TimedLimiter extends RateLimiter {
     public Decision releasePermit(PolicyRef ref, String key, long permitId, long timeoutNanos)
         throws TimeoutException {
       return delegate.releasePermit(ref, key, permitId, Duration.ofNanos(timeoutNanos));
+    }
+
+    @Override
+    public Reservation reserve(Check check, Duration ttl, long timeoutNanos)
+        throws TimeoutException {
+      return delegate.reserve(check, ttl, Duration.ofNanos(timeoutNanos));
+    }
+
+    @Override
+    public Decision commit(String reservationId, long cost, long timeoutNanos)
+        throws TimeoutException {
+      return delegate.commit(reservationId, cost, Duration.ofNanos(timeoutNanos));
     }
 
     @Override
@@ -199,6 +228,18 @@ interface TimedLimiter extends RateLimiter {
     public Decision releasePermit(PolicyRef ref, String key, long permitId, long timeoutNanos)
         throws TimeoutException {
       return onWaiter(() -> delegate.releasePermit(ref, key, permitId), timeoutNanos);
+    }
+
+    @Override
+    public Reservation reserve(Check check, Duration ttl, long timeoutNanos)
+        throws TimeoutException {
+      return onWaiter(() -> delegate.reserve(check, ttl), timeoutNanos);
+    }
+
+    @Override
+    public Decision commit(String reservationId, long cost, long timeoutNanos)
+        throws TimeoutException {
+      return onWaiter(() -> delegate.commit(reservationId, cost), timeoutNanos);
     }
 
     @Override

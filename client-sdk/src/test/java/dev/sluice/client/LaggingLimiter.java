@@ -6,8 +6,10 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -92,6 +94,16 @@ final class LaggingLimiter implements RateLimiter {
   @Override
   public Decision releasePermit(PolicyRef ref, String key, long permitId) {
     return limiter.releasePermit(ref, key, permitId);
+  }
+
+  @Override
+  public Reservation reserve(Check check, Duration ttl) {
+    return limiter.reserve(check, ttl);
+  }
+
+  @Override
+  public Decision commit(String reservationId, long cost) {
+    return limiter.commit(reservationId, cost);
   }
 
   @Override

@@ -7,10 +7,12 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.local.LocalRateLimiter;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -71,6 +73,16 @@ final class ReferenceLimiter implements RateLimiter {
   @Override
   public Decision releasePermit(PolicyRef ref, String key, long permitId) {
     return limiter.releasePermit(ref, key, permitId);
+  }
+
+  @Override
+  public Reservation reserve(Check check, Duration ttl) {
+    return limiter.reserve(check, ttl);
+  }
+
+  @Override
+  public Decision commit(String reservationId, long cost) {
+    return limiter.commit(reservationId, cost);
   }
 
   @Override

@@ -57,6 +57,31 @@ public interface RateLimiter {
    */
   Decision releasePermit(PolicyRef ref, String key, long permitId);
 
+  /**
+   * Takes {@code check.permits()} as an estimate of a cost known only later (the tokens of an LLM
+   * response), admitted as a check for that cost would be, and holds it open for {@code ttl}.
+   * Settle it with {@link #commit}; one never committed is settled at its estimate when its ttl
+   * passes. Denied, nothing is held and {@link Reservation#id()} is null. The check may not wait.
+   *
+   * @throws InvalidPolicyException for a cost below 1, a {@code maxWait}, a ttl outside 1 ms to 1
+   *     day, or a concurrency rule (it holds permits by id: acquire and release those instead)
+   */
+  Reservation reserve(Check check, Duration ttl);
+
+  /**
+   * Settles reservation {@code reservationId} at its actual {@code cost}: what the estimate was
+   * over is given back, what it was under is charged now whether or not the key has room, up to one
+   * capacity of it (a token bucket or GCRA goes into debt, at most one window beyond empty, so the
+   * next requests wait; a window algorithm counts past its limit until the window ends). Answers
+   * the key's state after that. A reservation is committed once.
+   *
+   * @throws InvalidPolicyException naming {@code reservationId} for an id no reservation was given,
+   *     or {@code cost} for a negative cost or one above 10^9; nothing changes
+   * @throws ReservationException if it is not open: committed already, expired (it was settled at
+   *     its estimate), or unknown to the key (reset since); nothing changes
+   */
+  Decision commit(String reservationId, long cost);
+
   /** The key's state as a request for 0 permits would see it, consuming nothing. */
   Decision peek(PolicyRef ref, String key);
 
@@ -156,6 +181,11 @@ public interface RateLimiter {
   default CompletionStage<Decision> acquireAsync(
       String rule, String key, long permits, Duration maxWait) {
     return acquireAsync(Check.of(rule, key, permits).withMaxWait(maxWait));
+  }
+
+  /** {@link #reserve(Check, Duration)} of {@code estimate} permits under the named rule. */
+  default Reservation reserve(String rule, String key, long estimate, Duration ttl) {
+    return reserve(Check.of(rule, key, estimate), ttl);
   }
 
   /** {@link #peek(PolicyRef, String)} under the named rule. */

@@ -37,6 +37,15 @@ public final class ApiError extends RuntimeException {
   /** 404: no route has this path. */
   public static final String NOT_FOUND = "not_found";
 
+  /** 404: {@code POST /v1/commit} of a reservation the key holds none of (never issued, reset). */
+  public static final String RESERVATION_UNKNOWN = "reservation_unknown";
+
+  /** 409: {@code POST /v1/commit} of a reservation committed already; the first commit stands. */
+  public static final String RESERVATION_COMMITTED = "reservation_committed";
+
+  /** 410: {@code POST /v1/commit} after the reservation's ttl: it was settled at its estimate. */
+  public static final String RESERVATION_EXPIRED = "reservation_expired";
+
   /** 405: the path exists, but not with this method. */
   public static final String METHOD_NOT_ALLOWED = "method_not_allowed";
 

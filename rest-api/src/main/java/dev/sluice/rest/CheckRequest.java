@@ -3,6 +3,7 @@ package dev.sluice.rest;
 import dev.sluice.core.Check;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.spec.LimitSpec;
 import dev.sluice.core.spec.PolicySpec;
@@ -21,6 +22,7 @@ import org.jspecify.annotations.Nullable;
  * {"key": "user-42", "limits": [{"limit": 10, "window": "1s"}, {"limit": 1000, "window": "1h"}]}
  * {"rule": "exports", "key": "user-42", "maxWaitMs": 2000}       wait up to 2 s (answer: delayMs)
  * {"rule": "db", "key": "user-42", "permitId": "1790000000000000001"}  release a permit by its id
+ * {"rule": "llm-tokens", "key": "team-7", "cost": 500, "ttlMs": 60000}  reserve an estimate
  * </pre>
  *
  * Every field is boxed so that "absent" is visible: {@link #toCheck()} applies the defaults and
@@ -32,6 +34,7 @@ public record CheckRequest(
     @Nullable Long cost,
     @Nullable Long maxWaitMs,
     @Nullable String permitId,
+    @Nullable Long ttlMs,
     @Nullable Long limit,
     @Nullable String window,
     @Nullable String algorithm,
@@ -62,6 +65,28 @@ public record CheckRequest(
           "must be between 0 and " + Check.MAX_WAIT.toMillis() + " (1 day), was " + maxWaitMs);
     }
     return Duration.ofMillis(maxWaitMs);
+  }
+
+  /**
+   * {@code ttlMs}, the time a reservation stays open, as a duration.
+   *
+   * @throws InvalidPolicyException naming {@code ttlMs} if it is absent or out of bounds
+   */
+  Duration ttl() {
+    long max = ReservationId.MAX_TTL.toMillis();
+    if (ttlMs == null) {
+      throw new InvalidPolicyException(
+          "ttlMs",
+          "is required: how long the reservation stays open before it is settled at its"
+              + " estimate, 1 to "
+              + max
+              + " ms");
+    }
+    if (ttlMs < 1 || ttlMs > max) {
+      throw new InvalidPolicyException(
+          "ttlMs", "must be between 1 and " + max + " (1 day), was " + ttlMs);
+    }
+    return Duration.ofMillis(ttlMs);
   }
 
   /**

@@ -9,20 +9,24 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
+import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.spec.LimitSpec;
 import io.javalin.http.Context;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The decision routes: check, batch, release, peek and reset. A route reads its body into {@link
- * Check}s (which validate themselves) and hands them to the limiter, whose pipeline refuses what
- * the policy cannot admit before anything is counted; the route only finds the policy a check runs
- * under, for the answer's headers, and answers 404 for a rule that does not exist.
+ * The decision routes: check, batch, release, reserve, commit, peek and reset. A route reads its
+ * body into {@link Check}s (which validate themselves) and hands them to the limiter, whose
+ * pipeline refuses what the policy cannot admit before anything is counted; the route only finds
+ * the policy a check runs under, for the answer's headers, and answers 404 for a rule that does not
+ * exist.
  */
 final class CheckRoutes {
   private final RateLimiter limiter;
@@ -114,11 +118,70 @@ final class CheckRoutes {
     if (permitId != null && body.cost() != null) {
       throw ApiError.invalidField("cost", "is not taken with permitId: the permit says how many");
     }
-    Request request = request(body, "");
+    Request request = request(noTtl(body, ""), "");
     Decision decision =
         permitId == null
             ? limiter.release(request.check())
             : limiter.releasePermit(request.check().ref(), request.check().key(), permitId);
+    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    respond(ctx, 200, request.body(decision, false));
+  }
+
+  /**
+   * {@code POST /v1/reserve}: a check's body whose {@code cost} is an estimate, plus {@code ttlMs};
+   * 200 with a {@code reservationId} when the estimate is taken (held until committed, or settled
+   * at the estimate once the ttl passes), 429 when it is denied (nothing held).
+   */
+  void reserve(Context ctx) {
+    CheckRequest body = bodies.read(ctx, CheckRequest.class);
+    if (body.permitId() != null) {
+      throw ApiError.invalidField(
+          "permitId", "is taken by POST /v1/release only, to give a permit back");
+    }
+    if (body.maxWaitMs() != null) {
+      throw ApiError.invalidField(
+          "maxWaitMs", "is not taken here: a reservation does not wait; reserve when it fits");
+    }
+    Duration ttl;
+    try {
+      ttl = body.ttl();
+    } catch (InvalidPolicyException e) {
+      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
+    }
+    Request request = request(body, "");
+    Reservation reservation = limiter.reserve(request.check(), ttl);
+    Decision decision = reservation.decision();
+    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    respond(
+        ctx,
+        decision.allowed() ? 200 : 429,
+        request.body(decision, false).withReservationId(reservation.id()));
+  }
+
+  /**
+   * {@code POST /v1/commit}: settles a reservation at its actual {@code cost} and answers the key's
+   * state after that; 404, 409 or 410 when it is not open (unknown, committed already, expired).
+   */
+  void commit(Context ctx) {
+    CommitRequest body = bodies.read(ctx, CommitRequest.class);
+    if (body.cost() == null) {
+      throw ApiError.invalidField("cost", "is required: the actual cost, 0 or more");
+    }
+    if (body.cost() < 0) {
+      throw ApiError.invalidField("cost", "must not be negative, was " + body.cost());
+    }
+    ReservationId id;
+    try {
+      id = ReservationId.parse(body.reservationId());
+    } catch (InvalidPolicyException e) {
+      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
+    }
+    Policy policy =
+        id.ref() instanceof PolicyRef.Inline inline
+            ? inline.policy()
+            : lookUp(((PolicyRef.Named) id.ref()).rule(), "");
+    Request request = new Request(new Check(id.ref(), id.subject(), 0), policy);
+    Decision decision = limiter.commit(body.reservationId(), body.cost());
     RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
@@ -168,11 +231,19 @@ final class CheckRoutes {
     return request(noPermitId(body, ""), "");
   }
 
-  /** Refuses a permit id where no permit is released. */
+  /** Refuses a permit id where no permit is released, and a ttl where nothing is reserved. */
   private static CheckRequest noPermitId(CheckRequest body, String at) {
     if (body.permitId() != null) {
       throw ApiError.invalidField(
           at + "permitId", "is taken by POST /v1/release only, to give a permit back");
+    }
+    return noTtl(body, at);
+  }
+
+  private static CheckRequest noTtl(CheckRequest body, String at) {
+    if (body.ttlMs() != null) {
+      throw ApiError.invalidField(
+          at + "ttlMs", "is taken by POST /v1/reserve only, for how long a reservation is open");
     }
     return body;
   }

@@ -27,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  *     key's owner admitted in advance to this node, counted there); absent when the limiter decided
  * @param released only in an all-or-nothing batch that was denied: this check was admitted and its
  *     permits were given back
+ * @param reservationId only from {@code POST /v1/reserve}, when the estimate was taken: the id to
+ *     send to {@code POST /v1/commit} with the actual cost
  */
 public record DecisionBody(
     boolean allowed,
@@ -39,7 +41,8 @@ public record DecisionBody(
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long delayMs,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String decidedBy,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean released,
-    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String permitId) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String permitId,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String reservationId) {
 
   /** The answer for {@code decision}, under {@code rule} (null: inline) of {@code policy}. */
   static DecisionBody of(Decision decision, @Nullable String rule, @Nullable Policy policy) {
@@ -63,7 +66,25 @@ public record DecisionBody(
         shaping || decision.delayNanos() > 0 ? decision.delayMillis() : null,
         decidedBy(decision.decidedBy()),
         released ? Boolean.TRUE : null,
-        decision.permitId() != 0 ? Long.toString(decision.permitId()) : null);
+        decision.permitId() != 0 ? Long.toString(decision.permitId()) : null,
+        null);
+  }
+
+  /** This answer carrying the id of the reservation it took. */
+  DecisionBody withReservationId(@Nullable String id) {
+    return new DecisionBody(
+        allowed,
+        limit,
+        remaining,
+        resetAfterMs,
+        retryAfterMs,
+        rule,
+        shadow,
+        delayMs,
+        decidedBy,
+        released,
+        permitId,
+        id);
   }
 
   /** The wire name of a local decision's maker, like the metric's {@code reason} label. */

@@ -5,6 +5,7 @@ import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.ReservationException;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.metrics.MeteredRateLimiter;
 import io.javalin.Javalin;
@@ -46,7 +47,7 @@ public final class SluiceApi {
   private static final String START_NANOS = "sluice.startNanos";
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
   private static final Set<String> TIMED_ROUTES =
-      Set.of("/v1/check", "/v1/check/batch", "/v1/release");
+      Set.of("/v1/check", "/v1/check/batch", "/v1/release", "/v1/reserve", "/v1/commit");
 
   /** Routes that need the admin token when one is set. */
   public enum Role implements RouteRole {
@@ -106,6 +107,8 @@ public final class SluiceApi {
                   .post("/v1/check", checks::check)
                   .post("/v1/check/batch", checks::batch)
                   .post("/v1/release", checks::release)
+                  .post("/v1/reserve", checks::reserve)
+                  .post("/v1/commit", checks::commit)
                   .delete("/v1/limits/{rule}/{key}", checks::reset, Role.ADMIN)
                   .post("/v1/limits/peek", checks::peekBody)
                   .post("/v1/limits/reset", checks::resetBody, Role.ADMIN)
@@ -185,6 +188,15 @@ public final class SluiceApi {
                 CheckRoutes.unknownRule(
                     e.field().equals("rule") ? "" : e.field().substring(0, e.field().length() - 4),
                     e.rule())));
+    routes.exception(
+        ReservationException.class,
+        (e, ctx) -> {
+          switch (e.reason()) {
+            case UNKNOWN -> error(ctx, 404, ApiError.RESERVATION_UNKNOWN, e.getMessage());
+            case COMMITTED -> error(ctx, 409, ApiError.RESERVATION_COMMITTED, e.getMessage());
+            case EXPIRED -> error(ctx, 410, ApiError.RESERVATION_EXPIRED, e.getMessage());
+          }
+        });
     routes.exception(HttpResponseException.class, SluiceApi::httpError);
     routes.exception(
         Exception.class,

@@ -14,6 +14,8 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
+import dev.sluice.core.ReservationException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
@@ -130,6 +132,20 @@ public final class HttpRateLimiter implements RateLimiter {
   public Decision releasePermit(PolicyRef ref, String key, long permitId) {
     return decision(
         post("/v1/release", keyBody(ref, key).put("permitId", Long.toString(permitId))));
+  }
+
+  @Override
+  public Reservation reserve(Check check, Duration ttl) {
+    JsonNode answer = post("/v1/reserve", checkBody(check).put("ttlMs", ttl.toMillis()));
+    return new Reservation(
+        answer.has("reservationId") ? answer.get("reservationId").asText() : null,
+        decision(answer));
+  }
+
+  @Override
+  public Decision commit(String reservationId, long cost) {
+    ObjectNode body = MAPPER.createObjectNode().put("reservationId", reservationId);
+    return decision(post("/v1/commit", body.put("cost", cost)));
   }
 
   @Override
@@ -334,6 +350,15 @@ public final class HttpRateLimiter implements RateLimiter {
         Matcher field = RULE_FIELD.matcher(message);
         throw new UnknownRuleException(
             rule.find() ? rule.group(1) : message, field.find() ? field.group(1) : "rule");
+      }
+      switch (code) {
+        case ApiError.RESERVATION_UNKNOWN ->
+            throw new ReservationException(ReservationException.Reason.UNKNOWN, message);
+        case ApiError.RESERVATION_COMMITTED ->
+            throw new ReservationException(ReservationException.Reason.COMMITTED, message);
+        case ApiError.RESERVATION_EXPIRED ->
+            throw new ReservationException(ReservationException.Reason.EXPIRED, message);
+        default -> {}
       }
       if (code.equals(ApiError.INVALID_FIELD)) {
         Matcher field = FIELD.matcher(message);

@@ -166,6 +166,18 @@ public interface LimiterAlgorithm {
     return new LimitSet(policy.limits(), policy.countDenied());
   }
 
+  /**
+   * The algorithm of {@code policy} as if it set {@code countDenied}: it counts every request,
+   * admitted or not, each algorithm within its own penalty bound (a rate algorithm's debt stops one
+   * window beyond empty). How a reservation committed above its estimate is charged.
+   */
+  static LimiterAlgorithm charging(Policy policy) {
+    if (policy.isSingle()) {
+      return of(policy.only(), true);
+    }
+    return new LimitSet(policy.limits(), true);
+  }
+
   /** The algorithm {@code limit} names, configured by it. */
   static LimiterAlgorithm of(Limit limit, boolean countDenied) {
     return switch (limit.algorithm()) {

@@ -7,7 +7,7 @@ import java.math.BigInteger;
  * wrong way. A 30-day window is 2.6e15 ns and a limit may be 1e9, so products of the two need 128
  * bits; the exact product is taken whenever 64 bits would not hold it.
  */
-final class NanoMath {
+public final class NanoMath {
   private NanoMath() {}
 
   /** {@code floor(a * b / c)} for {@code a, b >= 0} and {@code c > 0}, exactly. */
@@ -45,7 +45,7 @@ final class NanoMath {
   }
 
   /** {@code a + b}, or {@link Long#MAX_VALUE} / {@link Long#MIN_VALUE} where that overflows. */
-  static long saturatedAdd(long a, long b) {
+  public static long saturatedAdd(long a, long b) {
     long sum = a + b;
     // Overflow iff both operands have the same sign and the sum's sign differs.
     if (((a ^ sum) & (b ^ sum)) < 0) {
@@ -55,7 +55,7 @@ final class NanoMath {
   }
 
   /** {@code a - b}, or {@link Long#MAX_VALUE} / {@link Long#MIN_VALUE} where that overflows. */
-  static long saturatedSubtract(long a, long b) {
+  public static long saturatedSubtract(long a, long b) {
     long difference = a - b;
     // Overflow iff the operands have different signs and the result's sign differs from a's.
     if (((a ^ b) & (a ^ difference)) < 0) {

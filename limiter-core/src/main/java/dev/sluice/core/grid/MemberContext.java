@@ -17,6 +17,7 @@ import dev.sluice.core.StateKey;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.ReservationLedger;
 import dev.sluice.core.pipeline.RuleBook;
 import dev.sluice.core.pipeline.StoredState;
 import java.util.Set;
@@ -179,6 +180,9 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
    * whose policy it cannot run, is kept: it cannot be judged here.
    */
   boolean removable(String stateKey, StoredState stored, long nowNanos) {
+    if (ReservationLedger.untilExpiredNanos(stored.reservations(), nowNanos) > 0) {
+      return false; // a commit still to come must find its reservation, and charge
+    }
     int bar = stateKey.indexOf('|');
     if (bar <= 0) {
       return false;

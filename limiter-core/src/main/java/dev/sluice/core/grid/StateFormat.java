@@ -4,6 +4,7 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.pipeline.ReservationLedger;
 import dev.sluice.core.pipeline.StoredState;
 import java.io.IOException;
 
@@ -23,6 +24,7 @@ import java.io.IOException;
  *   [format: byte][fingerprint: int32][length: varint][value × length]
  *   format 3: each value a zig-zag varint
  *   format 4: each value a zig-zag varint of (m &lt;&lt; 2 | k), the value being m × 1000^k
+ *   format | 0x10: then the reservation ledger, [length: varint][zig-zag varint × length]
  * </pre>
  *
  * Format 4 exists for timestamps: window starts are aligned to the epoch, so a window of whole
@@ -40,6 +42,13 @@ final class StateFormat {
   static final int FORMAT_VARINT = 3;
   static final int FORMAT_SCALED = 4;
 
+  /**
+   * Set on the format byte when the key holds reservations: their {@link ReservationLedger} follows
+   * the values, as {@code [length: varint][value × length]} in zig-zag varints. A state without
+   * reservations is written exactly as before they existed.
+   */
+  static final int WITH_RESERVATIONS = 0x10;
+
   /** 1000^k for each scale code k. */
   private static final long[] SCALES = {1L, 1_000L, 1_000_000L, 1_000_000_000L};
 
@@ -49,7 +58,9 @@ final class StateFormat {
   static void write(ObjectDataOutput out, StoredState stored) throws IOException {
     long[] state = stored.values();
     boolean scaled = scaledSize(state) < varintSize(state);
-    out.writeByte(scaled ? FORMAT_SCALED : FORMAT_VARINT);
+    long[] ledger = stored.reservations();
+    out.writeByte(
+        (scaled ? FORMAT_SCALED : FORMAT_VARINT) | (ledger.length > 0 ? WITH_RESERVATIONS : 0));
     out.writeInt(stored.fingerprint());
     WireFormat.writeVarInt(out, state.length);
     for (long value : state) {
@@ -59,10 +70,17 @@ final class StateFormat {
         WireFormat.writeVarLong(out, value);
       }
     }
+    if (ledger.length > 0) {
+      WireFormat.writeVarInt(out, ledger.length);
+      for (long value : ledger) {
+        WireFormat.writeVarLong(out, value);
+      }
+    }
   }
 
   static StoredState read(ObjectDataInput in) throws IOException {
-    int format = in.readByte();
+    int flagged = in.readByte();
+    int format = flagged & ~WITH_RESERVATIONS;
     if (format != FORMAT_VARINT && format != FORMAT_SCALED) {
       throw new IOException(
           "unknown state format " + format + (format == 1 || format == 2 ? OLD_FORMAT_HINT : ""));
@@ -75,7 +93,17 @@ final class StateFormat {
               ? fromScaledCode(WireFormat.readUnsignedVarLong(in))
               : WireFormat.readVarLong(in);
     }
-    return new StoredState(fingerprint, state);
+    long[] ledger = ReservationLedger.EMPTY;
+    if ((flagged & WITH_RESERVATIONS) != 0) {
+      ledger = new long[WireFormat.readVarInt(in)];
+      if (!ReservationLedger.wellFormed(ledger)) {
+        throw new IOException("implausible reservation ledger length " + ledger.length);
+      }
+      for (int i = 0; i < ledger.length; i++) {
+        ledger[i] = WireFormat.readVarLong(in);
+      }
+    }
+    return new StoredState(fingerprint, state, ledger);
   }
 
   private static final String OLD_FORMAT_HINT =

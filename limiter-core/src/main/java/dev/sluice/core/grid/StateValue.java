@@ -63,9 +63,9 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
   /** The value to store for {@code stored}: packed if it fits, else wide. */
   public static StateValue of(StoredState stored) {
     long[] values = stored.values();
-    long bits = pack(values);
+    long bits = stored.hasReservations() ? -1 : pack(values);
     return bits == -1
-        ? new Wide(stored.fingerprint(), values)
+        ? new Wide(stored.fingerprint(), values, stored.reservations())
         : new Packed(stored.fingerprint(), bits);
   }
 
@@ -164,14 +164,20 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
     }
   }
 
-  /** Any other state: the fingerprint and the values, as a {@code StoredState} holds them. */
+  /**
+   * Any other state (a key with reservations among them): the fingerprint, the values and the
+   * reservation ledger, as a {@code StoredState} holds them. The ledger's reference fits in the
+   * padding of the 24-byte object, so a state without reservations costs what it did before them.
+   */
   static final class Wide extends StateValue {
     private final int fingerprint;
     private final long[] values;
+    private final long[] reservations;
 
-    Wide(int fingerprint, long[] values) {
+    Wide(int fingerprint, long[] values, long[] reservations) {
       this.fingerprint = fingerprint;
       this.values = values;
+      this.reservations = reservations;
     }
 
     @Override
@@ -181,14 +187,15 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
 
     @Override
     public StoredState toStored() {
-      return new StoredState(fingerprint, values);
+      return new StoredState(fingerprint, values, reservations);
     }
 
     @Override
     public boolean equals(Object o) {
       return o instanceof Wide other
           && fingerprint == other.fingerprint
-          && Arrays.equals(values, other.values);
+          && Arrays.equals(values, other.values)
+          && Arrays.equals(reservations, other.reservations);
     }
 
     @Override

@@ -254,7 +254,8 @@ final class WireFormat {
   /**
    * A key's command: the state key, the reference, then each operation as {@code [kind code]
    * [permits]} plus, for a release, the admission instant; for an acquire, the lease asked for and
-   * (flagged on the kind byte) the longest wait; for a permit's release, its id.
+   * (flagged on the kind byte) the longest wait; for a permit's release, its id; for a reserve, its
+   * ttl; for a commit, the reservation's id and expiry.
    */
   static void writeCommand(ObjectDataOutput out, KeyCommand command) throws IOException {
     out.writeString(command.stateKey());
@@ -280,6 +281,11 @@ final class WireFormat {
           }
         }
         case RELEASE_PERMIT -> writeVarLong(out, op.permitId());
+        case RESERVE -> writeVarLong(out, op.leaseNanos());
+        case COMMIT -> {
+          writeVarLong(out, op.permitId());
+          writeVarLong(out, op.admittedAtNanos());
+        }
         case PEEK -> {}
       }
     }
@@ -303,14 +309,19 @@ final class WireFormat {
         throw new IOException(e.getMessage());
       }
       long permits = readVarLong(in);
-      long admittedAt =
+      long instant =
           kind == KeyOp.Kind.RELEASE || kind == KeyOp.Kind.RETURN_LEASE
               ? readVarLong(in)
               : KeyOp.UNKNOWN;
       long leasePermits = kind == KeyOp.Kind.ACQUIRE ? readVarLong(in) : 0;
-      long leaseNanos = kind == KeyOp.Kind.RETURN_LEASE || leasePermits > 0 ? readVarLong(in) : 0;
+      long leaseNanos =
+          kind == KeyOp.Kind.RETURN_LEASE || kind == KeyOp.Kind.RESERVE || leasePermits > 0
+              ? readVarLong(in)
+              : 0;
       long maxWait = kind == KeyOp.Kind.ACQUIRE && waits ? readVarLong(in) : 0;
-      long permitId = kind == KeyOp.Kind.RELEASE_PERMIT ? readVarLong(in) : 0;
+      long permitId =
+          kind == KeyOp.Kind.RELEASE_PERMIT || kind == KeyOp.Kind.COMMIT ? readVarLong(in) : 0;
+      long admittedAt = kind == KeyOp.Kind.COMMIT ? readVarLong(in) : instant;
       ops[i] =
           valid(
               () ->

@@ -214,7 +214,7 @@ final class LocalBackend implements Backend {
 
   private static boolean acquires(KeyCommand command) {
     for (KeyOp op : command.ops()) {
-      if (op.kind() == KeyOp.Kind.ACQUIRE && op.permits() > 0) {
+      if (op.takes()) {
         return true;
       }
     }
@@ -232,7 +232,7 @@ final class LocalBackend implements Backend {
       Decision decision = fresh.decisionOrNull(i);
       if (decision == null) {
         outcome.setError(i, fresh.code(i), fresh.subject(i), fresh.message(i));
-      } else if (ops[i].kind() == KeyOp.Kind.ACQUIRE && ops[i].permits() > 0) {
+      } else if (ops[i].takes()) {
         outcome.setDecision(i, Decision.deny(capacity, 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS));
       } else {
         outcome.setDecision(i, decision);

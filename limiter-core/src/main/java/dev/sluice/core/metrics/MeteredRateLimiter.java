@@ -6,10 +6,13 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
+import dev.sluice.core.ReservationException;
 import dev.sluice.core.RuleStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
@@ -28,6 +31,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code sluice_wait_seconds{rule}}: the delays admissions were given ({@link WaitMetrics}).
  *   <li>{@code sluice_permits_total{event}} and {@code sluice_permits_in_flight}: concurrency
  *       permits taken and given back through this limiter ({@link PermitsInFlight}).
+ *   <li>{@code sluice_reservations_total{event}} and {@code sluice_reservations_open}: reservations
+ *       made, committed and expired ({@link ReservationsOpen}). A reservation's estimate is a
+ *       decision like a check's and counts in {@code sluice_decisions_total} too.
  * </ul>
  *
  * Refused requests (an unknown rule, a cost above the capacity) are not decisions and count
@@ -45,6 +51,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   private final ConcurrentHashMap<String, Counter[]> counters = new ConcurrentHashMap<>();
   private final WaitMetrics waits;
   private final PermitsInFlight permits;
+  private final ReservationsOpen reservations;
 
   private MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
     this.delegate = delegate;
@@ -56,6 +63,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
             .register(registry);
     this.waits = new WaitMetrics(registry);
     this.permits = new PermitsInFlight(registry, System::nanoTime);
+    this.reservations = new ReservationsOpen(registry, System::nanoTime);
     LeaseMetrics.bind(delegate, registry);
   }
 
@@ -146,6 +154,31 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   public Decision releasePermit(PolicyRef ref, String key, long permitId) {
     Decision decision = delegate.releasePermit(ref, key, permitId);
     permits.released(ref, key, permitId);
+    return decision;
+  }
+
+  @Override
+  public Reservation reserve(Check check, Duration ttl) {
+    long start = System.nanoTime();
+    Reservation reservation = delegate.reserve(check, ttl);
+    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    record(check, reservation.decision());
+    reservations.reserved(reservation, ttl);
+    return reservation;
+  }
+
+  @Override
+  public Decision commit(String reservationId, long cost) {
+    Decision decision;
+    try {
+      decision = delegate.commit(reservationId, cost);
+    } catch (ReservationException e) {
+      if (e.reason() == ReservationException.Reason.EXPIRED) {
+        reservations.refusedAsExpired(reservationId);
+      }
+      throw e;
+    }
+    reservations.committed(reservationId);
     return decision;
   }
 

@@ -6,6 +6,7 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A policy made ready to decide: its algorithm built once (one limit's, or a {@link
@@ -32,6 +33,8 @@ public final class CompiledPolicy {
   private final LimiterAlgorithm algorithm;
   private final int fingerprint;
   private final int compatibleFingerprint;
+  // Built on the first commit that charges: most policies never need it.
+  private volatile @Nullable LimiterAlgorithm charging;
 
   private CompiledPolicy(Policy policy) {
     this.policy = policy;
@@ -50,6 +53,19 @@ public final class CompiledPolicy {
 
   public LimiterAlgorithm algorithm() {
     return algorithm;
+  }
+
+  /**
+   * This policy's algorithm counting every request, admitted or not ({@link
+   * LimiterAlgorithm#charging}): how a reservation committed above its estimate charges the rest.
+   */
+  public LimiterAlgorithm charging() {
+    LimiterAlgorithm built = charging;
+    if (built == null) {
+      built = LimiterAlgorithm.charging(policy);
+      charging = built;
+    }
+    return built;
   }
 
   public int fingerprint() {

@@ -2,7 +2,9 @@ package dev.sluice.core.pipeline;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.ReservationException;
 import dev.sluice.core.algorithm.Booking;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.util.Arrays;
@@ -25,9 +27,10 @@ import org.jspecify.annotations.Nullable;
  *       whose former policy is no longer known starts afresh, and the result says so.
  *   <li>Decide each operation in order on that state: acquire (waiting up to its {@code maxWait}: a
  *       booking, {@link Booking}), release (plain, the exact undo of an admission at a given
- *       instant, or a concurrency permit by its id), peek. A shadow policy reports would-be denials
- *       as allowances flagged {@code shadowDenied}. A cost above the capacity is that operation's
- *       error and counts nothing.
+ *       instant, or a concurrency permit by its id), peek, reserve and commit (the key's {@link
+ *       ReservationLedger}, kept beside the algorithm's state and changed in the same step). A
+ *       shadow policy reports would-be denials as allowances flagged {@code shadowDenied}. A cost
+ *       above the capacity is that operation's error and counts nothing.
  *   <li>Hand back the state to store when it changed, with how long it counts ({@link
  *       LimiterAlgorithm#untilFreshNanos}); a denial or a peek stores nothing.
  * </ol>
@@ -83,6 +86,9 @@ public final class KeyDecision {
       }
     }
 
+    long[] storedLedger = stored == null ? ReservationLedger.EMPTY : stored.reservations();
+    long[] ledger = ReservationLedger.purge(storedLedger, nowNanos);
+
     KeyOutcome outcome = new KeyOutcome(ops.length, nowNanos);
     boolean writes = false;
     for (int i = 0; i < ops.length; i++) {
@@ -107,6 +113,20 @@ public final class KeyDecision {
                   algorithm.returnLease(
                       state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
               case RELEASE_PERMIT -> algorithm.releasePermit(state, nowNanos, op.permitId());
+              case RESERVE -> {
+                Decision reserved = reserve(policy, state, nowNanos, op);
+                if (reserved.permitId() != 0) {
+                  ledger = ReservationLedger.open(ledger, nowNanos, op.permits(), op.leaseNanos());
+                  reserved = reserved.withPermitId(ReservationLedger.lastId(ledger));
+                }
+                yield reserved;
+              }
+              case COMMIT -> {
+                int at = openReservation(ledger, nowNanos, op);
+                Decision settled = commit(policy, state, nowNanos, ledger, at, op.permits());
+                ledger = ReservationLedger.commit(ledger, at, op.permits());
+                yield settled;
+              }
             };
         if (op.leasePermits() > 0
             && op.maxWaitNanos() == 0
@@ -118,11 +138,14 @@ public final class KeyDecision {
         outcome.setDecision(i, policy.policy().shadow() ? decision.asShadow() : decision);
       } catch (InvalidPolicyException e) {
         outcome.setError(i, KeyOutcome.Code.INVALID, e.field(), e.getMessage());
+      } catch (ReservationException e) {
+        outcome.setError(i, KeyOutcome.Code.RESERVATION, e.reason().name(), e.getMessage());
       }
     }
     boolean changed =
         writes
             && (carried
+                || !Arrays.equals(storedLedger, ledger)
                 || (before != null
                     ? !Arrays.equals(before, state)
                     : !Arrays.equals(algorithm.newState(), state)));
@@ -131,9 +154,93 @@ public final class KeyDecision {
     }
     return new Result(
         outcome,
-        new StoredState(policy.fingerprint(), state),
-        algorithm.untilFreshNanos(state, nowNanos),
+        new StoredState(policy.fingerprint(), state, ledger),
+        Math.max(
+            algorithm.untilFreshNanos(state, nowNanos),
+            ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
         forgotten);
+  }
+
+  /**
+   * Takes a reservation's estimate as an acquire that does not wait would. An admission that counts
+   * is answered with a non-zero {@link Decision#permitId()} as a marker, replaced by the
+   * reservation's id once the ledger holds it; a shadow policy's would-be denial counts nothing, so
+   * it opens no reservation. A concurrency policy holds its permits by id and has no estimate to
+   * settle: it refuses.
+   */
+  private static Decision reserve(CompiledPolicy policy, long[] state, long nowNanos, KeyOp op) {
+    if (policy.policy().inFlight()) {
+      throw new InvalidPolicyException(
+          "reservation",
+          "a concurrency rule holds its permits by id: acquire them, then release them by"
+              + " permitId");
+    }
+    Decision decision = Booking.acquire(policy.algorithm(), state, nowNanos, op.permits(), 0);
+    return decision.allowed() ? decision.withPermitId(1) : decision;
+  }
+
+  /**
+   * The position of the open reservation {@code op} commits.
+   *
+   * @throws ReservationException if the ledger holds none: expired (the instant in its id has
+   *     passed: it was settled at its estimate), committed already, or unknown
+   */
+  private static int openReservation(long[] ledger, long nowNanos, KeyOp op) {
+    long id = op.permitId();
+    int at = ReservationLedger.find(ledger, id);
+    if (at >= 0 && ReservationLedger.settled(ledger, at) != ReservationLedger.OPEN) {
+      throw new ReservationException(
+          ReservationException.Reason.COMMITTED,
+          "reservation "
+              + id
+              + " was committed already, at a cost of "
+              + ReservationLedger.settled(ledger, at)
+              + "; the first commit stands");
+    }
+    if (at < 0 && nowNanos >= op.admittedAtNanos()) {
+      throw new ReservationException(
+          ReservationException.Reason.EXPIRED,
+          "reservation "
+              + id
+              + " expired before it was committed and was settled at its estimate; nothing"
+              + " changed");
+    }
+    if (at < 0) {
+      throw new ReservationException(
+          ReservationException.Reason.UNKNOWN,
+          "no reservation "
+              + id
+              + " is open on this key: it was never issued here, or the key was reset since");
+    }
+    return at;
+  }
+
+  /**
+   * Settles the reservation at {@code at} at {@code cost}: an over-estimate is given back as the
+   * exact undo of that part of its admission ({@link LimiterAlgorithm#release(long[], long, long,
+   * long)}, never freeing more than forgetting it would); an under-estimate is charged now whether
+   * or not the key has room, as a denial is under {@code countDenied} ({@link
+   * CompiledPolicy#charging()}), at most one capacity of it so that the debt a commit leaves is
+   * bounded: the rate algorithms go into debt (capped at one window beyond empty), so the next
+   * requests wait; a window algorithm counts past its limit until the window ends. Answers the
+   * key's state after that, as a peek would see it.
+   */
+  private static Decision commit(
+      CompiledPolicy policy, long[] state, long nowNanos, long[] ledger, int at, long cost) {
+    LimiterAlgorithm algorithm = policy.algorithm();
+    if (cost > Limit.MAX_LIMIT) {
+      throw new InvalidPolicyException(
+          "cost", "must be at most " + Limit.MAX_LIMIT + ", was " + cost + "; nothing was settled");
+    }
+    long estimate = ReservationLedger.estimate(ledger, at);
+    if (cost < estimate) {
+      return algorithm.release(
+          state, nowNanos, estimate - cost, ReservationLedger.admittedAt(ledger, at));
+    }
+    if (cost > estimate) {
+      policy.charging().apply(state, nowNanos, Math.min(cost - estimate, algorithm.capacity()));
+    }
+    return algorithm.apply(state, nowNanos, 0);
   }
 
   /**

@@ -9,14 +9,18 @@ import dev.sluice.core.InvalidPolicyException;
  * @param permits the permits to take or give back (0 for a peek)
  * @param admittedAtNanos for a {@link Kind#RELEASE}: when the permits were admitted, on the owner's
  *     clock (from {@link KeyOutcome#decidedAtNanos()}), or {@link #UNKNOWN} for a plain release;
- *     for a {@link Kind#RETURN_LEASE}: when the lease was granted
+ *     for a {@link Kind#RETURN_LEASE}: when the lease was granted; for a {@link Kind#COMMIT}: when
+ *     the reservation expires (from its id, so an expired one is told apart from an unknown one
+ *     even after the owner forgot it)
  * @param leasePermits for an {@link Kind#ACQUIRE}: the permits the caller would like leased on top
  *     of its request (0: none)
  * @param leaseNanos for an {@link Kind#ACQUIRE} with a lease wanted: the longest lease the caller
- *     wants; for a {@link Kind#RETURN_LEASE}: the lease's lifetime as granted
+ *     wants; for a {@link Kind#RETURN_LEASE}: the lease's lifetime as granted; for a {@link
+ *     Kind#RESERVE}: how long the reservation stays open
  * @param maxWaitNanos for an {@link Kind#ACQUIRE}: how long the caller will wait for permits the
  *     key does not have now (0: not at all); see {@link dev.sluice.core.algorithm.Booking}
- * @param permitId for a {@link Kind#RELEASE_PERMIT}: the id of the permit to give back
+ * @param permitId for a {@link Kind#RELEASE_PERMIT}: the id of the permit to give back; for a
+ *     {@link Kind#COMMIT}: the id of the reservation to settle
  */
 public record KeyOp(
     Kind kind,
@@ -42,7 +46,11 @@ public record KeyOp(
     /** Give back the unused permits of a lease. */
     RETURN_LEASE(3),
     /** Give back a concurrency rule's permit by its id. */
-    RELEASE_PERMIT(4);
+    RELEASE_PERMIT(4),
+    /** Take an estimated cost now and hold it as a reservation until committed or expired. */
+    RESERVE(5),
+    /** Settle a reservation at its actual cost: refund what was over, charge what was under. */
+    COMMIT(6);
 
     private final int code;
 
@@ -78,6 +86,10 @@ public record KeyOp(
     if (maxWaitNanos < 0) {
       throw new InvalidPolicyException("maxWait", "must not be negative, was " + maxWaitNanos);
     }
+    if (kind == Kind.RESERVE && (permits < 1 || leaseNanos < 1)) {
+      throw new InvalidPolicyException(
+          "cost", "a reservation holds an estimate of at least 1 permit for a positive ttl");
+    }
   }
 
   /** An operation with no wait and no permit id. */
@@ -108,6 +120,22 @@ public record KeyOp(
   }
 
   /**
+   * Takes {@code estimate} permits now, if the policy admits them, and holds them as a reservation
+   * that is open for {@code ttlNanos}.
+   */
+  public static KeyOp reserve(long estimate, long ttlNanos) {
+    return new KeyOp(Kind.RESERVE, estimate, UNKNOWN, 0, ttlNanos, 0, 0);
+  }
+
+  /**
+   * Settles reservation {@code reservationId}, which expires at {@code expiresAtNanos}, at {@code
+   * cost} permits.
+   */
+  public static KeyOp commit(long reservationId, long expiresAtNanos, long cost) {
+    return new KeyOp(Kind.COMMIT, cost, expiresAtNanos, 0, 0, 0, reservationId);
+  }
+
+  /**
    * Takes {@code permits} for a request and, if they are admitted, asks for up to {@code
    * leasePermits} more as a lease of at most {@code leaseNanos}.
    */
@@ -134,8 +162,13 @@ public record KeyOp(
     return new KeyOp(Kind.RELEASE, permits, admittedAtNanos);
   }
 
+  /** Whether this operation takes permits if the policy admits them (an acquire or a reserve). */
+  public boolean takes() {
+    return (kind == Kind.ACQUIRE || kind == Kind.RESERVE) && permits > 0;
+  }
+
   /** Whether this operation can change the state. */
   public boolean writes() {
-    return kind == Kind.RELEASE_PERMIT || (kind != Kind.PEEK && permits > 0);
+    return kind == Kind.RELEASE_PERMIT || kind == Kind.COMMIT || (kind != Kind.PEEK && permits > 0);
   }
 }

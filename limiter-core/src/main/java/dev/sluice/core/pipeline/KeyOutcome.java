@@ -2,6 +2,8 @@ package dev.sluice.core.pipeline;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.ReservationException;
+import dev.sluice.core.ReservationException.Reason;
 import dev.sluice.core.UnknownRuleException;
 import java.util.Arrays;
 
@@ -16,7 +18,9 @@ public final class KeyOutcome {
   public enum Code {
     OK(0),
     UNKNOWN_RULE(1),
-    INVALID(2);
+    INVALID(2),
+    /** A commit of a reservation that is not open; the subject is the {@link Reason}'s name. */
+    RESERVATION(3);
 
     private final int code;
 
@@ -40,7 +44,7 @@ public final class KeyOutcome {
 
   private final Code[] codes;
   private final Decision[] decisions;
-  // For UNKNOWN_RULE the rule name; for INVALID the field at fault.
+  // For UNKNOWN_RULE the rule name; for INVALID the field at fault; for RESERVATION the reason.
   private final String[] subjects;
   private final String[] messages;
   // Per operation: the permits leased on top of an admitted acquire, and when that lease ends.
@@ -135,7 +139,10 @@ public final class KeyOutcome {
     return codes[index];
   }
 
-  /** The subject of an error: the rule for UNKNOWN_RULE, the field for INVALID. */
+  /**
+   * The subject of an error: the rule for UNKNOWN_RULE, the field for INVALID, the reason's name
+   * for RESERVATION.
+   */
   public String subject(int index) {
     return subjects[index];
   }
@@ -154,12 +161,15 @@ public final class KeyOutcome {
    *
    * @throws UnknownRuleException if the rule was not defined where the step ran
    * @throws InvalidPolicyException if the operation could not be honoured (a cost above capacity)
+   * @throws ReservationException if it commits a reservation that is not open
    */
   public Decision decision(int index) {
     return switch (codes[index]) {
       case OK -> decisions[index];
       case UNKNOWN_RULE -> throw new UnknownRuleException(subjects[index]);
       case INVALID -> throw new InvalidPolicyException(subjects[index], stripField(index));
+      case RESERVATION ->
+          throw new ReservationException(Reason.valueOf(subjects[index]), messages[index]);
     };
   }
 

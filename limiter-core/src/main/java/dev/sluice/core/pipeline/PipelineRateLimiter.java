@@ -10,6 +10,8 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
+import dev.sluice.core.ReservationId;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.UnknownRuleException;
@@ -275,6 +277,74 @@ public class PipelineRateLimiter implements RateLimiter {
           "only a concurrency rule holds permit ids; release a count of permits instead");
     }
     return KeyCommand.of(ref, key, KeyOp.releasePermit(permitId));
+  }
+
+  @Override
+  public Reservation reserve(Check check, Duration ttl) {
+    KeyCommand command = reserveCommand(check, ttl);
+    return reservation(check, ttl, backend.execute(command));
+  }
+
+  /**
+   * {@link #reserve}, waiting at most {@code timeout} for the owner's answer.
+   *
+   * @throws TimeoutException if none came in time; the estimate may still be held, and is then
+   *     settled at its ttl
+   */
+  public Reservation reserve(Check check, Duration ttl, Duration timeout) throws TimeoutException {
+    KeyCommand command = reserveCommand(check, ttl);
+    return reservation(check, ttl, backend.execute(command, timeout.toNanos()));
+  }
+
+  private KeyCommand reserveCommand(Check check, Duration ttl) {
+    precheck(check, false);
+    ReservationId.checkTtl(ttl);
+    if (check.waits()) {
+      throw new InvalidPolicyException(
+          "maxWait", "a reservation does not wait: reserve when the estimate fits, or retry");
+    }
+    if (check.permits() < 1) {
+      throw new InvalidPolicyException(
+          "cost", "a reservation's estimate is at least 1 permit, was " + check.permits());
+    }
+    return command(check, KeyOp.reserve(check.permits(), ttl.toNanos()));
+  }
+
+  /** The owner's answer as a reservation, its id naming the key, the owner's number and expiry. */
+  private static Reservation reservation(Check check, Duration ttl, KeyOutcome outcome) {
+    Decision decision = outcome.decision(0);
+    if (!decision.allowed() || decision.permitId() == 0) {
+      return new Reservation(null, decision);
+    }
+    long expiresAt = outcome.decidedAtNanos() + ttl.toNanos();
+    String id =
+        new ReservationId(check.ref(), check.key(), decision.permitId(), expiresAt).encode();
+    return new Reservation(id, decision.withPermitId(0));
+  }
+
+  @Override
+  public Decision commit(String reservationId, long cost) {
+    return backend.execute(commitCommand(reservationId, cost)).decision(0);
+  }
+
+  /**
+   * {@link #commit}, waiting at most {@code timeout} for the owner's answer.
+   *
+   * @throws TimeoutException if none came in time; the commit may still be made (a second one is
+   *     then answered "committed already")
+   */
+  public Decision commit(String reservationId, long cost, Duration timeout)
+      throws TimeoutException {
+    return backend.execute(commitCommand(reservationId, cost), timeout.toNanos()).decision(0);
+  }
+
+  private static KeyCommand commitCommand(String reservationId, long cost) {
+    ReservationId id = ReservationId.parse(reservationId);
+    if (cost < 0) {
+      throw new InvalidPolicyException("cost", "must not be negative, was " + cost);
+    }
+    return KeyCommand.of(
+        id.ref(), id.subject(), KeyOp.commit(id.number(), id.expiresAtNanos(), cost));
   }
 
   @Override

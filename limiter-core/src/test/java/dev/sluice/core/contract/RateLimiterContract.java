@@ -14,6 +14,8 @@ import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
+import dev.sluice.core.ReservationException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import java.time.Duration;
@@ -996,6 +998,174 @@ public abstract class RateLimiterContract {
 
   protected final Decision waitUpTo(String rule, String key, Duration maxWait) {
     return limiter().tryAcquire(Check.of(rule, key, 1).withMaxWait(maxWait));
+  }
+
+  // ---------------------------------------------------------------- reserve, then commit
+
+  /**
+   * Fixed window, 10 per minute: a reservation of 6 holds 6; committed at 2, the 4 it was over come
+   * back (8 left); a second commit is refused and changes nothing.
+   */
+  @Test
+  void reservation_committedBelowItsEstimate_refundsTheDifference_once() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1)));
+    String key = key("llm");
+    alignTo(Duration.ofMinutes(1));
+
+    Reservation reservation = limiter().reserve(rule, key, 6, Duration.ofSeconds(30));
+    assertThat(reservation.allowed()).isTrue();
+    assertThat(reservation.id()).isNotBlank();
+    assertThat(reservation.decision().remaining()).isEqualTo(4);
+    assertThat(reservation.decision().permitId()).isZero();
+    assertThat(peek(rule, key).remaining()).isEqualTo(4);
+
+    clock().advance(Duration.ofSeconds(5));
+    assertThat(limiter().commit(reservation.id(), 2).remaining()).isEqualTo(8);
+    assertThat(peek(rule, key).remaining()).isEqualTo(8);
+
+    assertThatThrownBy(() -> limiter().commit(reservation.id(), 0))
+        .isInstanceOfSatisfying(
+            ReservationException.class,
+            e -> assertThat(e.reason()).isEqualTo(ReservationException.Reason.COMMITTED))
+        .hasMessageContaining("committed already");
+    assertThat(peek(rule, key).remaining()).isEqualTo(8);
+  }
+
+  /**
+   * Token bucket, 10 per second, burst 10 (a token per 100 ms): a reservation of 5, committed at
+   * 14, charges the 9 it was under though only 5 were left: the bucket is 4 in debt, so the next
+   * request waits for 5 tokens (500 ms), then is admitted.
+   */
+  @Test
+  void reservation_committedAboveItsEstimate_chargesTheRest_intoDebt() {
+    String rule = rule(policy(Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(1)));
+    String key = key("llm");
+
+    Reservation reservation = limiter().reserve(rule, key, 5, Duration.ofSeconds(10));
+    assertThat(reservation.decision().remaining()).isEqualTo(5);
+    Decision settled = limiter().commit(reservation.id(), 14);
+    assertThat(settled.remaining()).isZero();
+
+    Decision next = acquire(rule, key);
+    assertThat(next.allowed()).isFalse();
+    assertThat(next.retryAfterMillis()).isEqualTo(500);
+    clock().advance(Duration.ofMillis(500));
+    assertThat(acquire(rule, key).allowed()).isTrue();
+  }
+
+  /** Committed at its estimate, a reservation changes no count. */
+  @Test
+  void reservation_committedAtItsEstimate_changesNothing() {
+    String rule = rule(policy(Algorithm.SLIDING_LOG, 5, Duration.ofMinutes(1)));
+    String key = key("llm");
+    Reservation reservation = limiter().reserve(rule, key, 3, Duration.ofSeconds(10));
+    assertThat(limiter().commit(reservation.id(), 3).remaining()).isEqualTo(2);
+    assertThat(peek(rule, key).remaining()).isEqualTo(2);
+  }
+
+  /**
+   * A reservation not committed within its ttl is settled at its estimate, once: a late commit is
+   * refused as expired and refunds nothing.
+   */
+  @Test
+  void reservation_notCommittedWithinItsTtl_isSettledAtItsEstimate() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1)));
+    String key = key("llm");
+    alignTo(Duration.ofMinutes(1));
+    Reservation reservation = limiter().reserve(rule, key, 4, Duration.ofSeconds(10));
+
+    clock().advance(Duration.ofSeconds(11));
+    assertThatThrownBy(() -> limiter().commit(reservation.id(), 0))
+        .isInstanceOfSatisfying(
+            ReservationException.class,
+            e -> assertThat(e.reason()).isEqualTo(ReservationException.Reason.EXPIRED))
+        .hasMessageContaining("settled at its estimate");
+    assertThat(peek(rule, key).remaining()).isEqualTo(6);
+    assertThatThrownBy(() -> limiter().commit(reservation.id(), 0))
+        .isInstanceOf(ReservationException.class);
+  }
+
+  /** A reset key forgets its reservations: a commit is told so and charges nothing. */
+  @Test
+  void reservation_ofAResetKey_isUnknown() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 10, Duration.ofMinutes(1)));
+    String key = key("llm");
+    Reservation reservation = limiter().reserve(rule, key, 4, Duration.ofSeconds(30));
+    limiter().reset(rule, key);
+
+    assertThatThrownBy(() -> limiter().commit(reservation.id(), 9))
+        .isInstanceOfSatisfying(
+            ReservationException.class,
+            e -> assertThat(e.reason()).isEqualTo(ReservationException.Reason.UNKNOWN));
+    assertThat(peek(rule, key).remaining()).isEqualTo(10);
+  }
+
+  /** A denied estimate holds nothing and has no id. */
+  @Test
+  void reservation_deniedEstimate_holdsNothing() {
+    String rule = rule(policy(Algorithm.GCRA, 3, Duration.ofMinutes(1)));
+    String key = key("llm");
+    Reservation big = limiter().reserve(rule, key, 3, Duration.ofSeconds(30));
+    assertThat(big.allowed()).isTrue();
+    Reservation denied = limiter().reserve(rule, key, 1, Duration.ofSeconds(30));
+    assertThat(denied.allowed()).isFalse();
+    assertThat(denied.id()).isNull();
+    assertThat(denied.decision().retryAfterMillis()).isPositive();
+    limiter().commit(big.id(), 1);
+    assertThat(peek(rule, key).remaining()).isEqualTo(2);
+  }
+
+  /** Inline policies reserve and commit alike: the id carries the policy. */
+  @Test
+  void reservation_underAnInlinePolicy_isCommittedByItsIdAlone() {
+    Policy policy =
+        new Policy(
+            List.of(Limit.of(10, Duration.ofMinutes(1)), Limit.of(100, Duration.ofHours(1))),
+            false,
+            false);
+    String key = key("llm");
+    Reservation reservation =
+        limiter().reserve(Check.inline(policy, key, 8), Duration.ofSeconds(30));
+    assertThat(reservation.decision().remaining()).isEqualTo(2);
+    assertThat(limiter().commit(reservation.id(), 3).remaining()).isEqualTo(7);
+    assertThat(limiter().peek(PolicyRef.inline(policy), key).remaining()).isEqualTo(7);
+  }
+
+  /** Bad input is refused with the field named, and changes nothing. */
+  @Test
+  void reservation_badInput_isRefused_andChangesNothing() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1)));
+    String inFlight = rule(policy(Algorithm.CONCURRENCY, 2, Duration.ofSeconds(30)));
+    String key = key("llm");
+    alignTo(Duration.ofMinutes(1));
+
+    assertThatThrownBy(() -> limiter().reserve(rule, key, 11, Duration.ofSeconds(1)))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("cost");
+    assertThatThrownBy(() -> limiter().reserve(rule, key, 0, Duration.ofSeconds(1)))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("cost");
+    assertThatThrownBy(() -> limiter().reserve(rule, key, 1, Duration.ofDays(2)))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("ttl");
+    assertThatThrownBy(() -> limiter().reserve(inFlight, key, 1, Duration.ofSeconds(1)))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("concurrency");
+    assertThatThrownBy(() -> limiter().commit("not-an-id", 1))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("reservationId");
+
+    Reservation reservation = limiter().reserve(rule, key, 4, Duration.ofSeconds(30));
+    assertThatThrownBy(() -> limiter().commit(reservation.id(), -1))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("cost");
+    assertThatThrownBy(() -> limiter().commit(reservation.id(), 2_000_000_000L))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("cost");
+    assertThat(peek(rule, key).remaining()).isEqualTo(6);
+    assertThat(limiter().commit(reservation.id(), 1).remaining())
+        .as("still open after the refused commits")
+        .isEqualTo(9);
   }
 
   // ---------------------------------------------------------------- many keys, moving time
