@@ -3,6 +3,8 @@ package dev.sluice.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.core.PolicyRef;
+import dev.sluice.core.ReservationId;
 import dev.sluice.core.metrics.MeteredRateLimiter;
 import java.net.http.HttpRequest;
 import java.util.List;
@@ -389,6 +391,103 @@ class BadInputTest {
             400,
             "invalid_field",
             "checks[1].cost"),
+        post(
+            "reserve without ttlMs",
+            "/v1/reserve",
+            "{\"rule\": \"login\", \"key\": \"victim\", \"cost\": 2}",
+            400,
+            "invalid_field",
+            "ttlMs: is required"),
+        post(
+            "reserve with ttlMs 0",
+            "/v1/reserve",
+            "{\"rule\": \"login\", \"key\": \"victim\", \"ttlMs\": 0}",
+            400,
+            "invalid_field",
+            "ttlMs: must be between 1 and 86400000"),
+        post(
+            "reserve that would wait",
+            "/v1/reserve",
+            "{\"rule\": \"login\", \"key\": \"victim\", \"ttlMs\": 1000, \"maxWaitMs\": 5}",
+            400,
+            "invalid_field",
+            "maxWaitMs"),
+        post(
+            "reserve with a permitId",
+            "/v1/reserve",
+            "{\"rule\": \"login\", \"key\": \"victim\", \"ttlMs\": 1000, \"permitId\": \"7\"}",
+            400,
+            "invalid_field",
+            "permitId"),
+        post(
+            "reserve an estimate of 0",
+            "/v1/reserve",
+            "{\"rule\": \"login\", \"key\": \"victim\", \"ttlMs\": 1000, \"cost\": 0}",
+            400,
+            "invalid_field",
+            "cost"),
+        post(
+            "reserve above capacity",
+            "/v1/reserve",
+            "{\"rule\": \"login\", \"key\": \"victim\", \"ttlMs\": 1000, \"cost\": 6}",
+            400,
+            "invalid_field",
+            "cost"),
+        post(
+            "reserve under an unknown rule",
+            "/v1/reserve",
+            "{\"rule\": \"nope\", \"key\": \"victim\", \"ttlMs\": 1000}",
+            404,
+            "unknown_rule",
+            "'nope'"),
+        check(
+            "ttlMs on a check",
+            "{\"rule\": \"login\", \"key\": \"victim\", \"ttlMs\": 1000}",
+            400,
+            "invalid_field",
+            "ttlMs: is taken by POST /v1/reserve only"),
+        post(
+            "commit without reservationId",
+            "/v1/commit",
+            "{\"cost\": 1}",
+            400,
+            "invalid_field",
+            "reservationId: is required"),
+        post(
+            "commit a made-up reservationId",
+            "/v1/commit",
+            "{\"reservationId\": \"abc\", \"cost\": 1}",
+            400,
+            "invalid_field",
+            "reservationId: is not an id"),
+        post(
+            "commit without cost",
+            "/v1/commit",
+            "{\"reservationId\": \"" + UNKNOWN_RESERVATION + "\"}",
+            400,
+            "invalid_field",
+            "cost: is required"),
+        post(
+            "commit a negative cost",
+            "/v1/commit",
+            "{\"reservationId\": \"" + UNKNOWN_RESERVATION + "\", \"cost\": -1}",
+            400,
+            "invalid_field",
+            "cost: must not be negative"),
+        post(
+            "commit with an unknown field",
+            "/v1/commit",
+            "{\"reservationId\": \"" + UNKNOWN_RESERVATION + "\", \"cost\": 1, \"key\": \"x\"}",
+            400,
+            "unknown_field",
+            "'key'"),
+        post(
+            "commit a reservation the key never held",
+            "/v1/commit",
+            "{\"reservationId\": \"" + UNKNOWN_RESERVATION + "\", \"cost\": 4}",
+            404,
+            "reservation_unknown",
+            "no reservation 12345 is open"),
         new Case(
             "admin PUT without token",
             s -> s.send(put(s, "/v1/rules/new", null, "{\"limit\": 1, \"window\": \"1s\"}")),
@@ -521,6 +620,15 @@ class BadInputTest {
 
   private static List<String> ruleNames(ApiServer server) {
     return server.get("/v1/rules").json().get("rules").findValuesAsText("name");
+  }
+
+  /** A well-formed id of a reservation nobody made: open until the end of time, if it existed. */
+  private static final String UNKNOWN_RESERVATION =
+      new ReservationId(PolicyRef.rule("login"), "victim", 12345, Long.MAX_VALUE).encode();
+
+  private static Case post(
+      String name, String path, String body, int status, String error, String mentions) {
+    return new Case(name, s -> s.post(path, body), status, error, mentions);
   }
 
   private static Case check(String name, String body, int status, String error, String mentions) {

@@ -42,6 +42,7 @@ class OpenApiContractTest {
       List.of(
           CheckRequest.class,
           BatchRequest.class,
+          CommitRequest.class,
           DecisionBody.class,
           BatchBody.class,
           RuleBody.class,
