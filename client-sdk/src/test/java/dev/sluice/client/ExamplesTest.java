@@ -1,11 +1,14 @@
 package dev.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.Policy;
+import dev.sluice.core.Reservation;
+import dev.sluice.core.ReservationException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.grid.Sluice;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -150,5 +153,57 @@ class ExamplesTest {
       assertThat(slot.allowed()).isTrue();
       assertThat(sluice.peek("exports", "tenant-7").remaining()).isEqualTo(2);
     }
+  }
+
+  /**
+   * docs/client.md, "Reserve, then commit": an LLM call's tokens held before the call and settled
+   * after it, through the client on a real member; the reservation metrics count it.
+   */
+  @Test
+  void reserveThenCommit_throughTheClientOnARealMember() {
+    SimpleMeterRegistry meterRegistry = new SimpleMeterRegistry();
+    try (GridMembers grid = GridMembers.start(1);
+        SluiceClient sluice =
+            SluiceClient.builder()
+                .addresses(grid.addresses()[0])
+                .clusterName(grid.clusterName)
+                .callTimeout(Duration.ofSeconds(2))
+                .connectTimeout(Duration.ofSeconds(5))
+                .meterRegistry(meterRegistry)
+                .build()) {
+      // docs/client.md: reservations
+      sluice
+          .rules()
+          .put(
+              new Rule(
+                  "llm-tokens",
+                  Policy.builder()
+                      .algorithm(Algorithm.TOKEN_BUCKET)
+                      .limit(100_000) // tokens per minute per team
+                      .window(Duration.ofMinutes(1))
+                      .build()));
+      // Before the call: hold what the answer may cost at most.
+      Reservation held = sluice.reserve("llm-tokens", "team-7", 4_000, Duration.ofMinutes(2));
+      if (held.allowed()) {
+        long used = 1_250; // after the call: what it really cost (the response's token count)
+        Decision after = sluice.commit(held.id(), used); // the 2,750 not used come back
+      }
+      // end
+      assertThat(held.allowed()).isTrue();
+      assertThat(held.decision().remaining()).isBetween(96_000L, 96_100L);
+      assertThat(sluice.peek("llm-tokens", "team-7").remaining()).isBetween(98_750L, 100_000L);
+      assertThatThrownBy(() -> sluice.commit(held.id(), 1_250))
+          .isInstanceOfSatisfying(
+              ReservationException.class,
+              e -> assertThat(e.reason()).isEqualTo(ReservationException.Reason.COMMITTED));
+      assertThat(reservations(meterRegistry, "reserved")).isEqualTo(1);
+      assertThat(reservations(meterRegistry, "committed")).isEqualTo(1);
+      assertThat(reservations(meterRegistry, "expired")).isZero();
+      assertThat(meterRegistry.get("sluice.reservations.open").gauge().value()).isZero();
+    }
+  }
+
+  private static double reservations(SimpleMeterRegistry registry, String event) {
+    return registry.get("sluice.reservations").tag("event", event).counter().count();
   }
 }

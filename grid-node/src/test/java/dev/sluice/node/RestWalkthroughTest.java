@@ -11,23 +11,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * docs/rest-api.md, "Waiting, and permits in flight", run: every {@code $ curl ...} line of its
- * console blocks is sent to a node started here (in this JVM, on a frozen clock, so that delays and
- * permit ids are the ones printed) and its answer compared with the one printed below it, as {@link
- * ReadmeIT} does for the README.
+ * docs/rest-api.md, "Waiting, and permits in flight" and "Reserve, then commit", run: every {@code
+ * $ curl ...} line of its console blocks is sent to a node started here (in this JVM, on a frozen
+ * clock, so that delays and permit and reservation ids are the ones printed) and its answer
+ * compared with the one printed below it, as {@link ReadmeIT} does for the README.
  */
 class RestWalkthroughTest {
   @TempDir Path dir;
 
   @Test
   void waitingAndPermits_commandsAnswerAsPrinted() throws Exception {
+    runSection("## Waiting, and permits in flight", 8);
+  }
+
+  @Test
+  void reserveThenCommit_commandsAnswerAsPrinted() throws Exception {
+    runSection("## Reserve, then commit", 8);
+  }
+
+  /** Sends every command of the section to a fresh node and compares each answer as printed. */
+  private void runSection(String heading, int atLeast) throws Exception {
     Path repository = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
     String walkthrough =
-        ReadmeIT.section(
-            Files.readString(repository.resolve("docs/rest-api.md")),
-            "## Waiting, and permits in flight");
+        ReadmeIT.section(Files.readString(repository.resolve("docs/rest-api.md")), heading);
     List<ReadmeIT.Exchange> exchanges = ReadmeIT.exchanges(walkthrough);
-    assertThat(exchanges).hasSizeGreaterThanOrEqualTo(8);
+    assertThat(exchanges).hasSizeGreaterThanOrEqualTo(atLeast);
 
     Path rules = Files.writeString(dir.resolve("rules.yaml"), "rules: []\n");
     int memberPort = TestNodes.freePort();
