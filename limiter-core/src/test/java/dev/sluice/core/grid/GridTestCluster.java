@@ -15,6 +15,7 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.TimeSource;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,6 +134,26 @@ public final class GridTestCluster implements AutoCloseable {
       cluster.addMember();
     }
     return cluster;
+  }
+
+  /**
+   * Waits until every partition has its backups: members that just joined are still migrating, and
+   * until then a member's death can lose states that have no backup yet (Hazelcast's normal
+   * behaviour, not a limiter's). Tests of a member's death wait for this first.
+   */
+  public void awaitClusterSafe(Duration atMost) {
+    long deadline = System.nanoTime() + atMost.toNanos();
+    while (!members.get(0).getPartitionService().isClusterSafe()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("the cluster was not safe within " + atMost);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
   }
 
   public Config memberConfig() {
