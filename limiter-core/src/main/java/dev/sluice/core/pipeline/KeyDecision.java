@@ -114,9 +114,11 @@ public final class KeyDecision {
                       state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
               case RELEASE_PERMIT -> algorithm.releasePermit(state, nowNanos, op.permitId());
               case RESERVE -> {
+                // Room first: a full ledger refuses before the estimate is counted.
+                long[] room = ReservationLedger.withRoom(ledger);
                 Decision reserved = reserve(policy, state, nowNanos, op);
                 if (reserved.permitId() != 0) {
-                  ledger = ReservationLedger.open(ledger, nowNanos, op.permits(), op.leaseNanos());
+                  ledger = ReservationLedger.open(room, nowNanos, op.permits(), op.leaseNanos());
                   reserved = reserved.withPermitId(ReservationLedger.lastId(ledger));
                 }
                 yield reserved;

@@ -71,10 +71,7 @@ public final class ReservationLedger {
    *     #MAX_ENTRIES} open reservations already
    */
   static long[] open(long[] ledger, long nowNanos, long estimate, long ttlNanos) {
-    long[] room = ledger;
-    if (size(room) >= MAX_ENTRIES) {
-      room = dropFirstExpiringCommitted(room);
-    }
+    long[] room = withRoom(ledger);
     long id = Math.max(NanoMath.saturatedAdd(newestId(ledger), 1), Math.max(nowNanos, 1));
     long[] opened = Arrays.copyOf(room, room.length + WIDTH);
     int at = room.length;
@@ -84,6 +81,16 @@ public final class ReservationLedger {
     opened[at + EXPIRES_AT] = NanoMath.saturatedAdd(nowNanos, ttlNanos);
     opened[at + SETTLED] = OPEN;
     return opened;
+  }
+
+  /**
+   * {@code ledger} with room for one more reservation: itself, or without the committed one that
+   * expires first.
+   *
+   * @throws InvalidPolicyException naming {@code reservation} if every one is open
+   */
+  static long[] withRoom(long[] ledger) {
+    return size(ledger) < MAX_ENTRIES ? ledger : dropFirstExpiringCommitted(ledger);
   }
 
   /** The id of the reservation {@link #open} added last to {@code ledger}. */

@@ -15,6 +15,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.ReservationException;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.KeyCommand;
@@ -176,6 +177,14 @@ class SerializationTest {
     outcome.setError(2, KeyOutcome.Code.INVALID, "cost", "cost: 17 exceeds the capacity 16");
     assertThat(roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID))
         .isEqualTo(outcome);
+    KeyOutcome refused = new KeyOutcome(1, 1_767_265_200_123_456_789L);
+    refused.setError(0, KeyOutcome.Code.RESERVATION, "COMMITTED", "reservation 7 was committed");
+    KeyOutcome back = roundTripStream(refused, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
+    assertThat(back).isEqualTo(refused);
+    assertThatThrownBy(() -> back.decision(0))
+        .isInstanceOfSatisfying(
+            ReservationException.class,
+            e -> assertThat(e.reason()).isEqualTo(ReservationException.Reason.COMMITTED));
     assertThat(
             roundTripStream(
                 KeyOutcome.unknownRule(2, "login"), SluiceSerializationIds.KEY_OUTCOME_TYPE_ID))
@@ -212,13 +221,36 @@ class SerializationTest {
               KeyOp.acquire(2),
               KeyOp.peek(),
               KeyOp.release(3),
-              KeyOp.releaseAdmittedAt(1, 1_767_265_200_000_000_007L)
+              KeyOp.releaseAdmittedAt(1, 1_767_265_200_000_000_007L),
+              KeyOp.reserve(40, 60_000_000_000L),
+              KeyOp.commit(1_767_265_200_000_000_009L, 1_767_265_260_000_000_009L, 0),
+              KeyOp.commit(1_767_265_200_000_000_010L, 1_767_265_260_000_000_010L, 77)
             });
     KeyCommand inline = KeyCommand.of(PolicyRef.inline(TWO_LIMITS), "bob", KeyOp.acquire(5));
     DecideProcessor back =
         roundTrip(new DecideProcessor(new KeyCommand[] {named, inline}, new int[] {17, 200}));
     assertThat(back.commands()).containsExactly(named, inline);
     assertThat(back.forKey(1).commands()).containsExactly(inline);
+  }
+
+  /**
+   * A key with reservations keeps its ledger through the stored format, the map's value and a
+   * backup; a key without one is written byte for byte as before reservations existed.
+   */
+  @Test
+  void stateWithReservations_roundTripsItsLedger() {
+    long[] ledger = {1_767_265_200_000_000_000L, 40, 1_767_265_200_000_000_000L, 1L << 62, -1};
+    StoredState held = new StoredState(3, new long[] {1_767_265_200_000_000_000L, 40, 0}, ledger);
+    assertThat(roundTripState(held)).isEqualTo(held);
+    assertThat(StateValue.of(held).toStored()).isEqualTo(held);
+    StoreStatesBackup backup =
+        new StoreStatesBackup(new String[] {"a|1"}, new StoredState[] {held}, new long[] {-1});
+    assertThat(roundTrip(backup)).isEqualTo(backup);
+
+    StoredState plain = new StoredState(3, new long[] {1_767_265_200_000_000_000L, 40, 0});
+    assertThat(SERIALIZATION.toData(StateValue.of(plain)).toByteArray())
+        .hasSizeLessThan(SERIALIZATION.toData(StateValue.of(held)).toByteArray().length);
+    assertThat(StateValue.of(plain)).isInstanceOf(StateValue.Packed.class);
   }
 
   @Test

@@ -175,6 +175,27 @@ class StateSweeperTest {
     }
   }
 
+  /**
+   * A key's own state is fresh after its 1 s window, but an open reservation keeps it for its ttl:
+   * swept sooner, its commit would find nothing and skip the charge.
+   */
+  @Test
+  void stateWithAnOpenReservation_keptUntilTheReservationExpires_thenSwept() throws Exception {
+    try (GridTestCluster cluster = GridTestCluster.startSweepingEvery(20, 1)) {
+      GridRateLimiter limiter = cluster.limiter(0);
+      limiter.rules().put(new Rule("tokens", Policy.of(100, Duration.ofSeconds(1))));
+      Duration ttl = Duration.ofSeconds(5);
+      assertThat(limiter.reserve("tokens", "team", 40, ttl).allowed()).isTrue();
+
+      cluster.clock.advance(ttl.plusMillis(MARGIN_MILLIS - 1));
+      awaitPasses(cluster, 3);
+      assertThat(limiter.stateCount()).as("one millisecond before the bound").isEqualTo(1);
+
+      cluster.clock.advance(Duration.ofMillis(1));
+      await("the expired reservation's state swept", () -> limiter.stateCount() == 0);
+    }
+  }
+
   /** Inline policies' keys name their policy only by a hash: they keep their TTL, unswept. */
   @Test
   void inlineStates_keepTheirTtl() throws Exception {

@@ -10,6 +10,8 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Reservation;
+import dev.sluice.core.ReservationException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.local.LocalRateLimiter;
@@ -23,9 +25,10 @@ import org.junit.jupiter.api.Test;
 /** Every runtime counts its decisions the same way: here over the local limiter. */
 class MeteredRateLimiterTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T00:00:00Z"));
   private final LocalRateLimiter local =
       LocalRateLimiter.builder()
-          .timeSource(ManualTimeSource.at(Instant.parse("2026-01-01T00:00:00Z")))
+          .timeSource(clock)
           .rules(
               List.of(
                   new Rule("login", Policy.of(2, Duration.ofMinutes(1))),
@@ -144,5 +147,45 @@ class MeteredRateLimiterTest {
         .tag("outcome", outcome)
         .counter()
         .count();
+  }
+
+  /**
+   * Reservations made, committed and expired, each counted once: a denied one holds nothing, a
+   * refused second commit counts nothing, and one whose ttl passed counts as expired once, however
+   * it is found (its refused commit, or the gauge read).
+   */
+  @Test
+  void reservations_countedOnceEach() {
+    Reservation committed = limiter.reserve("login", "r", 1, Duration.ofMinutes(1));
+    Reservation expiring = limiter.reserve("login", "r", 1, Duration.ofMillis(1));
+    Reservation denied = limiter.reserve("login", "r", 1, Duration.ofMinutes(1));
+    assertThat(denied.id()).isNull();
+    assertThat(registry.get("sluice.reservations.open").gauge().value()).isLessThanOrEqualTo(2);
+
+    limiter.commit(committed.id(), 0);
+    assertThatThrownBy(() -> limiter.commit(committed.id(), 0))
+        .isInstanceOf(ReservationException.class);
+    clock.advance(Duration.ofMillis(2));
+    assertThatThrownBy(() -> limiter.commit(expiring.id(), 0))
+        .isInstanceOf(ReservationException.class);
+
+    assertThat(reservations("reserved")).isEqualTo(2);
+    assertThat(reservations("committed")).isEqualTo(1);
+    assertThat(reservations("expired")).isEqualTo(1);
+    assertThat(registry.get("sluice.reservations.open").gauge().value()).isZero();
+    assertThat(reservations("expired")).as("not again when the gauge is read").isEqualTo(1);
+    assertThat(
+            registry
+                .get(MeteredRateLimiter.DECISIONS)
+                .tag("rule", "login")
+                .tag("outcome", "denied")
+                .counter()
+                .count())
+        .as("an estimate is a decision")
+        .isEqualTo(1);
+  }
+
+  private double reservations(String event) {
+    return registry.get("sluice.reservations").tag("event", event).counter().count();
   }
 }
