@@ -73,7 +73,8 @@ public interface RateLimiter {
    * over is given back, what it was under is charged now whether or not the key has room, up to one
    * capacity of it (a token bucket or GCRA goes into debt, at most one window beyond empty, so the
    * next requests wait; a window algorithm counts past its limit until the window ends). Answers
-   * the key's state after that. A reservation is committed once.
+   * the key's state after that as a peek sees it: not allowed, with a {@code retryAfter}, when the
+   * commit left the key in debt. A reservation is committed once.
    *
    * @throws InvalidPolicyException naming {@code reservationId} for an id no reservation was given,
    *     or {@code cost} for a negative cost or one above 10^9; nothing changes
