@@ -92,13 +92,7 @@ class ExamplesTest {
   @Test
   void waitsAndPermits_throughTheClientOnARealMember() throws Exception {
     try (GridMembers grid = GridMembers.start(1);
-        SluiceClient sluice =
-            SluiceClient.builder()
-                .addresses(grid.addresses()[0])
-                .clusterName(grid.clusterName)
-                .callTimeout(Duration.ofSeconds(2))
-                .connectTimeout(Duration.ofSeconds(5))
-                .build()) {
+        SluiceClient sluice = clientOf(grid, new SimpleMeterRegistry())) {
       // docs/client.md: waits
       sluice
           .rules()
@@ -163,14 +157,7 @@ class ExamplesTest {
   void reserveThenCommit_throughTheClientOnARealMember() {
     SimpleMeterRegistry meterRegistry = new SimpleMeterRegistry();
     try (GridMembers grid = GridMembers.start(1);
-        SluiceClient sluice =
-            SluiceClient.builder()
-                .addresses(grid.addresses()[0])
-                .clusterName(grid.clusterName)
-                .callTimeout(Duration.ofSeconds(2))
-                .connectTimeout(Duration.ofSeconds(5))
-                .meterRegistry(meterRegistry)
-                .build()) {
+        SluiceClient sluice = clientOf(grid, meterRegistry)) {
       // docs/client.md: reservations
       sluice
           .rules()
@@ -201,6 +188,17 @@ class ExamplesTest {
       assertThat(reservations(meterRegistry, "expired")).isZero();
       assertThat(meterRegistry.get("sluice.reservations.open").gauge().value()).isZero();
     }
+  }
+
+  /** A client of {@code grid}'s one member that waits long enough for a loaded machine. */
+  private static SluiceClient clientOf(GridMembers grid, SimpleMeterRegistry meterRegistry) {
+    return SluiceClient.builder()
+        .addresses(grid.addresses()[0])
+        .clusterName(grid.clusterName)
+        .callTimeout(Duration.ofSeconds(2))
+        .connectTimeout(Duration.ofSeconds(5))
+        .meterRegistry(meterRegistry)
+        .build();
   }
 
   private static double reservations(SimpleMeterRegistry registry, String event) {
