@@ -123,4 +123,38 @@ class ReservationLedgerTest {
     assertThat(refused.message(0)).contains("1024 open reservations");
     assertThat(state).isEqualTo(full);
   }
+
+  /**
+   * A refund is the exact undo of the estimate's admission: committed in a later window, it frees
+   * nothing there (the estimate was counted in a window that has passed), so the permits others
+   * took in this window stay counted.
+   */
+  @Test
+  void refund_inALaterWindow_freesNothingOthersHold() {
+    CompiledPolicy tenPerSecond =
+        CompiledPolicy.of(
+            Policy.builder()
+                .algorithm(Algorithm.FIXED_WINDOW)
+                .limit(10)
+                .window(Duration.ofSeconds(1))
+                .build());
+    StoredState stored =
+        KeyDecision.decide(
+                tenPerSecond, null, fp -> null, T0, new KeyOp[] {KeyOp.reserve(6, 60 * SECOND)})
+            .written();
+    long id = T0;
+    KeyDecision.Result full =
+        KeyDecision.decide(
+            tenPerSecond, stored, fp -> null, T0 + SECOND, new KeyOp[] {KeyOp.acquire(10)});
+    assertThat(full.outcome().decision(0).allowed()).isTrue();
+    KeyDecision.Result committed =
+        KeyDecision.decide(
+            tenPerSecond,
+            full.written(),
+            fp -> null,
+            T0 + SECOND + SECOND / 2,
+            new KeyOp[] {KeyOp.commit(id, T0 + 60 * SECOND, 0), KeyOp.acquire(1)});
+    assertThat(committed.outcome().decision(0).remaining()).isZero();
+    assertThat(committed.outcome().decision(1).allowed()).isFalse();
+  }
 }
