@@ -71,6 +71,7 @@ final class Decider {
     if (result.written() == null) {
       return new Result(result.outcome(), null, 0);
     }
+    context.countSettledAtEstimate(result.settledAtEstimate());
     // An inline policy's key names its policy only by a hash, so a member that never decided it
     // could not judge its state: those keep the TTL (docs/grid.md, "Cleanup").
     long ttlMillis =

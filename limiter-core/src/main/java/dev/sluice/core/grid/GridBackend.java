@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -78,6 +79,13 @@ final class GridBackend implements Backend {
   /** Completes once the grid's objects exist: at once on a member, on first contact on a client. */
   CompletableFuture<Void> ready() {
     return wiring.ready();
+  }
+
+  /** The local member's count, where this backend runs on a member: it stores the keys it owns. */
+  @Override
+  public @Nullable LongSupplier reservationsSettledAtEstimate() {
+    MemberContext member = localMember;
+    return member == null ? null : member::reservationsSettledAtEstimate;
   }
 
   int stateCount() {

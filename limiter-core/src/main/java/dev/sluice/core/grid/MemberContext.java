@@ -23,6 +23,7 @@ import dev.sluice.core.pipeline.StoredState;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,6 +77,7 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   private final ConcurrentHashMap<Long, CompiledPolicy> formerCompiled = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Policy> inlinePolicies = new ConcurrentHashMap<>();
   private final AtomicLong forgottenStates = new AtomicLong();
+  private final LongAdder settledAtEstimate = new LongAdder();
   private final StateSweeper sweeper;
   private volatile boolean rulesLoaded;
   private volatile boolean sweeping;
@@ -260,6 +262,21 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   /** Counts a state dropped because the policy that wrote it was no longer known. */
   void countForgottenState() {
     forgottenStates.incrementAndGet();
+  }
+
+  /**
+   * Counts reservations settled at their estimate on this member (their ttl passed uncommitted): by
+   * a decision that stored the key without them, or by the sweep that removed the key.
+   */
+  void countSettledAtEstimate(int reservations) {
+    if (reservations > 0) {
+      settledAtEstimate.add(reservations);
+    }
+  }
+
+  /** Reservations settled at their estimate on the keys this member owned. */
+  public long reservationsSettledAtEstimate() {
+    return settledAtEstimate.sum();
   }
 
   /** States dropped on this member because their former policy was no longer known. */

@@ -7,6 +7,7 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.core.StateKey;
+import dev.sluice.core.pipeline.ReservationLedger;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,6 +74,8 @@ public final class SweepProcessor
     }
     StateValue value = entry.getValue();
     if (value != null && member.removable(key, value.toStored(), sweepAtNanos)) {
+      member.countSettledAtEstimate(
+          ReservationLedger.expiredOpen(value.toStored().reservations(), sweepAtNanos));
       entry.setValue(null);
       removed.add(key);
       member.sweeper().countRemoved(1);

@@ -11,6 +11,7 @@ import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyDecision;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.ReservationLedger;
 import dev.sluice.core.pipeline.RuleBook;
 import dev.sluice.core.pipeline.StoredState;
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,6 +60,7 @@ final class LocalBackend implements Backend {
   private final long maxKeys;
   private final ConcurrentHashMap<String, Slot> states = new ConcurrentHashMap<>();
   private final AtomicBoolean sweeping = new AtomicBoolean();
+  private final LongAdder settledAtEstimate = new LongAdder();
   private volatile long nextSweepNanos;
 
   LocalBackend(TimeSource clock, RuleStore rules, long maxKeys) {
@@ -109,7 +113,10 @@ final class LocalBackend implements Backend {
           continue; // removed since we looked it up: look again
         }
         nowNanos = clock.nowNanos();
-        StoredState stored = nowNanos < slot.expiresAtNanos ? slot.stored : null;
+        if (slot.stored != null && nowNanos >= slot.expiresAtNanos) {
+          forget(slot, nowNanos); // fresh again: decided as a new key
+        }
+        StoredState stored = slot.stored;
         CompiledPolicy former = slot.writtenBy;
         KeyDecision.Result result =
             KeyDecision.decide(
@@ -120,6 +127,7 @@ final class LocalBackend implements Backend {
                 nowNanos,
                 command.ops());
         if (result.written() != null) {
+          settledAtEstimate.add(result.settledAtEstimate());
           slot.stored = result.written();
           slot.writtenBy = policy;
           slot.expiresAtNanos = plusSaturated(nowNanos, result.untilFreshNanos());
@@ -189,6 +197,19 @@ final class LocalBackend implements Backend {
 
   private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
+  /** Drops a slot's state, counting the reservations that dropping it settles at their estimate. */
+  private void forget(Slot slot, long nowNanos) {
+    if (slot.stored != null) {
+      settledAtEstimate.add(ReservationLedger.expiredOpen(slot.stored.reservations(), nowNanos));
+      slot.stored = null;
+    }
+  }
+
+  @Override
+  public LongSupplier reservationsSettledAtEstimate() {
+    return settledAtEstimate::sum;
+  }
+
   /** Keys holding state, including idle ones not swept yet. */
   long keyCount() {
     return states.size();
@@ -204,6 +225,7 @@ final class LocalBackend implements Backend {
         expired = !slot.retired && nowNanos >= slot.expiresAtNanos;
         if (expired) {
           slot.retired = true;
+          forget(slot, nowNanos);
         }
       }
       if (expired) {

@@ -7,7 +7,6 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Reservation;
-import dev.sluice.core.ReservationException;
 import dev.sluice.core.RuleStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,9 +30,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code sluice_wait_seconds{rule}}: the delays admissions were given ({@link WaitMetrics}).
  *   <li>{@code sluice_permits_total{event}} and {@code sluice_permits_in_flight}: concurrency
  *       permits taken and given back through this limiter ({@link PermitsInFlight}).
- *   <li>{@code sluice_reservations_total{event}} and {@code sluice_reservations_open}: reservations
- *       made, committed and expired ({@link ReservationsOpen}). A reservation's estimate is a
- *       decision like a check's and counts in {@code sluice_decisions_total} too.
+ *   <li>{@code sluice_reservations_total{event}} and {@code sluice_reservations_expired_total}:
+ *       reservations made, committed, and settled at their estimate ({@link ReservationMetrics}). A
+ *       reservation's estimate is a decision like a check's and counts in {@code
+ *       sluice_decisions_total} too.
  * </ul>
  *
  * Refused requests (an unknown rule, a cost above the capacity) are not decisions and count
@@ -51,7 +51,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   private final ConcurrentHashMap<String, Counter[]> counters = new ConcurrentHashMap<>();
   private final WaitMetrics waits;
   private final PermitsInFlight permits;
-  private final ReservationsOpen reservations;
+  private final ReservationMetrics reservations;
 
   private MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
     this.delegate = delegate;
@@ -63,7 +63,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
             .register(registry);
     this.waits = new WaitMetrics(registry);
     this.permits = new PermitsInFlight(registry, System::nanoTime);
-    this.reservations = new ReservationsOpen(registry, System::nanoTime);
+    this.reservations = new ReservationMetrics(delegate, registry);
     LeaseMetrics.bind(delegate, registry);
   }
 
@@ -163,22 +163,14 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     Reservation reservation = delegate.reserve(check, ttl);
     timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     record(check, reservation.decision());
-    reservations.reserved(reservation, ttl);
+    reservations.reserved(reservation);
     return reservation;
   }
 
   @Override
   public Decision commit(String reservationId, long cost) {
-    Decision decision;
-    try {
-      decision = delegate.commit(reservationId, cost);
-    } catch (ReservationException e) {
-      if (e.reason() == ReservationException.Reason.EXPIRED) {
-        reservations.refusedAsExpired(reservationId);
-      }
-      throw e;
-    }
-    reservations.committed(reservationId);
+    Decision decision = delegate.commit(reservationId, cost);
+    reservations.committed();
     return decision;
   }
 

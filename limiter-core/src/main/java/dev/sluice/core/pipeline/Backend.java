@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -61,4 +62,13 @@ public interface Backend {
    * deadline.
    */
   CompletableFuture<Void> fetchRules(Set<String> names);
+
+  /**
+   * How many reservations on the keys this runtime stores were settled at their estimate (their ttl
+   * passed uncommitted), counted where the key's state is stored, once each; null where this
+   * runtime stores no state (a client).
+   */
+  default @Nullable LongSupplier reservationsSettledAtEstimate() {
+    return null;
+  }
 }

@@ -47,9 +47,16 @@ public final class KeyDecision {
    *     long)
    * @param forgotten a stored state of another shape was dropped because the policy that wrote it
    *     is no longer known
+   * @param settledAtEstimate open reservations whose ttl had passed and that {@code written} no
+   *     longer holds: settled at their estimate by this step (0 when nothing is written, so that a
+   *     store counts each once)
    */
   public record Result(
-      KeyOutcome outcome, @Nullable StoredState written, long untilFreshNanos, boolean forgotten) {}
+      KeyOutcome outcome,
+      @Nullable StoredState written,
+      long untilFreshNanos,
+      boolean forgotten,
+      int settledAtEstimate) {}
 
   /**
    * Decides {@code ops} on one key.
@@ -152,7 +159,7 @@ public final class KeyDecision {
                     ? !Arrays.equals(before, state)
                     : !Arrays.equals(algorithm.newState(), state)));
     if (!changed) {
-      return new Result(outcome, null, 0, forgotten);
+      return new Result(outcome, null, 0, forgotten, 0);
     }
     return new Result(
         outcome,
@@ -160,7 +167,8 @@ public final class KeyDecision {
         Math.max(
             algorithm.untilFreshNanos(state, nowNanos),
             ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
-        forgotten);
+        forgotten,
+        ReservationLedger.expiredOpen(storedLedger, nowNanos));
   }
 
   /**

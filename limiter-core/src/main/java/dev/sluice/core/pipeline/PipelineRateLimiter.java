@@ -87,6 +87,11 @@ public class PipelineRateLimiter implements RateLimiter {
     this.leaseReturns = leases == null ? null : new LeaseReturns(leases, backend);
   }
 
+  /** {@link Backend#reservationsSettledAtEstimate()} of this limiter's runtime. */
+  public @Nullable LongSupplier reservationsSettledAtEstimate() {
+    return backend.reservationsSettledAtEstimate();
+  }
+
   /** What this limiter's leases did, or null if it does not ask for leases. */
   public LeaseHolder.@Nullable Statistics leaseStatistics() {
     return leases == null ? null : leases.statistics();

@@ -159,6 +159,20 @@ public final class ReservationLedger {
     return committed;
   }
 
+  /**
+   * The open reservations of {@code ledger} whose ttl has passed by {@code nowNanos}: what a store
+   * settles at their estimate when it drops them.
+   */
+  public static int expiredOpen(long[] ledger, long nowNanos) {
+    int expired = 0;
+    for (int at = 0; at < ledger.length; at += WIDTH) {
+      if (ledger[at + SETTLED] == OPEN && ledger[at + EXPIRES_AT] <= nowNanos) {
+        expired++;
+      }
+    }
+    return expired;
+  }
+
   /** {@code ledger} without the reservations that expired by {@code nowNanos}. */
   static long[] purge(long[] ledger, long nowNanos) {
     int live = 0;

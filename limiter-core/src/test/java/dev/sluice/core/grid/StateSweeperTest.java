@@ -193,6 +193,9 @@ class StateSweeperTest {
 
       cluster.clock.advance(Duration.ofMillis(1));
       await("the expired reservation's state swept", () -> limiter.stateCount() == 0);
+      assertThat(MemberContext.of(cluster.members.get(0)).reservationsSettledAtEstimate())
+          .as("the sweep settled it at its estimate, once")
+          .isEqualTo(1);
     }
   }
 
