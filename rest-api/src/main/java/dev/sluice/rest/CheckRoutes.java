@@ -167,9 +167,6 @@ final class CheckRoutes {
     if (body.cost() == null) {
       throw ApiError.invalidField("cost", "is required: the actual cost, 0 or more");
     }
-    if (body.cost() < 0) {
-      throw ApiError.invalidField("cost", "must not be negative, was " + body.cost());
-    }
     ReservationId id;
     try {
       id = ReservationId.parse(body.reservationId());
