@@ -167,8 +167,15 @@ public record KeyOp(
     return (kind == Kind.ACQUIRE || kind == Kind.RESERVE) && permits > 0;
   }
 
-  /** Whether this operation can change the state. */
+  /**
+   * Whether this operation can change the state. An acquire of 0 permits that asks for a lease
+   * does: the owner counts the lease it grants (a holder renewing a lease ahead of its end sends
+   * one).
+   */
   public boolean writes() {
-    return kind == Kind.RELEASE_PERMIT || kind == Kind.COMMIT || (kind != Kind.PEEK && permits > 0);
+    return kind == Kind.RELEASE_PERMIT
+        || kind == Kind.COMMIT
+        || (kind != Kind.PEEK && permits > 0)
+        || (kind == Kind.ACQUIRE && leasePermits > 0);
   }
 }

@@ -152,6 +152,30 @@ class KeyDecisionTest {
     assertThat(decision.limit()).isEqualTo(5);
   }
 
+  /**
+   * A holder renews a lease ahead of its end with an acquire of 0 permits that asks for a lease:
+   * the grant must be written, or the owner would hand out permits it never counted.
+   */
+  @Test
+  void decide_leaseOnlyAcquire_grantsTheLeaseAndStoresIt() {
+    CompiledPolicy policy = compiled(Algorithm.SLIDING_WINDOW, 100, Duration.ofMinutes(1));
+
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            null,
+            fp -> null,
+            T0 + 1,
+            new KeyOp[] {KeyOp.acquireWithLease(0, 40, Duration.ofMillis(100).toNanos())});
+
+    assertThat(result.outcome().leased(0)).isEqualTo(40);
+    assertThat(result.written()).isNotNull();
+    long[] counted = result.written().values().clone();
+    Decision next = policy.algorithm().apply(counted, T0 + 2, 61);
+    assertThat(next.allowed()).as("the 40 leased permits count at the owner").isFalse();
+    assertThat(policy.algorithm().apply(counted, T0 + 2, 60).allowed()).isTrue();
+  }
+
   private static CompiledPolicy compiled(Algorithm algorithm, long limit, Duration window) {
     return CompiledPolicy.of(
         Policy.builder().algorithm(algorithm).limit(limit).window(window).build());
