@@ -28,7 +28,7 @@ public final class RuleBook {
   }
 
   private final Rules rules;
-  private final ConcurrentHashMap<String, CompiledPolicy> named = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Compiled> named = new ConcurrentHashMap<>();
   private final Cache<Policy, CompiledPolicy> inline =
       Caffeine.newBuilder().maximumSize(MAX_CACHED_INLINE_POLICIES).build();
 
@@ -51,12 +51,21 @@ public final class RuleBook {
       named.remove(rule);
       throw new UnknownRuleException(rule);
     }
-    CompiledPolicy compiled = named.get(rule);
-    if (compiled != null && (compiled.policy() == policy || compiled.policy().equals(policy))) {
-      return compiled;
+    Compiled compiled = named.get(rule);
+    if (compiled != null && compiled.seen() == policy) {
+      return compiled.policy();
     }
-    compiled = CompiledPolicy.of(policy);
-    named.put(rule, compiled);
-    return compiled;
+    // The rules were read again (a client re-reads them every second, a member on each change):
+    // an equal policy keeps its compiled form, and the new object is remembered so that the calls
+    // after this one compare references, not policies.
+    CompiledPolicy current =
+        compiled != null && compiled.policy().policy().equals(policy)
+            ? compiled.policy()
+            : CompiledPolicy.of(policy);
+    named.put(rule, new Compiled(policy, current));
+    return current;
   }
+
+  /** A rule's compiled policy, and the policy object it was last looked up with. */
+  private record Compiled(Policy seen, CompiledPolicy policy) {}
 }
