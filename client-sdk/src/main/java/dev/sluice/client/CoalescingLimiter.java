@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link RateLimiter} decorator that turns concurrent calls on one hot key into one batch call to
@@ -52,6 +53,11 @@ final class CoalescingLimiter implements TimedLimiter.Forwarding {
     return delegate;
   }
 
+  @Override
+  public @Nullable Decision tryAcquireLocally(Check check) {
+    return delegate.tryAcquireLocally(check);
+  }
+
   /** Without a timeout of its own: waits as long as the limiter behind it takes (a day at most). */
   @Override
   public Decision tryAcquire(Check check) {
@@ -69,13 +75,13 @@ final class CoalescingLimiter implements TimedLimiter.Forwarding {
    */
   @Override
   public Decision tryAcquire(Check check, long timeoutNanos) throws TimeoutException {
-    Decision leased = delegate.tryAcquireFromLease(check);
+    Decision leased = delegate.tryAcquireLocally(check);
     return leased != null ? leased : coalescer.decide(check.stateKey(), check, timeoutNanos);
   }
 
   @Override
   public CompletionStage<Decision> tryAcquireAsync(Check check) {
-    Decision leased = delegate.tryAcquireFromLease(check);
+    Decision leased = delegate.tryAcquireLocally(check);
     return leased != null
         ? CompletableFuture.completedFuture(leased)
         : coalescer.decideAsync(check.stateKey(), check);

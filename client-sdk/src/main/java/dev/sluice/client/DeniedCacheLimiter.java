@@ -1,5 +1,6 @@
 package dev.sluice.client;
 
+import dev.sluice.core.AnswersLocally;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
@@ -32,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * denied requests are never cached: answering them locally would withhold the penalty.
  * All-or-nothing batches pass through whole.
  */
-final class DeniedCacheLimiter implements RateLimiter {
+final class DeniedCacheLimiter implements RateLimiter, AnswersLocally {
   private final RateLimiter delegate;
   private final DeniedUntilCache cache;
   private final LocalDecisionMetrics metrics;
@@ -54,6 +55,20 @@ final class DeniedCacheLimiter implements RateLimiter {
     this.metrics = metrics;
     this.nanoClock = nanoClock;
     this.knownRules = knownRules;
+  }
+
+  /**
+   * A cached denial, else the limiter behind's own local answer (a lease). A miss here is not
+   * counted: the call that follows ({@link #tryAcquire}) looks again and counts it, and a lease
+   * answer is neither a hit nor a miss of the denied cache.
+   */
+  @Override
+  public @Nullable Decision tryAcquireLocally(Check check) {
+    Decision denied = cached(check);
+    if (denied != null) {
+      return denied;
+    }
+    return delegate instanceof AnswersLocally behind ? behind.tryAcquireLocally(check) : null;
   }
 
   @Override
@@ -177,15 +192,23 @@ final class DeniedCacheLimiter implements RateLimiter {
     cache.invalidateAll();
   }
 
+  /** A cached denial of {@code check}, counted as a hit; a miss is counted too. */
   private @Nullable Decision lookup(Check check) {
+    Decision denied = cached(check);
+    if (denied == null && !check.waits()) {
+      metrics.deniedCacheMisses.increment();
+    }
+    return denied;
+  }
+
+  /** A cached denial of {@code check}, counted as a hit, or null. */
+  private @Nullable Decision cached(Check check) {
     if (check.waits()) {
       return null; // the grid may book it within its wait: a cached denial says nothing of that
     }
     Decision denied = cache.lookup(check.stateKey(), check.permits());
     if (denied != null) {
       metrics.deniedCache.increment();
-    } else {
-      metrics.deniedCacheMisses.increment();
     }
     return denied;
   }

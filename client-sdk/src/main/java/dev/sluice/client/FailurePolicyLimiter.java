@@ -1,5 +1,6 @@
 package dev.sluice.client;
 
+import dev.sluice.core.AnswersLocally;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
@@ -26,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link RateLimiter} decorator that never hangs the application: every call waits at most the
@@ -46,7 +48,7 @@ import java.util.function.Function;
  * the grid later: the failure policy answered the caller, but the permits may have been consumed.
  * Timeouts are for outages, not for normal load.
  */
-final class FailurePolicyLimiter implements RateLimiter {
+final class FailurePolicyLimiter implements RateLimiter, AnswersLocally {
   private final TimedLimiter delegate;
   private final long callTimeoutNanos;
   private final CircuitBreaker breaker;
@@ -79,6 +81,16 @@ final class FailurePolicyLimiter implements RateLimiter {
   @Override
   public Decision tryAcquire(Check check) {
     return decide(List.of(check)).get(0);
+  }
+
+  /**
+   * A lease held here answers whatever the breaker says: its permits were admitted by the key's
+   * owner before they were handed out here, so an answer from them is the grid's, not a failure
+   * policy's.
+   */
+  @Override
+  public @Nullable Decision tryAcquireLocally(Check check) {
+    return delegate.tryAcquireLocally(check);
   }
 
   @Override

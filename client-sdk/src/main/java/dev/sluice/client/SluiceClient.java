@@ -50,7 +50,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>What happens to one call</h2>
  *
- * A chain of decorators, each one idea and one test class, in front of the grid's limiter:
+ * A chain of decorators, each one idea and one test class, in front of the grid's limiter. The head
+ * first asks the chain for a local answer ({@link dev.sluice.core.AnswersLocally}: a cached denial,
+ * else a live lease of the key), which skips everything else, breaker included: a lease's permits
+ * were admitted by the key's owner when it granted them. Otherwise:
  *
  * <ol>
  *   <li><b>Metrics</b> ({@link MeteredRateLimiter}): {@code sluice_decisions_total} and the

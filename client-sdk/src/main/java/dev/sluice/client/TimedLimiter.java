@@ -1,5 +1,6 @@
 package dev.sluice.client;
 
+import dev.sluice.core.AnswersLocally;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
@@ -32,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * API is waited on with the timeout, and calls that have no asynchronous form run on a daemon
  * thread the caller stops waiting for.
  */
-interface TimedLimiter extends RateLimiter {
+interface TimedLimiter extends RateLimiter, AnswersLocally {
 
   /** {@link #tryAcquire(Check)}, waiting at most {@code timeoutNanos}. */
   Decision tryAcquire(Check check, long timeoutNanos) throws TimeoutException;
@@ -60,10 +61,11 @@ interface TimedLimiter extends RateLimiter {
   void reset(PolicyRef ref, String key, long timeoutNanos) throws TimeoutException;
 
   /**
-   * The answer a lease held here gives {@code check} without a round trip, or null (nothing was
-   * counted): only a pipeline limiter that holds leases has one.
+   * {@inheritDoc} Only a pipeline limiter that holds leases has such answers; over any other
+   * limiter, none.
    */
-  default @Nullable Decision tryAcquireFromLease(Check check) {
+  @Override
+  default @Nullable Decision tryAcquireLocally(Check check) {
     return null;
   }
 
@@ -145,8 +147,8 @@ interface TimedLimiter extends RateLimiter {
   /** The pipeline's own timed calls: the caller waits on the invocation's future. */
   record Pipeline(PipelineRateLimiter delegate) implements Forwarding {
     @Override
-    public @Nullable Decision tryAcquireFromLease(Check check) {
-      return delegate.tryAcquireFromLease(check);
+    public @Nullable Decision tryAcquireLocally(Check check) {
+      return delegate.tryAcquireLocally(check);
     }
 
     @Override

@@ -111,6 +111,39 @@ class GridOutageTest {
     assertThat(client.gridUnavailable()).isFalse();
   }
 
+  /**
+   * A lease's permits were admitted by the key's owner when it granted them: the client answers
+   * from a live lease even while its breaker is open, and only keys without one get the failure
+   * policy's answer. The members' clock and the client's lease clock are the same frozen manual
+   * clock, so the lease outlives the outage.
+   */
+  @Test
+  void liveLease_answersWhileTheBreakerIsOpen() {
+    grid = GridMembers.start(1);
+    client =
+        grid.client()
+            .callTimeout(Duration.ofMillis(TIMEOUT_MILLIS))
+            .probeInterval(Duration.ofHours(1))
+            .failurePolicy("login", FailurePolicy.FAIL_CLOSED)
+            .build();
+    putRules(grid.members.get(0));
+    Decision hot = client.tryAcquire("api", "hot");
+    for (int i = 0; i < 20 && hot.decidedBy() != DecidedBy.LEASE; i++) {
+      hot = client.tryAcquire("api", "hot");
+    }
+    assertThat(hot.decidedBy()).as("the hot key is leased").isEqualTo(DecidedBy.LEASE);
+
+    grid.members.get(0).getLifecycleService().terminate();
+    Decision cold = client.tryAcquire("login", "cold");
+    assertThat(cold.decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
+    assertThat(client.gridUnavailable()).as("the breaker is open").isTrue();
+
+    Decision leased = client.tryAcquire("api", "hot");
+    assertThat(leased.decidedBy()).isEqualTo(DecidedBy.LEASE);
+    assertThat(leased.allowed()).isTrue();
+    assertThat(client.tryAcquire("login", "cold").decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
+  }
+
   private static void putRules(HazelcastInstance member) {
     GridRuleStore rules = new GridRuleStore(member);
     rules.put(new Rule("api", Policy.of(1_000_000, Duration.ofMinutes(1))));

@@ -17,7 +17,9 @@ import java.util.function.ToDoubleFunction;
  *       leased} (all of them), {@code answered_locally} (handed to requests here without a round
  *       trip), {@code returned} (unused, given back to the owner), {@code expired_unused} (unused
  *       and not given back: the owner was unreachable or the key was reset; they stay counted until
- *       their window has passed).
+ *       their window has passed);
+ *   <li>{@code sluice_lease_renewals_total}: asks for a key's next lease sent ahead of the current
+ *       lease's end (docs/client.md, "Leases": a big lease is renewed when a quarter is left).
  * </ul>
  *
  * Once a holder's leases have ended, {@code leased = answered_locally + returned + expired_unused}.
@@ -25,6 +27,7 @@ import java.util.function.ToDoubleFunction;
 public final class LeaseMetrics {
   public static final String GRANTED = "sluice.leases.granted";
   public static final String PERMITS = "sluice.lease.permits";
+  public static final String RENEWALS = "sluice.lease.renewals";
 
   private LeaseMetrics() {}
 
@@ -42,6 +45,9 @@ public final class LeaseMetrics {
     }
     FunctionCounter.builder(GRANTED, statistics, s -> s.granted())
         .description("Leases the keys' owners granted to this holder")
+        .register(registry);
+    FunctionCounter.builder(RENEWALS, statistics, s -> s.renewals())
+        .description("Asks for a key's next lease sent before the current one ran out")
         .register(registry);
     permits(registry, statistics, "leased", s -> s.permitsLeased());
     permits(registry, statistics, "answered_locally", s -> s.answeredLocally());

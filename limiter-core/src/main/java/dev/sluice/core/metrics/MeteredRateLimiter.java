@@ -1,5 +1,6 @@
 package dev.sluice.core.metrics;
 
+import dev.sluice.core.AnswersLocally;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
@@ -17,6 +18,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records every decision of the limiter it wraps, the same on every runtime (DESIGN §7):
@@ -26,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  *       {@code denied} or {@code shadow_denied} (a shadow rule that would have denied; the caller
  *       was told "allowed"). Inline policies count under {@code rule="~inline"}.
  *   <li>{@code sluice_decision_seconds}: how long a decision took, with a histogram; a batch counts
- *       once, for all its checks.
+ *       once, for all its checks. A single check answered from what the limiter holds here (a
+ *       lease, a cached denial) is not timed ({@link #tryAcquire}).
  *   <li>{@code sluice_wait_seconds{rule}}: the delays admissions were given ({@link WaitMetrics}).
  *   <li>{@code sluice_permits_total{event}} and {@code sluice_permits_in_flight}: concurrency
  *       permits taken and given back through this limiter ({@link PermitsInFlight}).
@@ -46,6 +49,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   public static final String DECISION_TIMER = "sluice.decision";
 
   private final RateLimiter delegate;
+  private final @Nullable AnswersLocally local;
   private final MeterRegistry registry;
   private final Timer timer;
   private final ConcurrentHashMap<String, Counter[]> counters = new ConcurrentHashMap<>();
@@ -55,6 +59,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
 
   private MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
     this.delegate = delegate;
+    this.local = delegate instanceof AnswersLocally answers ? answers : null;
     this.registry = registry;
     this.timer =
         Timer.builder(DECISION_TIMER)
@@ -90,8 +95,21 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     return delegate;
   }
 
+  /**
+   * A check the limiter behind can answer from what it holds here (a lease, a cached denial: {@link
+   * AnswersLocally}) is counted but not timed: it takes nanoseconds, and the timer's two clock
+   * reads and histogram would cost more than the answer itself. {@code sluice_decision_seconds}
+   * times the decisions that went to the key's owner.
+   */
   @Override
   public Decision tryAcquire(Check check) {
+    if (local != null) {
+      Decision answered = local.tryAcquireLocally(check);
+      if (answered != null) {
+        record(check, answered);
+        return answered;
+      }
+    }
     long start = System.nanoTime();
     Decision decision = delegate.tryAcquire(check);
     timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);

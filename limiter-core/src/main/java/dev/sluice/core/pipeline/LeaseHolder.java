@@ -37,6 +37,17 @@ import org.jspecify.annotations.Nullable;
  * the shortest window and 100 ms. A key with a few requests a second never leases, and traffic
  * spread over many keys pays one map lookup per request.
  *
+ * <h2>Renewing ahead</h2>
+ *
+ * On a key hot enough that a lease holds at least {@value #RENEW_AHEAD_MIN_PERMITS} permits, the
+ * answer that takes the lease below a quarter of its permits also sends, in the background, an
+ * acquire of no permits that asks for the next lease. Until it comes back the threads go on
+ * answering from the quarter left; the next lease is then kept behind the current one and takes
+ * over when the current one is spent or ends. Without it, a lease spent faster than a round trip (a
+ * few thousand permits at millions of requests a second) sends every thread to the owner until the
+ * next one arrives. Smaller leases (keys near their limit) are not renewed ahead: the next one is
+ * asked for with a request, as the first was, so the last permits of a key stay at the owner.
+ *
  * <h2>Time</h2>
  *
  * A lease ends here at {@code sent + (end - decided)}: the lease's length on the owner's clock,
@@ -63,15 +74,33 @@ public final class LeaseHolder {
   /** The interval over which requests on a key are counted. */
   static final long INTERVAL_MILLIS = 100;
 
-  /** The most requests' worth of permits asked for in one lease. */
-  static final long MAX_WANTED = 1_024;
+  /**
+   * The most requests' worth of permits asked for in one lease: at millions of requests a second on
+   * one key, tens of milliseconds' worth, so that a renewal has time to come back.
+   */
+  static final long MAX_WANTED = 65_536;
+
+  /** Leases of at least this many permits are renewed ahead of their end (see the class doc). */
+  static final long RENEW_AHEAD_MIN_PERMITS = 64;
 
   /** Keys whose heat is tracked at most; beyond it the tracker starts over. */
   static final int MAX_TRACKED_KEYS = 16_384;
 
   private static final long INTERVAL_NANOS = INTERVAL_MILLIS * 1_000_000L;
 
+  /** Sends a request for the next lease of a key, in the background (see {@link #keep}). */
+  @FunctionalInterface
+  public interface Renewal {
+    /**
+     * Sends {@code op}, an acquire of no permits that asks for a lease, for {@code check}'s key;
+     * its outcome goes to {@link #keep} ({@code sentAtNanos} with it), a failure to {@link
+     * #askFailed}.
+     */
+    void send(Check check, String stateKey, KeyOp op, long sentAtNanos);
+  }
+
   private final LongSupplier nanoClock;
+  private final Renewal renewal;
   private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Heat> heat = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Lease> replaced = new ConcurrentLinkedQueue<>();
@@ -80,9 +109,11 @@ public final class LeaseHolder {
   /**
    * @param nanoClock this holder's monotonic clock ({@code System::nanoTime}), running at the rate
    *     of the owners' clock (a test's manual clock where the grid decides on one)
+   * @param renewal how to ask a key's owner for the next lease ahead of the current one's end
    */
-  public LeaseHolder(LongSupplier nanoClock) {
+  public LeaseHolder(LongSupplier nanoClock, Renewal renewal) {
     this.nanoClock = nanoClock;
+    this.renewal = renewal;
   }
 
   /** This holder's clock, read just before a request that may bring a lease goes out. */
@@ -105,6 +136,9 @@ public final class LeaseHolder {
 
     final long permits;
     final AtomicLong left;
+
+    /** The lease granted ahead of this one's end, to answer once this one is spent or over. */
+    volatile @Nullable Lease next;
 
     /** The key's heat, to count this lease's answers in; null if the key was not tracked. */
     final @Nullable Heat heat;
@@ -134,6 +168,31 @@ public final class LeaseHolder {
     KeyOp returning(long unused) {
       return KeyOp.returnLease(unused, grantedAtNanos, leaseNanos);
     }
+
+    boolean endedAt(long nowNanos) {
+      return nowNanos - endsAtHolderNanos >= 0;
+    }
+
+    /** Takes {@code wanted} permits; returns what is left after, or -1 if too few were left. */
+    long take(long wanted) {
+      long before;
+      do {
+        before = left.get();
+        if (before < wanted) {
+          return -1;
+        }
+      } while (!left.compareAndSet(before, before - wanted));
+      return before - wanted;
+    }
+
+    /**
+     * Whether the take that left {@code after} of {@code taken} crossed into the last quarter: one
+     * take only crosses it, so one thread asks for the next lease.
+     */
+    boolean crossedRenewal(long after, long taken) {
+      long quarter = permits / 4;
+      return permits >= RENEW_AHEAD_MIN_PERMITS && after <= quarter && after + taken > quarter;
+    }
   }
 
   /**
@@ -155,6 +214,25 @@ public final class LeaseHolder {
      * answers on one hot key come from many threads at once.
      */
     final LongAdder answeredLocally = new LongAdder();
+
+    /**
+     * Counts {@code requests} more in the interval at {@code now} (starting a new interval when the
+     * last one is over), with the lease answers since the last count; returns the interval's count.
+     * Called holding the monitor.
+     */
+    int count(long now, int requests) {
+      long elapsed = now - intervalStart;
+      if (elapsed >= INTERVAL_NANOS || elapsed < 0) {
+        last = elapsed >= 2 * INTERVAL_NANOS || elapsed < 0 ? 0 : current;
+        current = 0;
+        intervalStart = now;
+      }
+      current =
+          (int)
+              Math.min(
+                  Integer.MAX_VALUE, current + (long) requests + answeredLocally.sumThenReset());
+      return current;
+    }
   }
 
   /** Whether this holder has a lease of {@code stateKey}, live or ended but not yet given back. */
@@ -172,31 +250,77 @@ public final class LeaseHolder {
       return null;
     }
     long now = nanoClock.getAsLong();
-    if (now - lease.endsAtHolderNanos >= 0) {
-      return null;
-    }
     long permits = check.permits();
-    long left;
-    do {
-      left = lease.left.get();
-      if (left < permits) {
+    while (true) {
+      long left = lease.endedAt(now) ? -1 : lease.take(permits);
+      if (left >= 0) {
+        statistics.answeredLocally.add(permits);
+        if (lease.heat != null) {
+          lease.heat.answeredLocally.increment();
+        }
+        if (lease.crossedRenewal(left, permits)) {
+          renewAhead(check, stateKey, lease.heat, now);
+        }
+        long used = lease.permits - left;
+        return new Decision(
+            true,
+            lease.limit,
+            Math.max(0, lease.remainingAtGrant - used),
+            0,
+            lease.resetAfterNanos,
+            0,
+            false,
+            Decision.DecidedBy.LEASE);
+      }
+      Lease next = lease.next;
+      if (next == null) {
         return null;
       }
-    } while (!lease.left.compareAndSet(left, left - permits));
-    statistics.answeredLocally.add(permits);
-    if (lease.heat != null) {
-      lease.heat.answeredLocally.increment();
+      // Spent or over: the lease granted ahead answers from now on, and what is left of this one
+      // goes back with the next returns.
+      if (leases.replace(stateKey, lease, next)) {
+        replaced.add(lease);
+        lease = next;
+      } else {
+        lease = leases.get(stateKey);
+        if (lease == null) {
+          return null;
+        }
+      }
     }
-    long used = lease.permits - (left - permits);
-    return new Decision(
-        true,
-        lease.limit,
-        Math.max(0, lease.remainingAtGrant - used),
-        0,
-        lease.resetAfterNanos,
-        0,
-        false,
-        Decision.DecidedBy.LEASE);
+  }
+
+  /** Asks for the next lease of a key in the background, unless an ask is on its way already. */
+  private void renewAhead(Check check, String stateKey, @Nullable Heat h, long now) {
+    if (h == null) {
+      return;
+    }
+    long seen;
+    synchronized (h) {
+      if (h.asking && now - h.askedAt < INTERVAL_NANOS) {
+        return;
+      }
+      seen = Math.max(h.last, h.count(now, 0));
+      h.asking = true;
+      h.askedAt = now;
+    }
+    statistics.renewals.increment();
+    long wanted = Math.min(MAX_WANTED, Math.max(seen + seen / 2, RENEW_AHEAD_MIN_PERMITS));
+    renewal.send(
+        check,
+        stateKey,
+        KeyOp.acquireWithLease(0, wanted * Math.max(1, check.permits()), wantedLeaseNanos()),
+        now);
+  }
+
+  /** An ask for a lease of {@code stateKey} failed: the next request may ask again. */
+  public void askFailed(String stateKey) {
+    Heat h = heat.get(stateKey);
+    if (h != null) {
+      synchronized (h) {
+        h.asking = false;
+      }
+    }
   }
 
   /**
@@ -211,15 +335,7 @@ public final class LeaseHolder {
     long now = nanoClock.getAsLong();
     int seen;
     synchronized (h) {
-      long elapsed = now - h.intervalStart;
-      if (elapsed >= INTERVAL_NANOS || elapsed < 0) {
-        h.last = elapsed >= 2 * INTERVAL_NANOS || elapsed < 0 ? 0 : h.current;
-        h.current = 0;
-        h.intervalStart = now;
-      }
-      h.current =
-          (int) Math.min(Integer.MAX_VALUE, h.current + 1L + h.answeredLocally.sumThenReset());
-      seen = Math.max(h.last, h.current);
+      seen = Math.max(h.last, h.count(now, 1));
       // An ask whose answer was lost (a timeout) stops blocking the next after one interval.
       if (seen < HOT_REQUESTS || (h.asking && now - h.askedAt < INTERVAL_NANOS)) {
         return 0;
@@ -257,10 +373,26 @@ public final class LeaseHolder {
         new Lease(check, outcome.decidedAtNanos(), length, sentAtNanos + length, grant, permits, h);
     statistics.granted.increment();
     statistics.leased.add(permits);
-    Lease before = leases.put(stateKey, lease);
-    if (before != null) {
-      replaced.add(before);
-    }
+    long now = nanoClock.getAsLong();
+    leases.compute(
+        stateKey,
+        (key, current) -> {
+          if (current != null
+              && current.next == null
+              && !current.endedAt(now)
+              && current.left.get() > 0) {
+            current.next = lease; // granted ahead: answers once the current one is spent
+            return current;
+          }
+          if (current != null) {
+            replaced.add(current);
+            Lease queued = current.next;
+            if (queued != null) {
+              replaced.add(queued);
+            }
+          }
+          return lease;
+        });
   }
 
   /**
@@ -269,7 +401,7 @@ public final class LeaseHolder {
    */
   public void forget(String stateKey) {
     Lease lease = leases.remove(stateKey);
-    if (lease != null) {
+    for (; lease != null; lease = lease.next) {
       statistics.expiredUnused.add(lease.left.getAndSet(0));
     }
   }
@@ -286,9 +418,26 @@ public final class LeaseHolder {
     long now = nanoClock.getAsLong();
     for (Map.Entry<String, Lease> entry : leases.entrySet()) {
       Lease lease = entry.getValue();
-      if ((all || now - lease.endsAtHolderNanos >= 0) && leases.remove(entry.getKey(), lease)) {
-        done.add(lease);
+      if (!all && !lease.endedAt(now)) {
+        continue;
       }
+      // Atomic with keep(), which may be linking a next lease to this one right now.
+      leases.computeIfPresent(
+          entry.getKey(),
+          (key, current) -> {
+            if (current != lease) {
+              return current;
+            }
+            done.add(lease);
+            Lease next = lease.next;
+            if (next != null && !all && !next.endedAt(now)) {
+              return next;
+            }
+            if (next != null) {
+              done.add(next);
+            }
+            return null;
+          });
     }
     Map<String, List<KeyOp>> opsByKey = new LinkedHashMap<>();
     Map<String, PolicyRef> refs = new LinkedHashMap<>();
@@ -339,6 +488,12 @@ public final class LeaseHolder {
     private final LongAdder answeredLocally = new LongAdder();
     private final LongAdder returned = new LongAdder();
     private final LongAdder expiredUnused = new LongAdder();
+    private final LongAdder renewals = new LongAdder();
+
+    /** Asks for a lease sent ahead of the current lease's end ("Renewing ahead"). */
+    public long renewals() {
+      return renewals.sum();
+    }
 
     /** Leases the owners granted. */
     public long granted() {

@@ -3,6 +3,7 @@ package dev.sluice.core.pipeline;
 import static dev.sluice.core.pipeline.Futures.await;
 import static dev.sluice.core.pipeline.Futures.awaitWithin;
 
+import dev.sluice.core.AnswersLocally;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
@@ -68,7 +69,7 @@ import org.jspecify.annotations.Nullable;
  * at the owner). Peeks, releases and resets always go to the owner; a reset also drops this
  * holder's lease of the key.
  */
-public class PipelineRateLimiter implements RateLimiter {
+public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
   private final Backend backend;
   private final @Nullable LeaseHolder leases;
   private final @Nullable LeaseReturns leaseReturns;
@@ -83,7 +84,7 @@ public class PipelineRateLimiter implements RateLimiter {
    */
   protected PipelineRateLimiter(Backend backend, @Nullable LongSupplier leaseClock) {
     this.backend = Objects.requireNonNull(backend, "backend");
-    this.leases = leaseClock == null ? null : new LeaseHolder(leaseClock);
+    this.leases = leaseClock == null ? null : new LeaseHolder(leaseClock, this::renewLease);
     this.leaseReturns = leases == null ? null : new LeaseReturns(leases, backend);
   }
 
@@ -114,8 +115,7 @@ public class PipelineRateLimiter implements RateLimiter {
 
   @Override
   public Decision tryAcquire(Check check) {
-    precheck(check, false);
-    String stateKey = check.stateKey();
+    String stateKey = Objects.requireNonNull(check, "check").stateKey();
     Decision leased = fromLease(check, stateKey);
     if (leased != null) {
       return leased;
@@ -125,22 +125,19 @@ public class PipelineRateLimiter implements RateLimiter {
   }
 
   /**
-   * The answer {@link #tryAcquire} would give from a live lease of the check's key, taking its
-   * permits, or null when no lease can answer (the owner must decide; nothing was counted). For a
-   * decorator in front of this limiter whose own work only pays for a round trip: the client's
-   * per-key coalescing makes concurrent calls on a hot key wait for each other, which a lease
-   * answer, a few compare-and-sets here, does not need.
-   *
-   * @throws InvalidPolicyException as {@link #tryAcquire} would, before anything is counted
+   * {@inheritDoc} Here: the answer {@link #tryAcquire} would give from a live lease of the check's
+   * key, taking its permits. For a decorator in front of this limiter whose own work only pays for
+   * a round trip: the client's per-key coalescing makes concurrent calls on a hot key wait for each
+   * other, which a lease answer, a compare-and-set here, does not need.
    */
-  public @Nullable Decision tryAcquireFromLease(Check check) {
+  @Override
+  public @Nullable Decision tryAcquireLocally(Check check) {
     String stateKey = check.stateKey();
     // Most keys hold no lease: answer that with one map lookup, and leave the checks to the call
     // that goes to the owner next, instead of making every call pay for them twice.
     if (leases == null || !leases.holds(stateKey)) {
       return null;
     }
-    precheck(check, false);
     return fromLease(check, stateKey);
   }
 
@@ -151,8 +148,7 @@ public class PipelineRateLimiter implements RateLimiter {
    */
   @Override
   public CompletableFuture<Decision> tryAcquireAsync(Check check) {
-    precheck(check, false);
-    String stateKey = check.stateKey();
+    String stateKey = Objects.requireNonNull(check, "check").stateKey();
     Decision leased = fromLease(check, stateKey);
     if (leased != null) {
       return CompletableFuture.completedFuture(leased);
@@ -427,8 +423,7 @@ public class PipelineRateLimiter implements RateLimiter {
    * @throws TimeoutException if the answer did not come in time; the check may still be counted
    */
   public Decision tryAcquire(Check check, Duration timeout) throws TimeoutException {
-    precheck(check, false);
-    String stateKey = check.stateKey();
+    String stateKey = Objects.requireNonNull(check, "check").stateKey();
     Decision leased = fromLease(check, stateKey);
     if (leased != null) {
       return leased;
@@ -492,30 +487,67 @@ public class PipelineRateLimiter implements RateLimiter {
     return new KeyCommand(check.stateKey(), check.ref(), new KeyOp[] {op});
   }
 
-  /** The answer from a live lease of the check's key, or null: ask the owner. */
+  /**
+   * The answer from a live lease of the check's key, or null: ask the owner. First, as {@link
+   * #precheck} (one policy lookup for both), refuses a cost above the policy's capacity where the
+   * policy is known here.
+   */
   private @Nullable Decision fromLease(Check check, String stateKey) {
-    return leasable(check) ? leases.answer(check, stateKey) : null;
+    CompiledPolicy policy = backend.policyOf(check.ref(), false);
+    if (policy != null) {
+      policy.checkCost(check.permits(), check.ref());
+    }
+    return leasable(check, policy) ? leases.answer(check, stateKey) : null;
   }
 
   /**
    * Whether a lease may answer {@code check}, or be asked for along with it: the one place that
-   * says so, for single checks, batches and the fast path ({@link #tryAcquireFromLease}). Never for
-   * a check that may wait (the owner books it at a future instant, which a lease cannot), nor on a
+   * says so, for single checks, batches and the fast path ({@link #tryAcquireLocally}). Never for a
+   * check that may wait (the owner books it at a future instant, which a lease cannot), nor on a
    * concurrency policy (each permit is an entry at the owner with its own id, released by that id).
    * Where the policy is not known here (a client's check on a rule it never read), the owner keeps
    * the promise: it grants no lease on such a policy ({@link CompiledPolicy#leases}).
+   *
+   * @param policy the check's policy as known here, or null
    */
+  private boolean leasable(Check check, @Nullable CompiledPolicy policy) {
+    return leases != null && !check.waits() && (policy == null || !policy.policy().inFlight());
+  }
+
+  /** {@link #leasable(Check, CompiledPolicy)} with the policy as known here, reading nothing. */
   private boolean leasable(Check check) {
     if (leases == null || check.waits()) {
       return false;
     }
     CompiledPolicy policy;
     try {
-      policy = backend.policyOf(check.ref(), true); // what is known here, read nothing
+      policy = backend.policyOf(check.ref(), true);
     } catch (RuntimeException e) {
       return false; // the owner will answer for the rule
     }
-    return policy == null || !policy.policy().inFlight();
+    return leasable(check, policy);
+  }
+
+  /**
+   * Sends a lease holder's ask for the next lease of a key ({@link LeaseHolder.Renewal}): an
+   * acquire of no permits, in the background; the holder keeps what comes back.
+   */
+  private void renewLease(Check check, String stateKey, KeyOp op, long sentAtNanos) {
+    LeaseHolder holder = leases;
+    try {
+      backend
+          .executeAsync(new KeyCommand(stateKey, check.ref(), new KeyOp[] {op}))
+          .whenComplete(
+              (outcome, failure) -> {
+                if (outcome != null) {
+                  holder.keep(check, stateKey, outcome, 0, sentAtNanos);
+                } else {
+                  holder.askFailed(stateKey);
+                }
+              });
+    } catch (RuntimeException e) {
+      holder.askFailed(stateKey); // closed, or the transport refused it: a request asks next
+    }
   }
 
   /** One acquire on its way to the owner, asking for a lease if its key is hot here. */

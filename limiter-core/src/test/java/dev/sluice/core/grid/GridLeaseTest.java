@@ -104,6 +104,34 @@ class GridLeaseTest {
     assertThat(second).isGreaterThanOrEqualTo(2 * first);
   }
 
+  /**
+   * A lease big enough to be renewed ahead (docs/client.md, "Leases"): the ask for the next one
+   * goes to the owner in the background, and the owner counts what it grants then, as it counts a
+   * lease granted with a request. Without that count the owner would hand out permits it never
+   * counted.
+   */
+  @Test
+  void bigLease_isRenewedAhead_andTheOwnerCountsTheRenewal() {
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    long byOwner = 0;
+    long grantedBefore = 0;
+    for (int i = 0; i < 2_000 && statistics.renewals() == 0; i++) {
+      grantedBefore = statistics.granted();
+      Decision decision = holder.tryAcquire("bulk", k);
+      assertThat(decision.allowed()).isTrue();
+      byOwner += decision.decidedBy() == DecidedBy.LIMITER ? 1 : 0;
+    }
+    assertThat(statistics.renewals()).as("a renewal was asked for").isEqualTo(1);
+    long renewed = grantedBefore + 1; // the call that asked was a lease answer: it brought none
+    awaitUntil(() -> statistics.granted() == renewed, "the renewal granted and kept");
+
+    long admitted = statistics.answeredLocally() + byOwner;
+    long parked = statistics.permitsLeased() - statistics.answeredLocally();
+    assertThat(observer.peek("bulk", k).remaining())
+        .as("the owner counts every admission and every permit parked here, the renewal's too")
+        .isEqualTo(100_000 - admitted - parked);
+  }
+
   @Test
   void endedLease_givesItsUnusedPermitsBack() {
     for (int i = 0; i < 9; i++) {
