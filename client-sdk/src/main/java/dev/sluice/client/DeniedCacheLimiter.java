@@ -58,17 +58,17 @@ final class DeniedCacheLimiter implements RateLimiter, AnswersLocally {
   }
 
   /**
-   * A cached denial, else the limiter behind's own local answer (a lease). A miss here is not
-   * counted: the call that follows ({@link #tryAcquire}) looks again and counts it, and a lease
+   * The limiter behind's own local answer (a live lease), else a cached denial. The lease comes
+   * first: its permits were admitted by the key's owner, so an answer from them is exact whatever
+   * an older denial says, and a hot key answered from leases skips the cache lookup. A miss here is
+   * not counted: the call that follows ({@link #tryAcquire}) looks again and counts it, and a lease
    * answer is neither a hit nor a miss of the denied cache.
    */
   @Override
   public @Nullable Decision tryAcquireLocally(Check check) {
-    Decision denied = cached(check);
-    if (denied != null) {
-      return denied;
-    }
-    return delegate instanceof AnswersLocally behind ? behind.tryAcquireLocally(check) : null;
+    Decision leased =
+        delegate instanceof AnswersLocally behind ? behind.tryAcquireLocally(check) : null;
+    return leased != null ? leased : cached(check);
   }
 
   @Override

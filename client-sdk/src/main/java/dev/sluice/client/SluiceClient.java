@@ -51,8 +51,8 @@ import org.jspecify.annotations.Nullable;
  * <h2>What happens to one call</h2>
  *
  * A chain of decorators, each one idea and one test class, in front of the grid's limiter. The head
- * first asks the chain for a local answer ({@link dev.sluice.core.AnswersLocally}: a cached denial,
- * else a live lease of the key), which skips everything else, breaker included: a lease's permits
+ * first asks the chain for a local answer ({@link dev.sluice.core.AnswersLocally}: a live lease of
+ * the key, else a cached denial), which skips everything else, breaker included: a lease's permits
  * were admitted by the key's owner when it granted them. Otherwise:
  *
  * <ol>

@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
  * key, guarding it with the call timeout and the breaker.
  *
  * <p>A local answer is the answer {@link RateLimiter#tryAcquire(Check)} would give at that instant,
- * never a more permissive one; a decorator that answers locally itself (the denied-until cache)
- * asks the limiter behind it only when it has no answer of its own.
+ * never a more permissive one. A decorator with local answers of its own (the denied-until cache)
+ * decides which comes first; the client asks its lease first, whose permits the owner admitted.
  */
 public interface AnswersLocally {
   /**
