@@ -30,6 +30,12 @@ public final class Contenders {
 
   private Contenders() {}
 
+  /** The load driver with a contender that answers at once ({@link DriverCeiling}). */
+  public static ContenderSpec driverCeiling() {
+    return ContenderSpec.driven(
+        DriverCeiling.NAME, CLIENT, (context, rule) -> new DriverCeiling(rule));
+  }
+
   /** A Sluice member in the load JVM, alone in its cluster. */
   public static ContenderSpec sluiceEmbedded() {
     return ContenderSpec.driven(

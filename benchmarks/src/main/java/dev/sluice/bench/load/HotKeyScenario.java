@@ -26,6 +26,12 @@ final class HotKeyScenario implements Scenario {
           Contenders.bucket4jEmbedded());
 
   /**
+   * The row that only means something under a limit nothing reaches: what the load driver itself
+   * reaches with a contender that does nothing, the ceiling of every local answer.
+   */
+  static final List<ContenderSpec> OPEN_ONLY = List.of(Contenders.driverCeiling());
+
+  /**
    * Rows that only mean something on a saturated key: Sluice with Bucket4j's own algorithm, and
    * Bucket4j's delaying with several holders, where it over-admits.
    */
@@ -60,8 +66,12 @@ final class HotKeyScenario implements Scenario {
                 + " limit or of the window). The target compares with Bucket4j's fastest mode."
                 + " Sluice runs with leases on (its default: the client or member leases the hot"
                 + " key from its owner and answers from the lease) and off; embedded rows decide on"
-                + " a member in the load JVM, alone in its cluster, beside Bucket4j embedded.");
-    Measurement.run(context, s, load, open, CONTENDERS);
+                + " a member in the load JVM, alone in its cluster, beside Bucket4j embedded. `"
+                + DriverCeiling.NAME
+                + "` is the driver with a contender that admits at once: no local answer can"
+                + " pass it.");
+    Measurement.run(
+        context, s, load, open, Stream.concat(CONTENDERS.stream(), OPEN_ONLY.stream()).toList());
     context.report().scenario(s);
 
     BenchRule hot = BenchRule.HOT;
