@@ -13,12 +13,15 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.local.LocalRateLimiter;
 import dev.sluice.core.test.Seeds;
+import io.micrometer.core.instrument.Timer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,6 +31,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -57,12 +62,18 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *   <li>A decision is correct: a model limiter (a second {@link LocalRateLimiter} on the same
  *       clock) applies the same named checks, parsed from what was sent, and must agree on {@code
  *       allowed} and {@code remaining}.
- *   <li>A rejected request changes no state: the model sees only decided requests, so after every
- *       rejection the targeted key's peek on the server must equal the model's, and every pool key
- *       is compared after every request and at the end.
- *   <li>Neither does a request whose answer was lost because Jetty refused it and closed the
- *       connection while the client was still sending; and every request is answered (or cut off
- *       so) within the client's 10 s.
+ *   <li>A rejected request (a 4xx answer) changes no state: the model sees only decided requests,
+ *       so after every rejection the targeted key's peek on the server must equal the model's, and
+ *       every pool key is compared after every request and at the end.
+ *   <li>A request whose answer was lost (no HTTP status came back: Jetty refused it and closed the
+ *       connection while the client was still sending, or the connection broke) is not taken for a
+ *       rejection: the server may have decided it before the answer was lost. The test asks the
+ *       server what it answered, from its own record of every check request ({@code sluice.check},
+ *       by route and status, written after the handler): decided (200/429), the model applies it
+ *       too; refused (4xx), or never routed, it must have changed nothing. Either way the pool
+ *       comparison that follows holds the server to it.
+ *   <li>Every request is answered (or cut off so) within {@link #ANSWER_TIMEOUT}, generous for a
+ *       loaded two-core machine and still a bound: a timeout is a violation.
  *   <li>The server stays up: {@code /health/live} and a valid check answer at the end.
  * </ul>
  *
@@ -77,6 +88,8 @@ class RestFuzzTest {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final List<String> RULES = List.of("fz-fixed", "fz-gcra", "fz-sliding");
   private static final int POOL_KEYS = 12;
+  private static final Set<String> POOL =
+      IntStream.range(0, POOL_KEYS).mapToObj(k -> "k" + k).collect(Collectors.toSet());
   private static final Set<String> JETTY_CODES =
       Set.of(
           ApiError.MALFORMED_REQUEST,
@@ -84,12 +97,37 @@ class RestFuzzTest {
           ApiError.HEADERS_TOO_LARGE,
           ApiError.HTTP_VERSION_NOT_SUPPORTED);
 
+  /**
+   * How long a request may wait for its answer, and a connection for its handshake. A decision
+   * takes microseconds here; these bounds are for a loaded two-core CI machine (GC pauses, other
+   * builds), three times the 10 s and 5 s of {@link ApiServer#send}. Still bounds: a request not
+   * answered within them is a violation.
+   */
+  private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
+
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
+
+  /**
+   * How long the server's record is watched for a request whose answer was lost. The server (in
+   * this JVM) handles a check in well under a millisecond once it has it; this covers a GC pause or
+   * a starved thread on a loaded machine. A lost request the server had not routed by then, in the
+   * runs seen a connection the server had closed before the request was written ("header parser
+   * received no bytes"), is taken as never received: if it were decided later after all, the pool
+   * comparison would report it, so a wrong guess is loud, not silent.
+   */
+  private static final Duration RECORD_WAIT = Duration.ofSeconds(10);
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
   private final Map<String, Integer> byCategory = new TreeMap<>();
   private final Map<Integer, Integer> byStatus = new TreeMap<>();
   private final List<String> violations = new ArrayList<>();
   private int decided;
   private int parserRefusals;
   private int closedWithoutAnswer;
+
+  /** Requests on pool keys whose answer was lost, by what the server's record says it answered. */
+  private final Map<String, Integer> lostAnswers = new TreeMap<>();
+
   private String lastRequest = "";
   private final Map<String, Integer> jettyRefusals = new TreeMap<>();
 
@@ -131,8 +169,8 @@ class RestFuzzTest {
           server.post("/v1/check", "{\"rule\": \"fz-fixed\", \"key\": \"after-fuzz\"}");
       System.out.printf(
           "fuzz: %d requests in %.1f s (%.0f/s), base seed %d%n  categories %s%n  statuses %s%n"
-              + "  decided %d, refused by Jetty before routing %d %s, closed without answer %d,"
-              + " violations %d%n",
+              + "  decided %d, refused by Jetty before routing %d %s, closed without answer %d"
+              + " (on pool keys, answered by the server as %s), violations %d%n",
           sent,
           seconds,
           sent / seconds,
@@ -143,6 +181,7 @@ class RestFuzzTest {
           parserRefusals,
           jettyRefusals,
           closedWithoutAnswer,
+          lostAnswers,
           violations.size());
       violations.forEach(v -> System.out.println("  VIOLATION " + v));
       assertThat(live.status()).as("server alive after the fuzz").isEqualTo(200);
@@ -224,31 +263,124 @@ class RestFuzzTest {
       request.header("Content-Type", contentType);
     }
     lastRequest = category + " " + path + " " + contentType + " " + preview(body);
+    Map<Integer, Long> answeredBefore = answeredByStatus(server, path);
     ApiServer.Response response;
     try {
-      response = server.send(request);
-    } catch (java.io.UncheckedIOException e) {
-      unanswered(e);
+      response = send(request);
+    } catch (IOException e) {
+      unanswered(server, model, path, body, answeredBefore, e);
       return;
     }
     judge(server, model, category, path, body, response);
   }
 
+  /** {@link ApiServer#send}, with this test's bounds ({@link #ANSWER_TIMEOUT}). */
+  private ApiServer.Response send(HttpRequest.Builder request)
+      throws IOException, InterruptedException {
+    return new ApiServer.Response(
+        http.send(
+            request.timeout(ANSWER_TIMEOUT).build(),
+            HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)));
+  }
+
   /**
-   * A request whose answer never came. Jetty answers 413 as soon as it knows a body is too large,
-   * or 431 for headers, and closes the connection; a client still sending may see the close instead
-   * of the answer (in the recorded runs every such request was an oversize body). The server has
-   * finished with the request once it has closed the connection, so nothing is waited for here: the
-   * pool comparison that follows every request holds the server to "a request whose answer was lost
-   * counted nothing". It is never sent again, which could count it twice. A timeout is another
-   * matter, the server may still be deciding: no answer within the client's 10 s is a violation in
-   * itself. The server being up is checked at the end.
+   * A request whose answer never came: no HTTP status, so neither a decision nor a rejection. Jetty
+   * answers 413 as soon as it knows a body is too large, or 431 for headers, and closes the
+   * connection; a client still sending may see the close instead of the answer (most such requests
+   * are oversize bodies). A connection can also break after the server decided: the check counted,
+   * and only its answer was lost. So this asks the server what it answered ({@link #serverAnswer}):
+   * a decision is applied to the model like one that came back; a refusal, or a request that never
+   * reached the routes, must have changed nothing. The pool comparison after every request then
+   * holds the server to it. It is never sent again, which could count it twice. A timeout is a
+   * violation in itself: no answer within {@link #ANSWER_TIMEOUT}.
    */
-  private void unanswered(RuntimeException e) {
+  private void unanswered(
+      ApiServer server,
+      LocalRateLimiter model,
+      String path,
+      byte[] sent,
+      Map<Integer, Long> answeredBefore,
+      IOException e)
+      throws InterruptedException {
     closedWithoutAnswer++;
-    if (e.getCause() instanceof HttpTimeoutException) {
-      violations.add("no answer within 10 s: " + lastRequest);
+    if (e instanceof HttpTimeoutException) {
+      violations.add("no answer within " + ANSWER_TIMEOUT.toSeconds() + " s: " + lastRequest);
     }
+    List<JsonNode> checks = namedChecks(path, sent);
+    if (checks.stream().noneMatch(check -> POOL.contains(check.path("key").asText()))) {
+      return; // names no pool key: the pool comparison alone says whether it changed anything
+    }
+    int status = serverAnswer(server, path, answeredBefore);
+    String answered = status == 0 ? "not routed" : Integer.toString(status);
+    lostAnswers.merge(answered, 1, Integer::sum);
+    System.out.printf(
+        "answer lost (%s), the server's record says %s: %s%n", e, answered, lastRequest);
+    if (status == 200 || status == 429) {
+      decided++;
+      for (JsonNode check : checks) {
+        model.tryAcquire(check.get("rule").asText(), check.get("key").asText(), costOf(check));
+      }
+    }
+  }
+
+  /**
+   * The named checks of the fuzz's rules a check request holds, in order (one check, or a batch's):
+   * what the model applies when the server decided the request ({@link #checkOne} does the same).
+   */
+  private static List<JsonNode> namedChecks(String path, byte[] sent) {
+    JsonNode parsed = tryParse(sent);
+    if (parsed == null || !path.startsWith("/v1/check")) {
+      return List.of();
+    }
+    List<JsonNode> candidates = new ArrayList<>();
+    if (path.endsWith("/batch")) {
+      parsed.path("checks").forEach(candidates::add);
+    } else {
+      candidates.add(parsed);
+    }
+    List<JsonNode> named = new ArrayList<>();
+    for (JsonNode check : candidates) {
+      if (RULES.contains(check.path("rule").asText())) {
+        named.add(check);
+      }
+    }
+    return named;
+  }
+
+  /**
+   * What the server answered a request whose answer was lost: the status its record of check
+   * requests ({@link SluiceMetrics#CHECK_TIMER}, by route and status, written after the handler
+   * ran, so after the limiter decided) gained since {@code before}; 0 if it gained none within
+   * {@link #RECORD_WAIT} (the request never reached the routes). This test sends one request at a
+   * time, so the only request the record can gain is this one.
+   */
+  private static int serverAnswer(ApiServer server, String path, Map<Integer, Long> before)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + RECORD_WAIT.toNanos();
+    while (true) {
+      for (Map.Entry<Integer, Long> now : answeredByStatus(server, path).entrySet()) {
+        if (now.getValue() > before.getOrDefault(now.getKey(), 0L)) {
+          return now.getKey();
+        }
+      }
+      if (System.nanoTime() - deadline > 0) {
+        return 0;
+      }
+      Thread.sleep(5); // waiting for the server's handler, not moving limiter time
+    }
+  }
+
+  /** How many requests on {@code route} the server answered, by status, by its own record. */
+  private static Map<Integer, Long> answeredByStatus(ApiServer server, String route) {
+    Map<Integer, Long> counts = new TreeMap<>();
+    for (Timer timer :
+        server.registry.find(SluiceMetrics.CHECK_TIMER).tag("route", route).timers()) {
+      String status = timer.getId().getTag("status");
+      if (status != null) {
+        counts.merge(Integer.parseInt(status), timer.count(), Long::sum);
+      }
+    }
+    return counts;
   }
 
   private void count(String category) {
@@ -289,7 +421,13 @@ class RestFuzzTest {
     // Rejected: the key it named (if any) must be untouched.
     JsonNode parsed = tryParse(sent);
     if (parsed != null && parsed.path("rule").isTextual() && parsed.path("key").isTextual()) {
-      compareKey(server, model, parsed.get("rule").asText(), parsed.get("key").asText(), what);
+      compareKey(
+          server,
+          model,
+          parsed.get("rule").asText(),
+          parsed.get("key").asText(),
+          "a rejected request changed",
+          what);
     }
   }
 
@@ -339,9 +477,7 @@ class RestFuzzTest {
     }
     String rule = check.get("rule").asText();
     String key = check.path("key").asText();
-    JsonNode costNode = check.path("cost");
-    long cost = costNode.isMissingNode() || costNode.isNull() ? 1 : costNode.asLong();
-    Decision expected = model.tryAcquire(rule, key, cost);
+    Decision expected = model.tryAcquire(rule, key, costOf(check));
     if (expected.allowed() != answer.path("allowed").asBoolean()
         || expected.remaining() != answer.path("remaining").asLong()) {
       violations.add(
@@ -356,8 +492,19 @@ class RestFuzzTest {
     }
   }
 
+  /** A check's cost as the server reads it: 1 when absent. */
+  private static long costOf(JsonNode check) {
+    JsonNode cost = check.path("cost");
+    return cost.isMissingNode() || cost.isNull() ? 1 : cost.asLong();
+  }
+
   private void compareKey(
-      ApiServer server, LocalRateLimiter model, String rule, String key, String what) {
+      ApiServer server,
+      LocalRateLimiter model,
+      String rule,
+      String key,
+      String difference,
+      String what) {
     if (!RULES.contains(rule)) {
       return;
     }
@@ -366,7 +513,8 @@ class RestFuzzTest {
       long inModel = model.peek(rule, key).remaining();
       if (onServer != inModel) {
         violations.add(
-            "a rejected request changed "
+            difference
+                + " "
                 + rule
                 + "|"
                 + key
@@ -385,7 +533,8 @@ class RestFuzzTest {
   private void comparePool(ApiServer server, LocalRateLimiter model, String when) {
     for (String rule : RULES) {
       for (int k = 0; k < POOL_KEYS; k++) {
-        compareKey(server, model, rule, "k" + k, "pool sweep " + when);
+        compareKey(
+            server, model, rule, "k" + k, "server and model differ on", "pool sweep " + when);
       }
     }
   }
@@ -609,7 +758,8 @@ class RestFuzzTest {
         null);
   }
 
-  private void routeAbuse(ApiServer server, LocalRateLimiter model, Random random) {
+  private void routeAbuse(ApiServer server, LocalRateLimiter model, Random random)
+      throws InterruptedException {
     String rule = pick(random, RULES);
     String key = "k" + random.nextInt(POOL_KEYS);
     HttpRequest.Builder request;
@@ -698,10 +848,13 @@ class RestFuzzTest {
     }
     ApiServer.Response response;
     lastRequest = what;
+    Map<Integer, Long> answeredBefore = answeredByStatus(server, "/v1/check");
     try {
-      response = server.send(request);
-    } catch (RuntimeException e) {
-      unanswered(e);
+      response = send(request);
+    } catch (IOException e) {
+      // Only the header-abuse check may be decided; the others must change nothing.
+      unanswered(
+          server, model, "/v1/check", checkBody == null ? bytes("") : checkBody, answeredBefore, e);
       return;
     }
     int status = response.status();
@@ -732,7 +885,7 @@ class RestFuzzTest {
       }
       return;
     }
-    compareKey(server, model, rule, key, what);
+    compareKey(server, model, rule, key, "a refused request changed", what);
   }
 
   /**
