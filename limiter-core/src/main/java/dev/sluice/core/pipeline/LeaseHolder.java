@@ -336,8 +336,12 @@ public final class LeaseHolder {
     int seen;
     synchronized (h) {
       seen = Math.max(h.last, h.count(now, 1));
-      // An ask whose answer was lost (a timeout) stops blocking the next after one interval.
-      if (seen < HOT_REQUESTS || (h.asking && now - h.askedAt < INTERVAL_NANOS)) {
+      // A check of no permits reads the state: it counts as heat but asks for nothing, or a
+      // reader would park permits that others are then denied. An ask whose answer was lost (a
+      // timeout) stops blocking the next after one interval.
+      if (seen < HOT_REQUESTS
+          || check.permits() == 0
+          || (h.asking && now - h.askedAt < INTERVAL_NANOS)) {
         return 0;
       }
       h.asking = true;

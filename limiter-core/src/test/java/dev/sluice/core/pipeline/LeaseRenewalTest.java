@@ -114,6 +114,15 @@ class LeaseRenewalTest {
     assertThat(holder.holdsAny()).isFalse();
   }
 
+  @Test
+  void checkOfNoPermits_onAHotKey_asksForNoLease() {
+    Check reading = check.withPermits(0);
+    for (int i = 0; i < 2 * LeaseHolder.HOT_REQUESTS; i++) {
+      assertThat(holder.wanted(reading, stateKey)).as("read %d", i + 1).isZero();
+    }
+    assertThat(holder.wanted(check, stateKey)).as("the reads made the key hot").isPositive();
+  }
+
   /** Makes the key hot here, then keeps a lease of {@code permits} as the owner's answer. */
   private void grant(long permits) {
     if (!holder.holds(stateKey)) {
