@@ -9,6 +9,11 @@ import java.util.Locale;
  * interleaves the measured rounds (round 1 of every contender, then round 2, ...) so that a noisy
  * neighbour on the shared machine disturbs all of them alike, and closes them all. A contender that
  * cannot start, or whose calls mostly fail, is reported as not run, with the reason.
+ *
+ * <p>Which contender goes first turns with each round: round {@code r} starts with contender {@code
+ * r mod n}. With a fixed order the first contender was measured slower in every S2 run, whatever it
+ * was: leases on first gave on/off 0.82× and 0.86× (medians), leases off first gave 1.12× on the
+ * same build (docs/benchmarks.md, "Uniform keys after these changes").
  */
 final class Measurement {
   private Measurement() {}
@@ -45,7 +50,8 @@ final class Measurement {
         }
       }
       for (int r = 0; r < load.rounds(); r++) {
-        for (int i = 0; i < live.size(); i++) {
+        for (int k = 0; k < live.size(); k++) {
+          int i = (r + k) % live.size();
           if (live.get(i) != null && reasons.get(i) == null) {
             try {
               rounds
