@@ -3,6 +3,7 @@ package dev.sluice.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.Policy;
@@ -141,6 +142,9 @@ class GridOutageTest {
     Decision leased = client.tryAcquire("api", "hot");
     assertThat(leased.decidedBy()).isEqualTo(DecidedBy.LEASE);
     assertThat(leased.allowed()).isTrue();
+    Decision leasedAsync =
+        client.tryAcquireAsync(Check.of("api", "hot")).toCompletableFuture().join();
+    assertThat(leasedAsync.decidedBy()).as("asynchronous too").isEqualTo(DecidedBy.LEASE);
     assertThat(client.tryAcquire("login", "cold").decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
   }
 

@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *       was told "allowed"). Inline policies count under {@code rule="~inline"}.
  *   <li>{@code sluice_decision_seconds}: how long a decision took, with a histogram; a batch counts
  *       once, for all its checks. A single check answered from what the limiter holds here (a
- *       lease, a cached denial) is not timed ({@link #tryAcquire}).
+ *       lease, a cached denial) is not timed ({@link #tryAcquire}, {@link #tryAcquireAsync}).
  *   <li>{@code sluice_wait_seconds{rule}}: the delays admissions were given ({@link WaitMetrics}).
  *   <li>{@code sluice_permits_total{event}} and {@code sluice_permits_in_flight}: concurrency
  *       permits taken and given back through this limiter ({@link PermitsInFlight}).
@@ -117,8 +118,16 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     return decision;
   }
 
+  /** As {@link #tryAcquire}: a local answer first, counted but not timed. */
   @Override
   public CompletionStage<Decision> tryAcquireAsync(Check check) {
+    if (local != null) {
+      Decision answered = local.tryAcquireLocally(check);
+      if (answered != null) {
+        record(check, answered);
+        return CompletableFuture.completedFuture(answered);
+      }
+    }
     long start = System.nanoTime();
     return delegate
         .tryAcquireAsync(check)
