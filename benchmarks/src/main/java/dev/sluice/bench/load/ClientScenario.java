@@ -31,8 +31,6 @@ final class ClientScenario implements Scenario {
     // Uniform keys: a key is rarely hot, so leases (on by default) should cost nothing here.
     contenders.add(Contenders.sluiceClient(true));
     contenders.add(Contenders.sluiceClient(false));
-    contenders.add(Contenders.sluiceClientCombining(true));
-    contenders.add(Contenders.sluiceClientCombining(false));
     if (Boolean.getBoolean("bench.diagnostics")) {
       // -Dbench.diagnostics=true: Sluice's client without per-key coalescing, to see what the
       // coalescer costs or gains. Not in the targets; the published run leaves it out.

@@ -2,7 +2,6 @@ package dev.sluice.bench.load;
 
 import dev.sluice.bench.load.Bucket4jContender.Mode;
 import dev.sluice.client.SluiceClient;
-import dev.sluice.core.grid.GridRateLimiter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -110,27 +109,6 @@ public final class Contenders {
           Servers.Node node = context.servers().node();
           return SluiceContenders.client(
               name, node.clusterName(), node.memberPort(), rule, options);
-        });
-  }
-
-  /**
-   * Sluice's client SDK over a grid limiter that combines synchronous calls to one member into one
-   * message ({@link GridRateLimiter.Options#withBatchSync}) or not, every other option its default;
-   * named {@code "Sluice client (combining on)"} or {@code "(combining off)"}.
-   */
-  public static ContenderSpec sluiceClientCombining(boolean combining) {
-    String name = "Sluice client " + (combining ? "(combining on)" : "(combining off)");
-    return ContenderSpec.driven(
-        name,
-        CLIENT,
-        (context, rule) -> {
-          Servers.Node node = context.servers().node();
-          return SluiceContenders.clientOverGrid(
-              name,
-              node.clusterName(),
-              node.memberPort(),
-              rule,
-              GridRateLimiter.Options.defaults().withBatchSync(combining));
         });
   }
 

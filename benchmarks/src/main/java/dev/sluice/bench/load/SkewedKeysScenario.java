@@ -17,8 +17,6 @@ final class SkewedKeysScenario implements Scenario {
       List.of(
           Contenders.sluiceClient(true),
           Contenders.sluiceClient(false),
-          Contenders.sluiceClientCombining(true),
-          Contenders.sluiceClientCombining(false),
           Contenders.bucket4jClient(Mode.PLAIN),
           Contenders.bucket4jClient(Mode.BATCHING),
           Contenders.bucket4jClient(Mode.DELAYING),

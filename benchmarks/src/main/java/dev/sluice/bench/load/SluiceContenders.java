@@ -1,7 +1,5 @@
 package dev.sluice.bench.load;
 
-import com.hazelcast.client.HazelcastClient;
-import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
@@ -121,35 +119,6 @@ final class SluiceContenders {
                     .connectTimeout(Duration.ofSeconds(30)))
             .build();
     return new LimiterContender(name, client, rule, client::close);
-  }
-
-  /**
-   * The client SDK in front of a grid limiter this contender builds itself, over a Hazelcast client
-   * configured as Sluice configures its own, with {@code options}: for rows that compare a grid
-   * option ({@link GridRateLimiter.Options#batchSync}: combining synchronous calls) on and off,
-   * built the same way on both sides.
-   */
-  static Contender clientOverGrid(
-      String name,
-      String clusterName,
-      int memberPort,
-      BenchRule rule,
-      GridRateLimiter.Options options) {
-    ClientConfig config = new ClientConfig().setClusterName(clusterName);
-    config.getNetworkConfig().addAddress("127.0.0.1:" + memberPort);
-    HazelcastInstance hazelcast =
-        HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(config));
-    GridRateLimiter grid = new GridRateLimiter(hazelcast, options);
-    SluiceClient client = SluiceClient.builder().callTimeout(CLIENT_CALL_TIMEOUT).wrap(grid);
-    return new LimiterContender(
-        name,
-        client,
-        rule,
-        () -> {
-          client.close();
-          grid.close();
-          hazelcast.shutdown();
-        });
   }
 
   /** Any Sluice {@link RateLimiter} as a contender, one permit of {@code rule} per call. */

@@ -33,13 +33,11 @@ import org.jspecify.annotations.Nullable;
  * <h2>How commands travel</h2>
  *
  * Batched commands ({@link GridRateLimiter.Options#batchAsync()}, on by default for asynchronous
- * calls and batches) go through an {@link OwnerBatcher} per owning member and lane: while a lane's
- * invocation is in flight new commands queue, and when it returns they leave together, each key in
- * one atomic step, so a batch is grouped by owner and the owners run in parallel. Synchronous
- * commands with {@link GridRateLimiter.Options#batchSync()} travel together too: over a client
- * through the transport's {@link GridTransport#decide} (a caller's own thread sends the calls that
- * met, no thread of ours in between), on a member through the batchers. Otherwise each command is
- * its own invocation: on the caller's thread when synchronous.
+ * calls and batches; {@link GridRateLimiter.Options#batchSync()} for synchronous ones) go through
+ * an {@link OwnerBatcher} per owning member and lane: while a lane's invocation is in flight new
+ * commands queue, and when it returns they leave together, each key in one atomic step, so a batch
+ * is grouped by owner and the owners run in parallel. Unbatched, each command is its own
+ * invocation: on the caller's thread when synchronous.
  *
  * <p>Asynchronous answers complete on Hazelcast's default async executor, never on its partition or
  * network threads (docs/grid.md).
@@ -106,13 +104,6 @@ final class GridBackend implements Backend {
       return transport.invoke(command.stateKey(), new PeekProcessor(command));
     }
     if (options.batchSync()) {
-      if (localMember == null) {
-        try {
-          return combined(transport, command, Long.MAX_VALUE);
-        } catch (TimeoutException e) {
-          throw new IllegalStateException("no answer from the grid", e);
-        }
-      }
       Pending pending = new Pending(command, partitionOf(command));
       batcherFor(pending).submit(pending);
       return Futures.await(pending.answer());
@@ -123,21 +114,9 @@ final class GridBackend implements Backend {
   @Override
   public KeyOutcome execute(KeyCommand command, long timeoutNanos) throws TimeoutException {
     GridTransport transport = transport();
-    if (command.readOnly()) {
-      return transport.invoke(command.stateKey(), new PeekProcessor(command), timeoutNanos);
-    }
-    return options.batchSync() && localMember == null
-        ? combined(transport, command, timeoutNanos)
+    return command.readOnly()
+        ? transport.invoke(command.stateKey(), new PeekProcessor(command), timeoutNanos)
         : transport.invoke(command.stateKey(), new DecideProcessor(command), timeoutNanos);
-  }
-
-  /** A client's synchronous decision, which may travel with others' to the same owner. */
-  private KeyOutcome combined(GridTransport transport, KeyCommand command, long timeoutNanos)
-      throws TimeoutException {
-    int partitionId = partitionOf(command);
-    Member owner = wiring.get().partitionsById()[partitionId].getOwner();
-    return transport.decide(
-        owner == null ? UNKNOWN_OWNER : owner.getUuid(), command, partitionId, timeoutNanos);
   }
 
   @Override

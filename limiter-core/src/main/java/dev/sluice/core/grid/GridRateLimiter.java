@@ -28,10 +28,7 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
    * hand-offs), asynchronous calls and batches go through the per-owner batchers (one invocation
    * for many requests), over the internal transport.
    *
-   * @param batchSync let synchronous calls that meet travel together, each caller waiting for its
-   *     own answer: over a client, the calls bound for one member while one is in flight leave as
-   *     one message, sent by a caller's own thread (flat combining, the transport's {@code
-   *     SyncCombiner}); on a member, through the batchers
+   * @param batchSync send synchronous calls through the batchers (the caller waits)
    * @param batchAsync send asynchronous calls and batches through the batchers; when false every
    *     key is its own invocation
    * @param lanesPerMember concurrent batches per member; a key always uses the same lane

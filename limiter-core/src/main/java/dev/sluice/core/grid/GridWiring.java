@@ -152,12 +152,7 @@ final class GridWiring implements AutoCloseable {
     IMap<String, StateValue> states = hazelcast.getMap(SluiceHazelcast.STATE_MAP);
     IMap<String, RuleRecord> rules = hazelcast.getMap(SluiceHazelcast.RULES_MAP);
     GridTransport transport =
-        GridTransport.of(
-            options.transport(),
-            hazelcast,
-            SluiceHazelcast.STATE_MAP,
-            callbacks,
-            options.maxKeysPerBatch());
+        GridTransport.of(options.transport(), hazelcast, SluiceHazelcast.STATE_MAP, callbacks);
     return new Objects(states, rules, transport, partitionsById);
   }
 

@@ -5,7 +5,6 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.grid.DecideProcessor;
 import dev.sluice.core.grid.StateValue;
-import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOutcome;
 import java.util.Map;
 import java.util.UUID;
@@ -37,17 +36,6 @@ public interface GridTransport {
   <R> R invoke(String key, EntryProcessor<String, StateValue, R> processor, long timeoutNanos)
       throws TimeoutException;
 
-  /**
-   * Decides {@code command} on its key's owner, {@code owner} (partition {@code partitionId}), the
-   * caller's thread waiting at most {@code timeoutNanos} ({@code Long.MAX_VALUE}: no bound). Unlike
-   * {@link #invoke}, synchronous decisions that meet on their way to one member may travel together
-   * (a client over {@link #internal}: {@link SyncCombiner}).
-   *
-   * @throws TimeoutException if no answer came in time (the command may still be decided)
-   */
-  KeyOutcome decide(UUID owner, KeyCommand command, int partitionId, long timeoutNanos)
-      throws TimeoutException;
-
   /** Runs {@code processor} on {@code key}'s owner asynchronously. */
   <R> CompletableFuture<R> invokeAsync(String key, EntryProcessor<String, StateValue, R> processor);
 
@@ -63,20 +51,13 @@ public interface GridTransport {
     PUBLIC_API
   }
 
-  /**
-   * The transport of {@code kind} for the state map {@code mapName} on {@code hazelcast}; a batch
-   * carries at most {@code maxKeysPerBatch} keys.
-   */
+  /** The transport of {@code kind} for the state map {@code mapName} on {@code hazelcast}. */
   static GridTransport of(
-      Kind kind,
-      HazelcastInstance hazelcast,
-      String mapName,
-      Executor callbacks,
-      int maxKeysPerBatch) {
+      Kind kind, HazelcastInstance hazelcast, String mapName, Executor callbacks) {
     IMap<String, StateValue> map = hazelcast.getMap(mapName);
     return kind == Kind.PUBLIC_API
         ? new PublicApiTransport(map)
-        : new InternalTransport(hazelcast, map, callbacks, maxKeysPerBatch);
+        : new InternalTransport(hazelcast, map, callbacks);
   }
 
   /** The executor on which asynchronous answers complete: Hazelcast's default async executor. */

@@ -6,13 +6,11 @@ import com.hazelcast.map.IMap;
 import dev.sluice.core.grid.DecideProcessor;
 import dev.sluice.core.grid.StateValue;
 import dev.sluice.core.pipeline.Futures;
-import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOutcome;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -30,9 +28,7 @@ import org.jspecify.annotations.Nullable;
  *       {@link DecideBatchMessageTask}), each key one single-key operation with a synchronous
  *       backup; a member without that message gets {@code submitToKeys};
  *   <li>an embedded member's batch starts one operation per key itself ({@link
- *       MemberBatchDecider}), followed on the thread that completes it;
- *   <li>a client's synchronous decisions that meet on their way to one member travel as one batch
- *       message ({@link SyncCombiner}).
+ *       MemberBatchDecider}), followed on the thread that completes it.
  * </ul>
  */
 final class InternalTransport implements GridTransport {
@@ -44,16 +40,9 @@ final class InternalTransport implements GridTransport {
   private final @Nullable MemberBatchDecider memberDecider;
   private final Executor callbacks;
   private final BatchDelivery submitToKeys;
-  private final int maxKeysPerBatch;
-  private final ConcurrentHashMap<UUID, SyncCombiner> combiners = new ConcurrentHashMap<>();
 
-  InternalTransport(
-      HazelcastInstance hazelcast,
-      IMap<String, StateValue> map,
-      Executor callbacks,
-      int maxKeysPerBatch) {
+  InternalTransport(HazelcastInstance hazelcast, IMap<String, StateValue> map, Executor callbacks) {
     this.map = map;
-    this.maxKeysPerBatch = maxKeysPerBatch;
     this.callbacks = callbacks;
     this.clientInvoker = ClientKeyInvoker.of(hazelcast, map.getName());
     this.batchInvoker = ClientBatchInvoker.of(hazelcast, map.getName());
@@ -82,32 +71,6 @@ final class InternalTransport implements GridTransport {
     } catch (ExecutionException e) {
       throw Futures.rethrown(e);
     }
-  }
-
-  @Override
-  public KeyOutcome decide(UUID owner, KeyCommand command, int partitionId, long timeoutNanos)
-      throws TimeoutException {
-    long start = System.nanoTime();
-    if (clientInvoker != null
-        && batchInvoker != null
-        && !batchInvoker.isUnsupported()
-        && !owner.equals(UNKNOWN_OWNER)) {
-      KeyOutcome outcome =
-          combiners
-              .computeIfAbsent(
-                  owner, id -> new SyncCombiner(batchInvoker, clientInvoker, id, maxKeysPerBatch))
-              .decide(command, partitionId, timeoutNanos);
-      if (outcome != null) {
-        return outcome;
-      }
-      // The member refused the batch message and ran nothing: go the single-key way.
-      if (timeoutNanos != Long.MAX_VALUE) {
-        timeoutNanos = Math.max(1, timeoutNanos - (System.nanoTime() - start));
-      }
-    }
-    return timeoutNanos == Long.MAX_VALUE
-        ? invoke(command.stateKey(), new DecideProcessor(command))
-        : invoke(command.stateKey(), new DecideProcessor(command), timeoutNanos);
   }
 
   @Override

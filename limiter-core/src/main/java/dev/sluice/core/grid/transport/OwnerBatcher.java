@@ -119,7 +119,7 @@ public final class OwnerBatcher {
     int[] partitions = new int[batch.size()];
     int i = 0;
     for (List<Pending> forKey : batch.values()) {
-      commands[i] = merged(forKey.stream().map(Pending::command).toList());
+      commands[i] = merged(forKey);
       partitions[i] = forKey.get(0).partitionId();
       i++;
     }
@@ -147,15 +147,15 @@ public final class OwnerBatcher {
     }
   }
 
-  /** One key's commands as one command: their operations one after another. */
-  static KeyCommand merged(List<KeyCommand> forKey) {
-    KeyCommand first = forKey.get(0);
+  /** One key's requests as one command: their operations one after another. */
+  private static KeyCommand merged(List<Pending> forKey) {
+    KeyCommand first = forKey.get(0).command();
     if (forKey.size() == 1) {
       return first;
     }
     List<KeyOp> ops = new ArrayList<>();
-    for (KeyCommand command : forKey) {
-      ops.addAll(List.of(command.ops()));
+    for (Pending p : forKey) {
+      ops.addAll(List.of(p.command().ops()));
     }
     return new KeyCommand(first.stateKey(), first.ref(), ops.toArray(new KeyOp[0]));
   }

@@ -5,7 +5,6 @@ import com.hazelcast.map.IMap;
 import dev.sluice.core.grid.DecideProcessor;
 import dev.sluice.core.grid.StateValue;
 import dev.sluice.core.pipeline.Futures;
-import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOutcome;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -50,14 +49,6 @@ final class PublicApiTransport implements GridTransport {
     } catch (ExecutionException e) {
       throw Futures.rethrown(e);
     }
-  }
-
-  @Override
-  public KeyOutcome decide(UUID owner, KeyCommand command, int partitionId, long timeoutNanos)
-      throws TimeoutException {
-    return timeoutNanos == Long.MAX_VALUE
-        ? invoke(command.stateKey(), new DecideProcessor(command))
-        : invoke(command.stateKey(), new DecideProcessor(command), timeoutNanos);
   }
 
   @Override
