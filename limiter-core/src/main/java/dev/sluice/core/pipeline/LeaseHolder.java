@@ -65,7 +65,9 @@ import org.jspecify.annotations.Nullable;
  *
  * A lease that ended with permits left, that a new lease of the same key replaced, or that is held
  * when the holder closes, is given back with {@link KeyOp#returnLease}: the exact undo of how the
- * owner charged it ({@link #takeReturns}). Thread-safe.
+ * owner charged it ({@link #takeReturns}). A closing holder asks for no more leases, lets the asks
+ * already on their way land ({@link #asking}) before it gives everything back, and gives back at
+ * once a lease that lands later still ({@link #close}). Thread-safe.
  */
 public final class LeaseHolder {
   /** Requests on a key within {@link #INTERVAL_MILLIS} before it is leased. */
@@ -101,6 +103,8 @@ public final class LeaseHolder {
 
   private final LongSupplier nanoClock;
   private final Renewal renewal;
+  private final Runnable lateLease;
+  private volatile boolean closing;
   private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Heat> heat = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Lease> replaced = new ConcurrentLinkedQueue<>();
@@ -110,10 +114,39 @@ public final class LeaseHolder {
    * @param nanoClock this holder's monotonic clock ({@code System::nanoTime}), running at the rate
    *     of the owners' clock (a test's manual clock where the grid decides on one)
    * @param renewal how to ask a key's owner for the next lease ahead of the current one's end
+   * @param lateLease called when a lease is kept after {@link #close}: give it back now ({@link
+   *     #takeReturns}), since the holder's last returns may have left already
    */
-  public LeaseHolder(LongSupplier nanoClock, Renewal renewal) {
+  public LeaseHolder(LongSupplier nanoClock, Renewal renewal, Runnable lateLease) {
     this.nanoClock = nanoClock;
     this.renewal = renewal;
+    this.lateLease = lateLease;
+  }
+
+  /**
+   * Asks for no more leases from now on; a lease that still lands is kept only to be given back
+   * ({@code lateLease}). The holder's owner then waits for {@link #asking} to turn false and takes
+   * every lease back with {@link #takeReturns}{@code (true)}.
+   */
+  public void close() {
+    closing = true;
+  }
+
+  /**
+   * Whether an ask for a lease (a request's or a renewal's) is on its way: one whose answer has
+   * neither been kept nor failed, sent less than an interval ago (an answer lost to a timeout stops
+   * counting then).
+   */
+  public boolean asking() {
+    long now = nanoClock.getAsLong();
+    for (Heat h : heat.values()) {
+      synchronized (h) {
+        if (h.asking && now - h.askedAt < INTERVAL_NANOS) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** This holder's clock, read just before a request that may bring a lease goes out. */
@@ -292,7 +325,7 @@ public final class LeaseHolder {
 
   /** Asks for the next lease of a key in the background, unless an ask is on its way already. */
   private void renewAhead(Check check, String stateKey, @Nullable Heat h, long now) {
-    if (h == null) {
+    if (h == null || closing) {
       return;
     }
     long seen;
@@ -341,6 +374,7 @@ public final class LeaseHolder {
       // timeout) stops blocking the next after one interval.
       if (seen < HOT_REQUESTS
           || check.permits() == 0
+          || closing
           || (h.asking && now - h.askedAt < INTERVAL_NANOS)) {
         return 0;
       }
@@ -362,11 +396,25 @@ public final class LeaseHolder {
    */
   public void keep(Check check, String stateKey, KeyOutcome outcome, int index, long sentAtNanos) {
     Heat h = heat.get(stateKey);
-    if (h != null) {
-      synchronized (h) {
-        h.asking = false;
+    try {
+      store(check, stateKey, outcome, index, sentAtNanos, h);
+    } finally {
+      // Only once the lease is stored: a closing holder waits for this before its last returns.
+      if (h != null) {
+        synchronized (h) {
+          h.asking = false;
+        }
       }
     }
+  }
+
+  private void store(
+      Check check,
+      String stateKey,
+      KeyOutcome outcome,
+      int index,
+      long sentAtNanos,
+      @Nullable Heat h) {
     long permits = outcome.leased(index);
     if (permits <= 0) {
       return;
@@ -377,6 +425,12 @@ public final class LeaseHolder {
         new Lease(check, outcome.decidedAtNanos(), length, sentAtNanos + length, grant, permits, h);
     statistics.granted.increment();
     statistics.leased.add(permits);
+    if (closing) {
+      // Too late to answer from: straight back to the owner.
+      replaced.add(lease);
+      lateLease.run();
+      return;
+    }
     long now = nanoClock.getAsLong();
     leases.compute(
         stateKey,
@@ -397,6 +451,9 @@ public final class LeaseHolder {
           }
           return lease;
         });
+    if (closing) {
+      lateLease.run(); // closed while this was stored: the last returns may have missed it
+    }
   }
 
   /**

@@ -98,13 +98,30 @@ final class LeaseReturns implements AutoCloseable {
     }
   }
 
-  /** Stops sweeping and gives every lease back, waiting a moment for the owners to take them. */
+  /**
+   * Gives back a lease that landed after {@link #close} began ({@link LeaseHolder#close}): the last
+   * returns may have left without it.
+   */
+  void returnLate() {
+    send(holder.takeReturns(true));
+  }
+
+  /**
+   * Stops sweeping and gives every lease back, waiting a moment for the asks still on their way to
+   * land (a renewal sent just before, whose lease would otherwise stay parked until it ended) and
+   * for the owners to take the returns.
+   */
   @Override
   public void close() {
     task.cancel(false);
-    CompletableFuture<?> last = send(holder.takeReturns(true));
+    holder.close();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
     try {
-      last.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+      while (holder.asking() && System.nanoTime() - deadline < 0) {
+        Thread.sleep(1);
+      }
+      CompletableFuture<?> last = send(holder.takeReturns(true));
+      last.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (TimeoutException | ExecutionException e) {

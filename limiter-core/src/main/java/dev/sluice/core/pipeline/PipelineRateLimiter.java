@@ -84,7 +84,10 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
    */
   protected PipelineRateLimiter(Backend backend, @Nullable LongSupplier leaseClock) {
     this.backend = Objects.requireNonNull(backend, "backend");
-    this.leases = leaseClock == null ? null : new LeaseHolder(leaseClock, this::renewLease);
+    this.leases =
+        leaseClock == null
+            ? null
+            : new LeaseHolder(leaseClock, this::renewLease, this::returnLateLeases);
     this.leaseReturns = leases == null ? null : new LeaseReturns(leases, backend);
   }
 
@@ -105,6 +108,13 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
   protected void closeLeases() {
     if (leaseReturns != null) {
       leaseReturns.close();
+    }
+  }
+
+  private void returnLateLeases() {
+    LeaseReturns returns = leaseReturns;
+    if (returns != null) {
+      returns.returnLate();
     }
   }
 

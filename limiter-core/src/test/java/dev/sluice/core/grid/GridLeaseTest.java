@@ -9,6 +9,8 @@ import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
+import dev.sluice.core.StateKey;
+import dev.sluice.core.grid.transport.PartitionHold;
 import dev.sluice.core.metrics.LeaseMetrics;
 import dev.sluice.core.pipeline.LeaseHolder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -160,6 +162,45 @@ class GridLeaseTest {
     assertThat(observer.peek("api", k).remaining()).isLessThan(100 - 9);
     holder.close();
     assertThat(observer.peek("api", k).remaining()).isEqualTo(100 - 9);
+  }
+
+  @Test
+  void closingWhileARenewalIsOnItsWay_givesTheRenewedLeaseBackToo() throws Exception {
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    long byOwner = 0;
+    // Until a lease is renewed ahead and the renewal is kept: then the holder answers from the
+    // current lease and the one behind it, and crosses into the next one's last quarter without
+    // asking the owner anything (the manual clock stands still, so no lease ends).
+    for (int i = 0; i < 2_000 && statistics.renewals() == 0; i++) {
+      Decision decision = holder.tryAcquire("bulk", k);
+      byOwner += decision.decidedBy() == DecidedBy.LIMITER ? 1 : 0;
+    }
+    long grantedBefore = statistics.granted() + 1;
+    awaitUntil(() -> statistics.granted() == grantedBefore, "the first renewal kept");
+    String stateKey = StateKey.of("bulk", k);
+    // The key's partition thread held: the next renewal stays on its way until it is let go.
+    PartitionHold hold =
+        PartitionHold.on(PartitionHold.ownerOf(cluster.members, stateKey), stateKey);
+    Thread closer;
+    try {
+      for (int i = 0; i < 200_000 && statistics.renewals() == 1; i++) {
+        assertThat(holder.tryAcquire("bulk", k).decidedBy()).isEqualTo(DecidedBy.LEASE);
+      }
+      assertThat(statistics.renewals()).as("the second renewal went out").isEqualTo(2);
+      closer = new Thread(holder::close, "closer");
+      closer.start();
+      Thread.sleep(100); // let the close begin while the renewal is still on its way
+    } finally {
+      hold.close();
+    }
+    closer.join(Duration.ofSeconds(10).toMillis());
+    assertThat(closer.isAlive()).isFalse();
+
+    assertThat(statistics.granted()).as("the renewal was granted").isEqualTo(grantedBefore + 1);
+    long admitted = statistics.answeredLocally() + byOwner;
+    assertThat(observer.peek("bulk", k).remaining())
+        .as("the owner counts the admissions only: every lease came back")
+        .isEqualTo(100_000 - admitted);
   }
 
   @Test

@@ -9,6 +9,7 @@ import dev.sluice.core.ManualTimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -24,8 +25,10 @@ class LeaseRenewalTest {
 
   private final ManualTimeSource clock = new ManualTimeSource(0);
   private final List<KeyOp> asked = new ArrayList<>();
+  private final LongAdder lateLeases = new LongAdder();
   private final LeaseHolder holder =
-      new LeaseHolder(clock::nowNanos, (check, stateKey, op, sentAt) -> asked.add(op));
+      new LeaseHolder(
+          clock::nowNanos, (check, stateKey, op, sentAt) -> asked.add(op), lateLeases::increment);
   private final Check check = Check.of("hot", "k", 1);
   private final String stateKey = check.stateKey();
 
@@ -112,6 +115,37 @@ class LeaseRenewalTest {
     assertThat(returns).hasSize(1);
     assertThat(returns.get(0).ops()).extracting(KeyOp::permits).containsExactly(25L, 200L);
     assertThat(holder.holdsAny()).isFalse();
+  }
+
+  @Test
+  void closingHolder_waitsForTheRenewalOnItsWay_andAsksForNothingMore() {
+    grant(100);
+    answer(75); // the renewal goes out
+    holder.close();
+
+    assertThat(holder.asking()).as("the renewal is still on its way").isTrue();
+    grant(200); // it lands
+    assertThat(holder.asking()).isFalse();
+    assertThat(lateLeases.sum()).as("landed after close: given back at once").isEqualTo(1);
+    List<KeyCommand> returns = holder.takeReturns(true);
+    assertThat(returns.get(0).ops()).extracting(KeyOp::permits).containsExactly(200L, 25L);
+    assertThat(holder.holdsAny()).isFalse();
+
+    for (int i = 0; i < 2 * LeaseHolder.HOT_REQUESTS; i++) {
+      assertThat(holder.wanted(check, stateKey)).as("a closed holder asks for no lease").isZero();
+    }
+  }
+
+  @Test
+  void askThatIsLost_stopsCountingAsOnItsWayAfterAnInterval() {
+    grant(100);
+    answer(75);
+    holder.close();
+    assertThat(holder.asking()).isTrue();
+
+    clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+
+    assertThat(holder.asking()).isFalse();
   }
 
   @Test
