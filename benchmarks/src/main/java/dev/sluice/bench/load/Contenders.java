@@ -112,6 +112,23 @@ public final class Contenders {
         });
   }
 
+  /**
+   * The ceiling of a design not built ({@link PartitionBudgetCeiling}): what S7 could reach if the
+   * keys far from their limit were answered locally once per key and 100 ms. Not exact, never a
+   * Sluice row.
+   */
+  public static ContenderSpec partitionBudgetCeiling() {
+    return ContenderSpec.driven(
+        PartitionBudgetCeiling.NAME,
+        CLIENT,
+        (context, rule) -> {
+          Servers.Node node = context.servers().node();
+          return new PartitionBudgetCeiling(
+              SluiceContenders.sdk(node.clusterName(), node.memberPort(), UnaryOperator.identity()),
+              rule);
+        });
+  }
+
   /** Bucket4j on a member in the load JVM, configured like Sluice's. */
   public static ContenderSpec bucket4jEmbedded() {
     return ContenderSpec.driven(

@@ -109,16 +109,23 @@ final class SluiceContenders {
       int memberPort,
       BenchRule rule,
       UnaryOperator<SluiceClient.Builder> options) {
-    SluiceClient client =
-        options
-            .apply(
-                SluiceClient.builder()
-                    .addresses("127.0.0.1:" + memberPort)
-                    .clusterName(clusterName)
-                    .callTimeout(CLIENT_CALL_TIMEOUT)
-                    .connectTimeout(Duration.ofSeconds(30)))
-            .build();
+    SluiceClient client = sdk(clusterName, memberPort, options);
     return new LimiterContender(name, client, rule, client::close);
+  }
+
+  /**
+   * The SDK connected to the grid node at 127.0.0.1:{@code memberPort}, as the rows above use it.
+   */
+  static SluiceClient sdk(
+      String clusterName, int memberPort, UnaryOperator<SluiceClient.Builder> options) {
+    return options
+        .apply(
+            SluiceClient.builder()
+                .addresses("127.0.0.1:" + memberPort)
+                .clusterName(clusterName)
+                .callTimeout(CLIENT_CALL_TIMEOUT)
+                .connectTimeout(Duration.ofSeconds(30)))
+        .build();
   }
 
   /** Any Sluice {@link RateLimiter} as a contender, one permit of {@code rule} per call. */
@@ -149,7 +156,11 @@ final class SluiceContenders {
 
     @Override
     public Outcome decide(String key) {
-      Decision decision = limiter.tryAcquire(ruleName, key);
+      return outcomeOf(limiter.tryAcquire(ruleName, key));
+    }
+
+    /** A Sluice decision as the harness counts it; a failure policy's answer is an error. */
+    static Outcome outcomeOf(Decision decision) {
       return switch (decision.decidedBy()) {
         case LIMITER -> decision.allowed() ? Outcome.ALLOWED : Outcome.DENIED;
         case DENIED_CACHE -> Outcome.DENIED_LOCALLY;
