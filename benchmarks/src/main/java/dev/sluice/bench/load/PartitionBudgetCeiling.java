@@ -26,10 +26,10 @@ import java.util.concurrent.TimeUnit;
  * period if this holder's last grid answer for it (within a second) left at least {@value
  * #NEAR_LIMIT} permits, or if it has no answer for it (with one holder, as in S7, such a key has no
  * state at the owner); every {@value #PERIOD_MILLIS} ms the keys used go to the owners as one
- * asynchronous batch ({@link SluiceClient#tryAcquireAllAsync}, one message per member), which
- * counts them there. The owner's reservation at grant time, which would make the design exact, is
- * missing: the admissions are counted up to a period late, and the exactness tally shows what that
- * lets through.
+ * asynchronous batch ({@link SluiceClient#tryAcquireAllAsync}: a message per member and lane),
+ * which counts them there. The owner's reservation at grant time, which would make the design
+ * exact, is missing: the admissions are counted up to a period late, and the exactness tally shows
+ * what that lets through.
  */
 final class PartitionBudgetCeiling implements Contender {
   static final String NAME = "Ceiling of partition budgets (not exact, not a Sluice row)";
