@@ -171,32 +171,36 @@ class GridLeaseTest {
     // Until a lease is renewed ahead and the renewal is kept: then the holder answers from the
     // current lease and the one behind it, and crosses into the next one's last quarter without
     // asking the owner anything (the manual clock stands still, so no lease ends).
+    long grantedBefore = 0;
     for (int i = 0; i < 2_000 && statistics.renewals() == 0; i++) {
+      grantedBefore = statistics.granted();
       Decision decision = holder.tryAcquire("bulk", k);
       byOwner += decision.decidedBy() == DecidedBy.LIMITER ? 1 : 0;
     }
-    long grantedBefore = statistics.granted() + 1;
-    awaitUntil(() -> statistics.granted() == grantedBefore, "the first renewal kept");
+    long renewed = grantedBefore + 1; // the call that asked was a lease answer: it brought none
+    awaitUntil(() -> statistics.granted() == renewed, "the first renewal kept");
     String stateKey = StateKey.of("bulk", k);
-    // The key's partition thread held: the next renewal stays on its way until it is let go.
+    // The key's partition thread held: the next renewal stays on its way until it is let go. The
+    // hold runs on the key's owner, so no migration may move the key meanwhile.
+    cluster.awaitSafe();
     PartitionHold hold =
         PartitionHold.on(PartitionHold.ownerOf(cluster.members, stateKey), stateKey);
-    Thread closer;
+    Thread closer = new Thread(holder::close, "closer");
     try {
       for (int i = 0; i < 200_000 && statistics.renewals() == 1; i++) {
         assertThat(holder.tryAcquire("bulk", k).decidedBy()).isEqualTo(DecidedBy.LEASE);
       }
       assertThat(statistics.renewals()).as("the second renewal went out").isEqualTo(2);
-      closer = new Thread(holder::close, "closer");
       closer.start();
-      Thread.sleep(100); // let the close begin while the renewal is still on its way
+      // The close has begun, and waits (for the renewal, or for returns stuck behind the hold).
+      awaitUntil(() -> closer.getState() == Thread.State.TIMED_WAITING, "the close waiting");
     } finally {
       hold.close();
     }
     closer.join(Duration.ofSeconds(10).toMillis());
     assertThat(closer.isAlive()).isFalse();
 
-    assertThat(statistics.granted()).as("the renewal was granted").isEqualTo(grantedBefore + 1);
+    assertThat(statistics.granted()).as("the renewal was granted").isEqualTo(renewed + 1);
     long admitted = statistics.answeredLocally() + byOwner;
     assertThat(observer.peek("bulk", k).remaining())
         .as("the owner counts the admissions only: every lease came back")
