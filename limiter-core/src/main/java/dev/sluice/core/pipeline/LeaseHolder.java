@@ -105,6 +105,10 @@ public final class LeaseHolder {
   private final Renewal renewal;
   private final Runnable lateLease;
   private volatile boolean closing;
+
+  /** Set once the closing holder's last returns are taken: a lease landing later is late. */
+  private volatile boolean lastReturnsTaken;
+
   private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Heat> heat = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Lease> replaced = new ConcurrentLinkedQueue<>();
@@ -114,8 +118,9 @@ public final class LeaseHolder {
    * @param nanoClock this holder's monotonic clock ({@code System::nanoTime}), running at the rate
    *     of the owners' clock (a test's manual clock where the grid decides on one)
    * @param renewal how to ask a key's owner for the next lease ahead of the current one's end
-   * @param lateLease called when a lease is kept after {@link #close}: give it back now ({@link
-   *     #takeReturns}), since the holder's last returns may have left already
+   * @param lateLease called when a lease lands after the closing holder's last returns were taken
+   *     ({@link #takeReturns}{@code (true)}): give it back now, with another {@code
+   *     takeReturns(true)}
    */
   public LeaseHolder(LongSupplier nanoClock, Renewal renewal, Runnable lateLease) {
     this.nanoClock = nanoClock;
@@ -124,9 +129,9 @@ public final class LeaseHolder {
   }
 
   /**
-   * Asks for no more leases from now on; a lease that still lands is kept only to be given back
-   * ({@code lateLease}). The holder's owner then waits for {@link #asking} to turn false and takes
-   * every lease back with {@link #takeReturns}{@code (true)}.
+   * Asks for no more leases from now on; a lease that still lands is kept only to be given back.
+   * The holder's owner then waits for {@link #asking} to turn false and takes every lease back with
+   * {@link #takeReturns}{@code (true)}; a lease landing after that is passed to {@code lateLease}.
    */
   public void close() {
     closing = true;
@@ -426,9 +431,9 @@ public final class LeaseHolder {
     statistics.granted.increment();
     statistics.leased.add(permits);
     if (closing) {
-      // Too late to answer from: straight back to the owner.
+      // Too late to answer from: it goes back with the last returns, or after them.
       replaced.add(lease);
-      lateLease.run();
+      runIfLate();
       return;
     }
     long now = nanoClock.getAsLong();
@@ -452,7 +457,18 @@ public final class LeaseHolder {
           return lease;
         });
     if (closing) {
-      lateLease.run(); // closed while this was stored: the last returns may have missed it
+      runIfLate(); // closed while this was stored: the last returns may have missed it
+    }
+  }
+
+  /**
+   * Passes the leases stored by now to {@code lateLease} if the last returns were already taken.
+   * Called after storing; {@link #takeReturns} sets the flag before it looks: so a lease stored
+   * before that look is taken by it, and one stored after it sees the flag.
+   */
+  private void runIfLate() {
+    if (lastReturnsTaken) {
+      lateLease.run();
     }
   }
 
@@ -472,6 +488,9 @@ public final class LeaseHolder {
    * and returns the commands that give their unused permits back, one per key.
    */
   public List<KeyCommand> takeReturns(boolean all) {
+    if (all && closing) {
+      lastReturnsTaken = true;
+    }
     List<Lease> done = new ArrayList<>();
     for (Lease lease; (lease = replaced.poll()) != null; ) {
       done.add(lease);

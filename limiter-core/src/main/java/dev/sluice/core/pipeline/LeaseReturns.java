@@ -99,8 +99,8 @@ final class LeaseReturns implements AutoCloseable {
   }
 
   /**
-   * Gives back a lease that landed after {@link #close} began ({@link LeaseHolder#close}): the last
-   * returns may have left without it.
+   * Gives back a lease that landed after {@link #close} sent the last returns (the holder's {@code
+   * lateLease}): an ask that outlived the close's wait.
    */
   void returnLate() {
     send(holder.takeReturns(true));

@@ -115,19 +115,9 @@ class GridLeaseTest {
   @Test
   void bigLease_isRenewedAhead_andTheOwnerCountsTheRenewal() {
     LeaseHolder.Statistics statistics = holder.leaseStatistics();
-    long byOwner = 0;
-    long grantedBefore = 0;
-    for (int i = 0; i < 2_000 && statistics.renewals() == 0; i++) {
-      grantedBefore = statistics.granted();
-      Decision decision = holder.tryAcquire("bulk", k);
-      assertThat(decision.allowed()).isTrue();
-      byOwner += decision.decidedBy() == DecidedBy.LIMITER ? 1 : 0;
-    }
-    assertThat(statistics.renewals()).as("a renewal was asked for").isEqualTo(1);
-    long renewed = grantedBefore + 1; // the call that asked was a lease answer: it brought none
-    awaitUntil(() -> statistics.granted() == renewed, "the renewal granted and kept");
+    FirstRenewal first = untilTheFirstRenewalIsKept();
 
-    long admitted = statistics.answeredLocally() + byOwner;
+    long admitted = statistics.answeredLocally() + first.byOwner();
     long parked = statistics.permitsLeased() - statistics.answeredLocally();
     assertThat(observer.peek("bulk", k).remaining())
         .as("the owner counts every admission and every permit parked here, the renewal's too")
@@ -167,18 +157,10 @@ class GridLeaseTest {
   @Test
   void closingWhileARenewalIsOnItsWay_givesTheRenewedLeaseBackToo() throws Exception {
     LeaseHolder.Statistics statistics = holder.leaseStatistics();
-    long byOwner = 0;
-    // Until a lease is renewed ahead and the renewal is kept: then the holder answers from the
-    // current lease and the one behind it, and crosses into the next one's last quarter without
-    // asking the owner anything (the manual clock stands still, so no lease ends).
-    long grantedBefore = 0;
-    for (int i = 0; i < 2_000 && statistics.renewals() == 0; i++) {
-      grantedBefore = statistics.granted();
-      Decision decision = holder.tryAcquire("bulk", k);
-      byOwner += decision.decidedBy() == DecidedBy.LIMITER ? 1 : 0;
-    }
-    long renewed = grantedBefore + 1; // the call that asked was a lease answer: it brought none
-    awaitUntil(() -> statistics.granted() == renewed, "the first renewal kept");
+    // Once the first renewal is kept, the holder answers from the current lease and the one behind
+    // it, and crosses into the next one's last quarter without asking the owner anything (the
+    // manual clock stands still, so no lease ends).
+    FirstRenewal first = untilTheFirstRenewalIsKept();
     String stateKey = StateKey.of("bulk", k);
     // The key's partition thread held: the next renewal stays on its way until it is let go. The
     // hold runs on the key's owner, so no migration may move the key meanwhile.
@@ -200,8 +182,8 @@ class GridLeaseTest {
     closer.join(Duration.ofSeconds(10).toMillis());
     assertThat(closer.isAlive()).isFalse();
 
-    assertThat(statistics.granted()).as("the renewal was granted").isEqualTo(renewed + 1);
-    long admitted = statistics.answeredLocally() + byOwner;
+    assertThat(statistics.granted()).as("the renewal was granted").isEqualTo(first.granted() + 1);
+    long admitted = statistics.answeredLocally() + first.byOwner();
     assertThat(observer.peek("bulk", k).remaining())
         .as("the owner counts the admissions only: every lease came back")
         .isEqualTo(100_000 - admitted);
@@ -323,6 +305,29 @@ class GridLeaseTest {
     assertThat(permits(registry, "answered_locally") + permits(registry, "returned"))
         .isEqualTo(leased);
     assertThat(permits(registry, "expired_unused")).isZero();
+  }
+
+  /** What it took on key {@code k} of rule {@code bulk} until a lease was renewed ahead. */
+  private record FirstRenewal(long byOwner, long granted) {}
+
+  /**
+   * Asks for {@code bulk} on {@code k} until a lease is renewed ahead, then waits until that
+   * renewal is kept: the admissions the owner decided, and the leases granted by then.
+   */
+  private FirstRenewal untilTheFirstRenewalIsKept() {
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    long byOwner = 0;
+    long grantedBefore = 0;
+    for (int i = 0; i < 2_000 && statistics.renewals() == 0; i++) {
+      grantedBefore = statistics.granted();
+      Decision decision = holder.tryAcquire("bulk", k);
+      assertThat(decision.allowed()).isTrue();
+      byOwner += decision.decidedBy() == DecidedBy.LIMITER ? 1 : 0;
+    }
+    assertThat(statistics.renewals()).as("a renewal was asked for").isEqualTo(1);
+    long renewed = grantedBefore + 1; // the call that asked was a lease answer: it brought none
+    awaitUntil(() -> statistics.granted() == renewed, "the renewal granted and kept");
+    return new FirstRenewal(byOwner, renewed);
   }
 
   private static double permits(SimpleMeterRegistry registry, String outcome) {

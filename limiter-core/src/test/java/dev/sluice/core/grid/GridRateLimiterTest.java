@@ -281,8 +281,8 @@ class GridRateLimiterTest {
   void tryAcquireAllWithin_partitionBusy_throwsTimeoutAfterTheTimeout() throws Exception {
     direct.rules().put(new Rule("busy", Policy.of(5, Duration.ofMinutes(1))));
     String stateKey = dev.sluice.core.StateKey.of("busy", "held");
-    cluster
-        .awaitSafe(); // the hold runs on the key's owner: no migration may move the key meanwhile
+    // The hold runs on the key's owner: no migration may move the key meanwhile.
+    cluster.awaitSafe();
     HazelcastInstance owner = PartitionHold.ownerOf(cluster.members, stateKey);
     GridRateLimiter limiter = cluster.limiter(owner, GridRateLimiter.Options.defaults());
     PartitionHold hold = PartitionHold.on(owner, stateKey);
