@@ -56,15 +56,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <h2>What the load looks like</h2>
  *
- * A holder asks for a lease once it has seen 8 requests on a key within 100 ms, so the load is
- * concentrated: time is cut into slots of {@value #SLOT_MILLIS} ms, and in each slot every load
- * thread sends checks on one key (the keys take turns) through one of two live nodes (the pair
- * changes from slot to slot, drawn with {@link Seeds}). Both nodes of a slot are then hot on the
- * key at once and hold leases side by side, while the key's owner is often a third member. The
- * keys' limits (a few dozen a second) are below what one slot sends even on a busy machine, so
- * every key is saturated. The test asserts that leases were really in play (admissions from a lease
- * on every key, on members and on clients, after the member kill too) and that every key was
- * denied; otherwise the bound would hold trivially.
+ * A holder asks for a lease once it has seen 8 requests on a key within 100 ms (or 10 a second over
+ * a second), so the load is concentrated: time is cut into slots of {@value #SLOT_MILLIS} ms, and
+ * in each slot every load thread sends checks on one key (the keys take turns) through one of two
+ * live nodes (the pair changes from slot to slot, drawn with {@link Seeds}). Both nodes of a slot
+ * are then hot on the key at once and hold leases side by side, while the key's owner is often a
+ * third member. The keys' limits (a few dozen a second) are below what one slot sends even on a
+ * busy machine, so every key is saturated. The test asserts that leases were really in play
+ * (admissions from a lease on every key, on members and on clients, after the member kill too) and
+ * that every key was denied; otherwise the bound would hold trivially.
  *
  * <h2>Failure policy</h2>
  *

@@ -54,12 +54,12 @@ final class SkewedKeysScenario implements Scenario {
                 + "), so the hottest keys are saturated and most keys never reach the limit."
                 + " Client rows go through a client to a server in its own process, as in S2;"
                 + " embedded rows decide on a member in the load JVM, as in S1. Sluice runs with"
-                + " leases on (its default: only keys asked about 8 times in 100 ms are leased)"
-                + " and off. Every admission is judged against the contender's own bound, per"
-                + " key. The ceiling row is not a limiter: it shows what a budget per partition"
-                + " for keys far from their limit (a design not built, issue 18) could reach, by"
-                + " answering such keys locally once per 100 ms and counting them at the owner"
-                + " afterwards; it is not exact.");
+                + " leases on (its default: only keys asked about 8 times in 100 ms, or 10 times a"
+                + " second over a second, are leased) and off. Every admission is judged against"
+                + " the contender's own bound, per key. The ceiling row is not a limiter: it"
+                + " shows what a budget per partition for keys far from their limit (a design not"
+                + " built, issue 18) could reach, by answering such keys locally once per 100 ms"
+                + " and counting them at the owner afterwards; it is not exact.");
     Measurement.run(context, s, load, rule, CONTENDERS);
     context.report().scenario(s);
   }

@@ -1,0 +1,108 @@
+package dev.sluice.core.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Check;
+import dev.sluice.core.ManualTimeSource;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * When a holder asks for a lease ({@link LeaseHolder}, "When a lease is asked for"), as timelines
+ * on a manual clock: a burst within one interval, a steady rate over a second, a key asked a few
+ * times a second, and a tracker full of keys.
+ */
+class LeaseHeatTest {
+  private final ManualTimeSource clock = new ManualTimeSource(0);
+  private final LeaseHolder holder =
+      new LeaseHolder(clock::nowNanos, (check, stateKey, op, sentAt) -> {}, () -> {});
+
+  @Test
+  void burstWithinOneInterval_asksOnItsEighthRequest() {
+    Check check = Check.of("hot", "burst", 1);
+    for (int i = 1; i < LeaseHolder.HOT_REQUESTS; i++) {
+      assertThat(wanted(check)).as("request %d", i).isZero();
+    }
+    assertThat(wanted(check)).isEqualTo(LeaseHolder.HOT_REQUESTS * 3 / 2);
+  }
+
+  @Test
+  void steadyRateOfTenASecond_asksOnItsTenthRequestWithinASecond() {
+    Check check = Check.of("hot", "warm", 1);
+    // One request every 100 ms: never more than one in an interval, so never a burst.
+    long asked = 0;
+    int request = 0;
+    while (asked == 0 && request < 30) {
+      asked = wanted(check);
+      request++;
+      clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+    }
+    assertThat(request).as("the request that asked, 900 ms after the first").isEqualTo(10);
+    assertThat(asked).as("one request in its busier interval, once and a half: 1").isEqualTo(1);
+  }
+
+  @Test
+  void steadyRate_leasesWhatItsBusierIntervalUsed_onceAndAHalf() {
+    Check check = Check.of("hot", "forty", 1);
+    // 40 a second, 4 in each interval: never a burst; warm at the tenth request, 4 × 1.5 = 6.
+    long asked = 0;
+    for (int i = 0; i < 40 && asked == 0; i++) {
+      asked = wanted(check);
+      clock.advance(Duration.ofMillis(25));
+    }
+    assertThat(asked).isEqualTo(6);
+  }
+
+  @Test
+  void keyAskedAFewTimesASecond_neverAsks_evenWhenTwoRequestsMeet() {
+    Check check = Check.of("hot", "cold", 1);
+    // Three a second for ten seconds, two of them always 1 ms apart: a count over 200 ms would
+    // see them as 20 a second.
+    for (int second = 0; second < 10; second++) {
+      assertThat(wanted(check)).isZero();
+      clock.advance(Duration.ofMillis(1));
+      assertThat(wanted(check)).isZero();
+      clock.advance(Duration.ofMillis(499));
+      assertThat(wanted(check)).isZero();
+      clock.advance(Duration.ofMillis(500));
+    }
+  }
+
+  @Test
+  void fullTracker_forgetsIdleKeys_butKeepsTheWarmOnes() {
+    for (int i = 0; i < LeaseHolder.MAX_TRACKED_KEYS; i++) {
+      wanted(Check.of("hot", "once-" + i, 1)); // keys asked once, then never again
+    }
+    clock.advance(Duration.ofMillis(2_500));
+    Check warm = Check.of("hot", "warm", 1);
+    for (int i = 0; i < 9; i++) {
+      assertThat(wanted(warm)).isZero();
+      clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+    }
+    // One more key fills the tracker: the idle keys go, the warm one stays and asks at its tenth.
+    wanted(Check.of("hot", "new", 1));
+    assertThat(wanted(warm)).isPositive();
+  }
+
+  @Test
+  void trackerFullOfLiveKeys_startsOver() {
+    Check warm = Check.of("hot", "warm", 1);
+    for (int i = 0; i < 9; i++) {
+      wanted(warm);
+      clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+    }
+    for (int i = 0; i <= LeaseHolder.MAX_TRACKED_KEYS; i++) {
+      wanted(Check.of("hot", "live-" + i, 1)); // all seen within the last two seconds
+    }
+    // No key was idle, so the tracker started over, and the warm key's second is gone with it.
+    assertThat(wanted(warm)).isZero();
+  }
+
+  private long wanted(Check check) {
+    long wanted = holder.wanted(check, check.stateKey());
+    if (wanted > 0) {
+      holder.askFailed(check.stateKey()); // the answer is not the subject here: ask again freely
+    }
+    return wanted;
+  }
+}
