@@ -102,7 +102,8 @@ public final class LeaseHolder {
    * Keys whose heat is tracked at most. Beyond it the keys idle for two seconds are forgotten
    * (their counts say nothing any more); if that leaves more than three quarters, the tracker
    * starts over, so that the forgetting is paid once per a quarter of this many new keys at least.
-   * About 200 bytes a key.
+   * Roughly 200 bytes a key (the map's node, the key's string and the heat, estimated from their
+   * fields, not measured).
    */
   static final int MAX_TRACKED_KEYS = 32_768;
 
@@ -290,11 +291,17 @@ public final class LeaseHolder {
         current = 0;
         intervalStart = now;
       }
+      // Seconds follow each other without gaps, so that the last second is the one just before
+      // this one and the weight in perSecond is its share that still lies within a second of now.
       long intoSecond = now - secondStart;
-      if (intoSecond >= SECOND_NANOS || intoSecond < 0) {
-        lastSecond = intoSecond >= 2 * SECOND_NANOS || intoSecond < 0 ? 0 : thisSecond;
+      if (intoSecond >= 2 * SECOND_NANOS || intoSecond < 0) {
+        lastSecond = 0;
         thisSecond = 0;
         secondStart = now;
+      } else if (intoSecond >= SECOND_NANOS) {
+        lastSecond = thisSecond;
+        thisSecond = 0;
+        secondStart += SECOND_NANOS;
       }
       current = (int) Math.min(Integer.MAX_VALUE, current + added);
       thisSecond = (int) Math.min(Integer.MAX_VALUE, thisSecond + added);

@@ -54,6 +54,19 @@ class LeaseHeatTest {
   }
 
   @Test
+  void lastSecond_countsOnlyItsShareThatIsStillWithinASecond() {
+    Check check = Check.of("hot", "faded", 1);
+    for (int i = 0; i < 9; i++) {
+      assertThat(wanted(check)).isZero(); // 9 in the first second, one per interval
+      clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+    }
+    // At 1.5 s half of the first second lies within the last second: about 4 of its 9, plus this
+    // one. Counting the whole first second would make 10, a warm key.
+    clock.advance(Duration.ofMillis(600));
+    assertThat(wanted(check)).isZero();
+  }
+
+  @Test
   void keyAskedAFewTimesASecond_neverAsks_evenWhenTwoRequestsMeet() {
     Check check = Check.of("hot", "cold", 1);
     // Three a second for ten seconds, two of them always 1 ms apart: a count over 200 ms would
