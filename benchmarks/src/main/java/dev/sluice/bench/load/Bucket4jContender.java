@@ -44,7 +44,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * state, not the network path, needs).
  */
 public final class Bucket4jContender implements Contender {
-  private static final AtomicInteger IDS = new AtomicInteger();
 
   /** Bucket4j's client-side optimizations ({@code Optimizations}, Bucket4j 8.x). */
   public enum Mode {
@@ -99,7 +98,7 @@ public final class Bucket4jContender implements Contender {
     this.instance = instance;
     this.ownsInstance = ownsInstance;
     this.rule = rule;
-    this.keyPrefix = rule.name() + "|" + IDS.incrementAndGet() + "|";
+    this.keyPrefix = rule.name() + "|" + ContenderKeys.prefix();
     IMap<String, byte[]> map = instance.getMap(BenchMembers.BUCKET4J_MAP);
     HazelcastProxyManager<String> proxyManager =
         Bucket4jHazelcast.entryProcessorBasedBuilder(map)

@@ -54,9 +54,10 @@ public final class HttpCheckContender implements Contender {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5))
             .build();
+    String prefix = ContenderKeys.prefix();
     for (int i = 0; i < keys.size(); i++) {
       String key = keys.key(i);
-      requests.put(key, post(uri, body.apply(key)));
+      requests.put(key, post(uri, body.apply(prefix + key)));
     }
   }
 

@@ -13,7 +13,11 @@ import java.util.Locale;
  * <p>Which contender goes first turns with each round: round {@code r} starts with contender {@code
  * r mod n}. With a fixed order the first contender was measured slower in every S2 run, whatever it
  * was: leases on first gave on/off 0.82× and 0.86× (medians), leases off first gave 1.12× on the
- * same build (docs/benchmarks.md, "Uniform keys after these changes").
+ * same build (docs/benchmarks.md, "Uniform keys after these changes"). Turning alone did not end
+ * it: two identical Sluice client rows still measured 0.955× of each other, because rows on one
+ * node shared their keys, so the row after another found them warm. Each contender now has keys of
+ * its own ({@link ContenderKeys}), and the same two rows measured 0.99× (docs/benchmarks.md, "Rows
+ * on one node shared their keys").
  */
 final class Measurement {
   private Measurement() {}

@@ -72,9 +72,10 @@ public final class RlsContender implements Contender {
     }
     AtomicInteger next = new AtomicInteger();
     this.stub = ThreadLocal.withInitial(() -> stubs.get(next.getAndIncrement() % stubs.size()));
+    String prefix = ContenderKeys.prefix();
     for (int i = 0; i < keys.size(); i++) {
       String key = keys.key(i);
-      requests.put(key, request(key));
+      requests.put(key, request(prefix + key));
     }
   }
 

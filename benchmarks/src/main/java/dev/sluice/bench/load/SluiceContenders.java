@@ -134,6 +134,7 @@ final class SluiceContenders {
     private final RateLimiter limiter;
     private final BenchRule rule;
     private final String ruleName;
+    private final String keyPrefix = ContenderKeys.prefix();
     private final Runnable close;
 
     LimiterContender(String name, RateLimiter limiter, BenchRule rule, Runnable close) {
@@ -156,7 +157,7 @@ final class SluiceContenders {
 
     @Override
     public Outcome decide(String key) {
-      return outcomeOf(limiter.tryAcquire(ruleName, key));
+      return outcomeOf(limiter.tryAcquire(ruleName, keyPrefix + key));
     }
 
     /** A Sluice decision as the harness counts it; a failure policy's answer is an error. */

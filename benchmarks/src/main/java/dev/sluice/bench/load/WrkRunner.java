@@ -40,6 +40,7 @@ final class WrkRunner implements RoundRunner {
   private final int port;
   private final String rule;
   private final KeySpace keys;
+  private final String keyPrefix;
   private int rounds;
 
   private WrkRunner(String label, Path binary, Path script, int port, String rule, KeySpace keys) {
@@ -49,6 +50,7 @@ final class WrkRunner implements RoundRunner {
     this.port = port;
     this.rule = rule;
     this.keys = keys;
+    this.keyPrefix = ContenderKeys.prefix() + indexedPrefix(keys);
   }
 
   /**
@@ -113,7 +115,10 @@ final class WrkRunner implements RoundRunner {
     }
   }
 
-  /** The command line of one round; the key prefix is every key's name without its index. */
+  /**
+   * The command line of one round; the key prefix is this runner's own ({@link ContenderKeys}) and
+   * every key's name without its index.
+   */
   List<String> command(Duration duration, long maxOps) {
     long seconds = Math.max(1, (duration.toMillis() + 999) / 1_000);
     List<String> command = new ArrayList<>();
@@ -128,13 +133,13 @@ final class WrkRunner implements RoundRunner {
     command.add("http://127.0.0.1:" + port + "/v1/check");
     command.add("--"); // the script's arguments
     command.add(rule);
-    command.add(keyPrefix());
+    command.add(keyPrefix);
     command.add(Integer.toString(keys.size()));
     command.add(Long.toString(Math.max(1, maxOps / THREADS)));
     return command;
   }
 
-  private String keyPrefix() {
+  private static String indexedPrefix(KeySpace keys) {
     String first = keys.key(0);
     if (!first.endsWith("0")) {
       throw new IllegalStateException("wrk needs keys named <prefix><index>, got " + first);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class WrkRunnerTest {
@@ -53,10 +54,20 @@ class WrkRunnerTest {
       return; // the command needs the binary's path; the parse tests above still run
     }
     WrkRunner wrk = WrkRunner.start("test", 8080, "bench", KeySpace.uniform("k", 10));
+    WrkRunner other = WrkRunner.start("other", 8080, "bench", KeySpace.uniform("k", 10));
 
-    assertThat(wrk.command(Duration.ofMillis(400), 1_000))
+    List<String> command = wrk.command(Duration.ofMillis(400), 1_000);
+    assertThat(command)
         .contains("-t2", "-c16", "-d1s", "http://127.0.0.1:8080/v1/check")
-        .endsWith("--", "bench", "k", "10", "500");
+        .endsWith("10", "500");
+    assertThat(command.subList(command.size() - 5, command.size() - 2))
+        .satisfiesExactly(
+            dashes -> assertThat(dashes).isEqualTo("--"),
+            rule -> assertThat(rule).isEqualTo("bench"),
+            prefix -> assertThat(prefix).matches("c[0-9]+\\|k"));
+    // Each runner sends keys of its own, so that two rows on one node share no state.
+    List<String> others = other.command(Duration.ofMillis(400), 1_000);
+    assertThat(others.get(others.size() - 3)).isNotEqualTo(command.get(command.size() - 3));
     assertThat(wrk.command(Duration.ofMillis(5_000), 1_000)).contains("-d5s");
   }
 
