@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -31,18 +30,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>When a lease is asked for</h2>
  *
- * Only where it pays, which is where a lease of {@value #INTERVAL_MILLIS} ms can expect to answer
- * at least one request: for a key this holder asked about at least {@value #HOT_REQUESTS} times in
- * one interval of {@value #INTERVAL_MILLIS} ms (a burst), or at a steady {@value
- * #WARM_REQUESTS_PER_SECOND} a second or more over the last second (a warm key). The lease asked
- * for is what the key used in the busier of its current and last interval, one and a half times, at
- * most {@value #MAX_WANTED} requests' worth. The owner grants at most half of what is left (so the
- * last permits are decided at the owner) for at most a tenth of the shortest window and 100 ms.
- *
- * <p>The rate is judged over a second because a shorter count is noise on the keys that matter
- * here: a key asked 2 or 3 times a second sees 3 or 4 requests within 200 ms now and then by
- * chance, and a lease taken on that goes back unused, a return for nothing (docs/benchmarks.md,
- * "Warm keys"). Traffic spread over many keys pays one map lookup per request.
+ * Only where it pays: for a key hot or warm at this holder ({@link LeaseDemand}), for what the key
+ * used lately. The owner grants at most half of what is left (so the last permits are decided at
+ * the owner) for at most a tenth of the shortest window and 100 ms.
  *
  * <h2>Renewing ahead</h2>
  *
@@ -77,38 +67,8 @@ import org.jspecify.annotations.Nullable;
  * once a lease that lands later still ({@link #close}). Thread-safe.
  */
 public final class LeaseHolder {
-  /** Requests on a key within one {@link #INTERVAL_MILLIS} before it is leased (a burst). */
-  static final int HOT_REQUESTS = 8;
-
-  /**
-   * Requests a second on a key, over the last second, before it is leased (a warm key): at this
-   * rate a lease of {@link #INTERVAL_MILLIS} ms answers one request on average.
-   */
-  static final int WARM_REQUESTS_PER_SECOND = 10;
-
-  /** The interval over which requests on a key are counted. */
-  static final long INTERVAL_MILLIS = 100;
-
-  /**
-   * The most requests' worth of permits asked for in one lease: at millions of requests a second on
-   * one key, tens of milliseconds' worth, so that a renewal has time to come back.
-   */
-  static final long MAX_WANTED = 65_536;
-
   /** Leases of at least this many permits are renewed ahead of their end (see the class doc). */
   static final long RENEW_AHEAD_MIN_PERMITS = 64;
-
-  /**
-   * Keys whose heat is tracked at most. Beyond it the keys idle for two seconds are forgotten
-   * (their counts say nothing any more); if that leaves more than three quarters, the tracker
-   * starts over, so that the forgetting is paid once per a quarter of this many new keys at least.
-   * Roughly 200 bytes a key (the map's node, the key's string and the heat, estimated from their
-   * fields, not measured).
-   */
-  static final int MAX_TRACKED_KEYS = 32_768;
-
-  private static final long INTERVAL_NANOS = INTERVAL_MILLIS * 1_000_000L;
-  private static final long SECOND_NANOS = 1_000_000_000L;
 
   /** Sends a request for the next lease of a key, in the background (see {@link #keep}). */
   @FunctionalInterface
@@ -130,9 +90,8 @@ public final class LeaseHolder {
   private volatile boolean lastReturnsTaken;
 
   private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, Heat> heat = new ConcurrentHashMap<>();
+  private final LeaseDemand demand = new LeaseDemand(leases::containsKey);
   private final ConcurrentLinkedQueue<Lease> replaced = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean forgetting = new AtomicBoolean();
   private final Statistics statistics = new Statistics();
 
   /**
@@ -164,15 +123,7 @@ public final class LeaseHolder {
    * counting then).
    */
   public boolean asking() {
-    long now = nanoClock.getAsLong();
-    for (Heat h : heat.values()) {
-      synchronized (h) {
-        if (h.asking && now - h.askedAt < INTERVAL_NANOS) {
-          return true;
-        }
-      }
-    }
-    return false;
+    return demand.asking(nanoClock.getAsLong());
   }
 
   /** This holder's clock, read just before a request that may bring a lease goes out. */
@@ -200,7 +151,7 @@ public final class LeaseHolder {
     volatile @Nullable Lease next;
 
     /** The key's heat, to count this lease's answers in; null if the key was not tracked. */
-    final @Nullable Heat heat;
+    final LeaseDemand.@Nullable Heat heat;
 
     Lease(
         Check check,
@@ -209,7 +160,7 @@ public final class LeaseHolder {
         long endsAtHolderNanos,
         Decision grant,
         long permits,
-        @Nullable Heat heat) {
+        LeaseDemand.@Nullable Heat heat) {
       this.heat = heat;
       this.ref = check.ref();
       this.subject = check.key();
@@ -254,80 +205,6 @@ public final class LeaseHolder {
     }
   }
 
-  /**
-   * Requests on one key in the current and the last interval, and in the current and the last
-   * second, and whether a request that asks for a lease is on its way (one at a time per key: when
-   * a lease runs out under many threads, one of them brings the next, the others are decided at the
-   * owner without parking more permits).
-   */
-  private static final class Heat {
-    long intervalStart;
-    int current;
-    int last;
-    long secondStart;
-    int thisSecond;
-    int lastSecond;
-    boolean asking;
-    long askedAt;
-
-    /**
-     * Requests a lease answered since the key was last counted: they never reach {@link #wanted},
-     * yet they are the key's rate, and without them a key answered from leases would look cold when
-     * its lease runs out and be asked for in ever smaller leases. An adder, not the monitor: lease
-     * answers on one hot key come from many threads at once.
-     */
-    final LongAdder answeredLocally = new LongAdder();
-
-    /**
-     * Counts {@code requests} more in the interval and the second at {@code now} (starting a new
-     * one when the last is over), with the lease answers since the last count; returns the
-     * interval's count. Called holding the monitor.
-     */
-    int count(long now, int requests) {
-      long added = requests + answeredLocally.sumThenReset();
-      long elapsed = now - intervalStart;
-      if (elapsed >= INTERVAL_NANOS || elapsed < 0) {
-        last = elapsed >= 2 * INTERVAL_NANOS || elapsed < 0 ? 0 : current;
-        current = 0;
-        intervalStart = now;
-      }
-      // Seconds follow each other without gaps, so that the last second is the one just before
-      // this one and the weight in perSecond is its share that still lies within a second of now.
-      long intoSecond = now - secondStart;
-      if (intoSecond >= 2 * SECOND_NANOS || intoSecond < 0) {
-        lastSecond = 0;
-        thisSecond = 0;
-        secondStart = now;
-      } else if (intoSecond >= SECOND_NANOS) {
-        lastSecond = thisSecond;
-        thisSecond = 0;
-        secondStart += SECOND_NANOS;
-      }
-      current = (int) Math.min(Integer.MAX_VALUE, current + added);
-      thisSecond = (int) Math.min(Integer.MAX_VALUE, thisSecond + added);
-      return current;
-    }
-
-    /**
-     * Whether nothing was counted on this key for two seconds, and no ask is on its way: its next
-     * count would start from nothing, as a new key's does.
-     */
-    synchronized boolean idleAt(long now) {
-      return now - secondStart >= 2 * SECOND_NANOS && !(asking && now - askedAt < INTERVAL_NANOS);
-    }
-
-    /**
-     * The requests of the last second at {@code now}, estimated as the sliding window counter
-     * estimates: this second's count, plus the last second's weighted by the share of it that still
-     * lies within one second of {@code now}. Called holding the monitor, after {@link #count}.
-     */
-    long perSecond(long now) {
-      long intoSecond = Math.min(SECOND_NANOS, Math.max(0, now - secondStart));
-      return thisSecond
-          + (long) (lastSecond * ((SECOND_NANOS - intoSecond) / (double) SECOND_NANOS));
-    }
-  }
-
   /** Whether this holder has a lease of {@code stateKey}, live or ended but not yet given back. */
   public boolean holds(String stateKey) {
     return leases.containsKey(stateKey);
@@ -349,7 +226,7 @@ public final class LeaseHolder {
       if (left >= 0) {
         statistics.answeredLocally.add(permits);
         if (lease.heat != null) {
-          lease.heat.answeredLocally.increment();
+          lease.heat.countLocalAnswer();
         }
         if (lease.crossedRenewal(left, permits)) {
           renewAhead(check, stateKey, lease.heat, now);
@@ -384,21 +261,17 @@ public final class LeaseHolder {
   }
 
   /** Asks for the next lease of a key in the background, unless an ask is on its way already. */
-  private void renewAhead(Check check, String stateKey, @Nullable Heat h, long now) {
+  private void renewAhead(Check check, String stateKey, LeaseDemand.@Nullable Heat h, long now) {
     if (h == null || closing) {
       return;
     }
-    long seen;
-    synchronized (h) {
-      if (h.asking && now - h.askedAt < INTERVAL_NANOS) {
-        return;
-      }
-      seen = Math.max(h.last, h.count(now, 0));
-      h.asking = true;
-      h.askedAt = now;
+    long seen = h.renewal(now);
+    if (seen < 0) {
+      return;
     }
     statistics.renewals.increment();
-    long wanted = Math.min(MAX_WANTED, Math.max(seen + seen / 2, RENEW_AHEAD_MIN_PERMITS));
+    long wanted =
+        Math.min(LeaseDemand.MAX_WANTED, Math.max(seen + seen / 2, RENEW_AHEAD_MIN_PERMITS));
     renewal.send(
         check,
         stateKey,
@@ -408,12 +281,7 @@ public final class LeaseHolder {
 
   /** An ask for a lease of {@code stateKey} failed: the next request may ask again. */
   public void askFailed(String stateKey) {
-    Heat h = heat.get(stateKey);
-    if (h != null) {
-      synchronized (h) {
-        h.asking = false;
-      }
-    }
+    demand.askEnded(stateKey);
   }
 
   /**
@@ -421,49 +289,7 @@ public final class LeaseHolder {
    * hot here. Counts the request.
    */
   public long wanted(Check check, String stateKey) {
-    long now = nanoClock.getAsLong();
-    if (heat.size() > MAX_TRACKED_KEYS) {
-      forgetIdleKeys(now);
-    }
-    Heat h = heat.computeIfAbsent(stateKey, key -> new Heat());
-    int seen;
-    synchronized (h) {
-      int burst = Math.max(h.last, h.count(now, 1));
-      long perSecond = h.perSecond(now);
-      // A check of no permits reads the state: it counts as heat but asks for nothing, or a
-      // reader would park permits that others are then denied. An ask whose answer was lost (a
-      // timeout) stops blocking the next after one interval.
-      if ((burst < HOT_REQUESTS && perSecond < WARM_REQUESTS_PER_SECOND)
-          || check.permits() == 0
-          || closing
-          || (h.asking && now - h.askedAt < INTERVAL_NANOS)) {
-        return 0;
-      }
-      h.asking = true;
-      h.askedAt = now;
-      seen = burst;
-    }
-    return Math.min(MAX_WANTED, seen + seen / 2) * Math.max(1, check.permits());
-  }
-
-  /**
-   * Forgets the heat of keys idle for two seconds, which holds no lease and no ask on its way; all
-   * of it if that leaves more than three quarters of {@link #MAX_TRACKED_KEYS}. One thread at a
-   * time; the others go on counting.
-   */
-  private void forgetIdleKeys(long now) {
-    if (!forgetting.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      heat.entrySet()
-          .removeIf(entry -> entry.getValue().idleAt(now) && !leases.containsKey(entry.getKey()));
-      if (heat.size() > MAX_TRACKED_KEYS / 4 * 3) {
-        heat.clear();
-      }
-    } finally {
-      forgetting.set(false);
-    }
+    return demand.wanted(check, stateKey, nanoClock.getAsLong(), closing);
   }
 
   /** The lease length a holder asks for: the owner shortens it to its policy's longest. */
@@ -477,15 +303,13 @@ public final class LeaseHolder {
    * went out. A lease it replaces is given back with the next {@link #takeReturns}.
    */
   public void keep(Check check, String stateKey, KeyOutcome outcome, int index, long sentAtNanos) {
-    Heat h = heat.get(stateKey);
+    LeaseDemand.Heat h = demand.heat(stateKey);
     try {
       store(check, stateKey, outcome, index, sentAtNanos, h);
     } finally {
       // Only once the lease is stored: a closing holder waits for this before its last returns.
       if (h != null) {
-        synchronized (h) {
-          h.asking = false;
-        }
+        h.askEnded();
       }
     }
   }
@@ -496,7 +320,7 @@ public final class LeaseHolder {
       KeyOutcome outcome,
       int index,
       long sentAtNanos,
-      @Nullable Heat h) {
+      LeaseDemand.@Nullable Heat h) {
     long permits = outcome.leased(index);
     if (permits <= 0) {
       return;

@@ -137,7 +137,7 @@ class LeaseRenewalTest {
         .extracting(KeyOp::permits)
         .containsExactly(50L);
 
-    for (int i = 0; i < 2 * LeaseHolder.HOT_REQUESTS; i++) {
+    for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
       assertThat(holder.wanted(check, stateKey)).as("a closed holder asks for no lease").isZero();
     }
   }
@@ -149,7 +149,7 @@ class LeaseRenewalTest {
     holder.close();
     assertThat(holder.asking()).isTrue();
 
-    clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+    clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
 
     assertThat(holder.asking()).isFalse();
   }
@@ -157,7 +157,7 @@ class LeaseRenewalTest {
   @Test
   void checkOfNoPermits_onAHotKey_asksForNoLease() {
     Check reading = check.withPermits(0);
-    for (int i = 0; i < 2 * LeaseHolder.HOT_REQUESTS; i++) {
+    for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
       assertThat(holder.wanted(reading, stateKey)).as("read %d", i + 1).isZero();
     }
     assertThat(holder.wanted(check, stateKey)).as("the reads made the key hot").isPositive();
@@ -166,7 +166,7 @@ class LeaseRenewalTest {
   /** Makes the key hot here, then keeps a lease of {@code permits} as the owner's answer. */
   private void grant(long permits) {
     if (!holder.holds(stateKey)) {
-      for (int i = 0; i < LeaseHolder.HOT_REQUESTS; i++) {
+      for (int i = 0; i < LeaseDemand.HOT_REQUESTS; i++) {
         holder.wanted(check, stateKey);
       }
     }

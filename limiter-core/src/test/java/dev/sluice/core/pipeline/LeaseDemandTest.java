@@ -8,22 +8,21 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * When a holder asks for a lease ({@link LeaseHolder}, "When a lease is asked for"), as timelines
- * on a manual clock: a burst within one interval, a steady rate over a second, a key asked a few
- * times a second, and a tracker full of keys.
+ * When a holder asks for a lease ({@link LeaseDemand}), as timelines on a manual clock: a burst
+ * within one interval, a steady rate over a second, a key asked a few times a second, one ask at a
+ * time, and a tracker full of keys.
  */
-class LeaseHeatTest {
+class LeaseDemandTest {
   private final ManualTimeSource clock = new ManualTimeSource(0);
-  private final LeaseHolder holder =
-      new LeaseHolder(clock::nowNanos, (check, stateKey, op, sentAt) -> {}, () -> {});
+  private final LeaseDemand demand = new LeaseDemand(stateKey -> stateKey.endsWith("held"));
 
   @Test
   void burstWithinOneInterval_asksOnItsEighthRequest() {
     Check check = Check.of("hot", "burst", 1);
-    for (int i = 1; i < LeaseHolder.HOT_REQUESTS; i++) {
+    for (int i = 1; i < LeaseDemand.HOT_REQUESTS; i++) {
       assertThat(wanted(check)).as("request %d", i).isZero();
     }
-    assertThat(wanted(check)).isEqualTo(LeaseHolder.HOT_REQUESTS * 3 / 2);
+    assertThat(wanted(check)).isEqualTo(LeaseDemand.HOT_REQUESTS * 3 / 2);
   }
 
   @Test
@@ -35,7 +34,7 @@ class LeaseHeatTest {
     while (asked == 0 && request < 30) {
       asked = wanted(check);
       request++;
-      clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+      clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
     assertThat(request).as("the request that asked, 900 ms after the first").isEqualTo(10);
     assertThat(asked).as("one request in its busier interval, once and a half: 1").isEqualTo(1);
@@ -58,7 +57,7 @@ class LeaseHeatTest {
     Check check = Check.of("hot", "faded", 1);
     for (int i = 0; i < 9; i++) {
       assertThat(wanted(check)).isZero(); // 9 in the first second, one per interval
-      clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+      clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
     // At 1.5 s half of the first second lies within the last second: about 4 of its 9, plus this
     // one. Counting the whole first second would make 10, a warm key.
@@ -83,14 +82,14 @@ class LeaseHeatTest {
 
   @Test
   void fullTracker_forgetsIdleKeys_butKeepsTheWarmOnes() {
-    for (int i = 0; i < LeaseHolder.MAX_TRACKED_KEYS; i++) {
+    for (int i = 0; i < LeaseDemand.MAX_TRACKED_KEYS; i++) {
       wanted(Check.of("hot", "once-" + i, 1)); // keys asked once, then never again
     }
     clock.advance(Duration.ofMillis(2_500));
     Check warm = Check.of("hot", "warm", 1);
     for (int i = 0; i < 9; i++) {
       assertThat(wanted(warm)).isZero();
-      clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+      clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
     // One more key fills the tracker: the idle keys go, the warm one stays and asks at its tenth.
     wanted(Check.of("hot", "new", 1));
@@ -102,19 +101,62 @@ class LeaseHeatTest {
     Check warm = Check.of("hot", "warm", 1);
     for (int i = 0; i < 9; i++) {
       wanted(warm);
-      clock.advance(Duration.ofMillis(LeaseHolder.INTERVAL_MILLIS));
+      clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
-    for (int i = 0; i <= LeaseHolder.MAX_TRACKED_KEYS; i++) {
+    for (int i = 0; i <= LeaseDemand.MAX_TRACKED_KEYS; i++) {
       wanted(Check.of("hot", "live-" + i, 1)); // all seen within the last two seconds
     }
     // No key was idle, so the tracker started over, and the warm key's second is gone with it.
     assertThat(wanted(warm)).isZero();
   }
 
+  @Test
+  void oneAskAtATime_untilItEnds_orAnIntervalPasses() {
+    Check check = Check.of("hot", "asked", 1);
+    for (int i = 1; i < LeaseDemand.HOT_REQUESTS; i++) {
+      ask(check);
+    }
+    assertThat(ask(check)).as("the burst asks").isPositive();
+    assertThat(ask(check)).as("an ask is on its way").isZero();
+    demand.askEnded(check.stateKey());
+    assertThat(ask(check)).as("it came back: the next may ask").isPositive();
+    clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS - 1));
+    assertThat(ask(check)).as("still on its way").isZero();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(demand.asking(clock.nowNanos())).as("an answer an interval late is lost").isFalse();
+    assertThat(ask(check)).isPositive();
+  }
+
+  @Test
+  void fullTracker_keepsAnIdleKeyThatHoldsALease() {
+    Check held = Check.of("hot", "held", 1);
+    Check idle = Check.of("hot", "idle", 1);
+    wanted(held);
+    wanted(idle);
+    for (int i = 2; i < LeaseDemand.MAX_TRACKED_KEYS; i++) {
+      wanted(Check.of("hot", "once-" + i, 1));
+    }
+    clock.advance(Duration.ofMillis(2_500));
+    Check fresh = Check.of("hot", "fresh", 1);
+    wanted(fresh);
+    wanted(Check.of("hot", "overflow", 1));
+    // The tracker overflowed with every earlier key idle: they are forgotten, but for the key whose
+    // lease's answers are counted in its heat.
+    assertThat(demand.heat(held.stateKey())).isNotNull();
+    assertThat(demand.heat(idle.stateKey())).isNull();
+    assertThat(demand.heat(fresh.stateKey())).isNotNull();
+  }
+
+  /** The request's ask, left on its way. */
+  private long ask(Check check) {
+    return demand.wanted(check, check.stateKey(), clock.nowNanos(), false);
+  }
+
+  /** The request's ask, ended at once: the answer is not the subject here. */
   private long wanted(Check check) {
-    long wanted = holder.wanted(check, check.stateKey());
+    long wanted = ask(check);
     if (wanted > 0) {
-      holder.askFailed(check.stateKey()); // the answer is not the subject here: ask again freely
+      demand.askEnded(check.stateKey());
     }
     return wanted;
   }

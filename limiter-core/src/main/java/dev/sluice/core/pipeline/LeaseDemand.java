@@ -1,0 +1,258 @@
+package dev.sluice.core.pipeline;
+
+import dev.sluice.core.Check;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * When a lease holder asks a key's owner for a lease, and for how many permits: the requests it
+ * counted on each key (the key's heat), and whether an ask for the key is on its way.
+ *
+ * <h2>When</h2>
+ *
+ * Only where a lease pays, which is where a lease of {@value #INTERVAL_MILLIS} ms can expect to
+ * answer at least one request: for a key this holder asked about at least {@value #HOT_REQUESTS}
+ * times in one interval of {@value #INTERVAL_MILLIS} ms (a burst), or at a steady {@value
+ * #WARM_REQUESTS_PER_SECOND} a second or more over the last second (a warm key). The lease asked
+ * for is what the key used in the busier of its current and last interval, one and a half times, at
+ * most {@value #MAX_WANTED} requests' worth.
+ *
+ * <p>The rate is judged over a second because a shorter count is noise on the keys that matter
+ * here: a key asked 2 or 3 times a second sees 3 or 4 requests within 200 ms now and then by
+ * chance, and a lease taken on that goes back unused, a return for nothing (docs/benchmarks.md,
+ * "Warm keys"). Traffic spread over many keys pays one map lookup per request.
+ *
+ * <h2>One ask at a time per key</h2>
+ *
+ * When a lease runs out under many threads, one of them brings the next and the others are decided
+ * at the owner without parking more permits. An ask whose answer was lost (a timeout) stops
+ * blocking the next after one interval.
+ *
+ * <h2>Memory</h2>
+ *
+ * At most about {@value #MAX_TRACKED_KEYS} keys are tracked; beyond it the keys idle for two
+ * seconds are forgotten, and all of them if that leaves more than three quarters. Thread-safe.
+ */
+final class LeaseDemand {
+  /** Requests on a key within one {@link #INTERVAL_MILLIS} before it is leased (a burst). */
+  static final int HOT_REQUESTS = 8;
+
+  /**
+   * Requests a second on a key, over the last second, before it is leased (a warm key): at this
+   * rate a lease of {@link #INTERVAL_MILLIS} ms answers one request on average.
+   */
+  static final int WARM_REQUESTS_PER_SECOND = 10;
+
+  /** The interval over which requests on a key are counted. */
+  static final long INTERVAL_MILLIS = 100;
+
+  /**
+   * The most requests' worth of permits asked for in one lease: at millions of requests a second on
+   * one key, tens of milliseconds' worth, so that a renewal has time to come back.
+   */
+  static final long MAX_WANTED = 65_536;
+
+  /**
+   * Keys whose heat is tracked at most. Beyond it the keys idle for two seconds are forgotten
+   * (their counts say nothing any more); if that leaves more than three quarters, the tracker
+   * starts over, so that the forgetting is paid once per a quarter of this many new keys at least.
+   * Roughly 200 bytes a key (the map's node, the key's string and the heat, estimated from their
+   * fields, not measured).
+   */
+  static final int MAX_TRACKED_KEYS = 32_768;
+
+  static final long INTERVAL_NANOS = INTERVAL_MILLIS * 1_000_000L;
+  private static final long SECOND_NANOS = 1_000_000_000L;
+
+  private final ConcurrentHashMap<String, Heat> heat = new ConcurrentHashMap<>();
+  private final AtomicBoolean forgetting = new AtomicBoolean();
+  private final Predicate<String> leased;
+
+  /**
+   * @param leased whether the holder holds a lease of a state key: such a key's heat is kept when
+   *     idle keys are forgotten, since its lease's answers are counted in it
+   */
+  LeaseDemand(Predicate<String> leased) {
+    this.leased = leased;
+  }
+
+  /**
+   * Requests on one key in the current and the last interval, and in the current and the last
+   * second, and whether an ask for a lease of it is on its way.
+   */
+  static final class Heat {
+    private long intervalStart;
+    private int current;
+    private int last;
+    private long secondStart;
+    private int thisSecond;
+    private int lastSecond;
+    private boolean asking;
+    private long askedAt;
+
+    /**
+     * Requests a lease answered since the key was last counted: they never reach {@link #wanted},
+     * yet they are the key's rate, and without them a key answered from leases would look cold when
+     * its lease runs out and be asked for in ever smaller leases. An adder, not the monitor: lease
+     * answers on one hot key come from many threads at once.
+     */
+    private final LongAdder answeredLocally = new LongAdder();
+
+    /** Counts one request a lease answered. */
+    void countLocalAnswer() {
+      answeredLocally.increment();
+    }
+
+    /**
+     * Counts {@code requests} more in the interval and the second at {@code now} (starting a new
+     * one when the last is over), with the lease answers since the last count; returns the
+     * interval's count. Called holding the monitor.
+     */
+    private int count(long now, int requests) {
+      long added = requests + answeredLocally.sumThenReset();
+      long elapsed = now - intervalStart;
+      if (elapsed >= INTERVAL_NANOS || elapsed < 0) {
+        last = elapsed >= 2 * INTERVAL_NANOS || elapsed < 0 ? 0 : current;
+        current = 0;
+        intervalStart = now;
+      }
+      // Seconds follow each other without gaps, so that the last second is the one just before
+      // this one and the weight in perSecond is its share that still lies within a second of now.
+      long intoSecond = now - secondStart;
+      if (intoSecond >= 2 * SECOND_NANOS || intoSecond < 0) {
+        lastSecond = 0;
+        thisSecond = 0;
+        secondStart = now;
+      } else if (intoSecond >= SECOND_NANOS) {
+        lastSecond = thisSecond;
+        thisSecond = 0;
+        secondStart += SECOND_NANOS;
+      }
+      current = (int) Math.min(Integer.MAX_VALUE, current + added);
+      thisSecond = (int) Math.min(Integer.MAX_VALUE, thisSecond + added);
+      return current;
+    }
+
+    /**
+     * The requests of the last second at {@code now}, estimated as the sliding window counter
+     * estimates: this second's count, plus the last second's weighted by the share of it that still
+     * lies within one second of {@code now}. Called holding the monitor, after {@link #count}.
+     */
+    private long perSecond(long now) {
+      long intoSecond = Math.min(SECOND_NANOS, Math.max(0, now - secondStart));
+      return thisSecond
+          + (long) (lastSecond * ((SECOND_NANOS - intoSecond) / (double) SECOND_NANOS));
+    }
+
+    /** Whether an ask sent less than an interval ago has not come back. Holding the monitor. */
+    private boolean askPendingAt(long now) {
+      return asking && now - askedAt < INTERVAL_NANOS;
+    }
+
+    /**
+     * Whether nothing was counted on this key for two seconds, and no ask is on its way: its next
+     * count would start from nothing, as a new key's does.
+     */
+    private synchronized boolean idleAt(long now) {
+      return now - secondStart >= 2 * SECOND_NANOS && !askPendingAt(now);
+    }
+
+    /**
+     * Starts an ask for the next lease ahead of the current one's end, unless one is on its way;
+     * returns the requests of the busier interval, or -1 when an ask is on its way.
+     */
+    synchronized long renewal(long now) {
+      if (askPendingAt(now)) {
+        return -1;
+      }
+      asking = true;
+      askedAt = now;
+      return Math.max(last, count(now, 0));
+    }
+
+    /** The ask on its way came back (with or without a lease) or failed. */
+    synchronized void askEnded() {
+      asking = false;
+    }
+  }
+
+  /**
+   * How many permits to ask the key's owner to lease along with {@code check} at {@code now}: 0
+   * unless its key is hot here, or a check of no permits, or the holder is {@code closing}. Counts
+   * the request; a non-zero answer starts an ask, which {@link #askEnded} ends.
+   */
+  long wanted(Check check, String stateKey, long now, boolean closing) {
+    if (heat.size() > MAX_TRACKED_KEYS) {
+      forgetIdleKeys(now);
+    }
+    Heat h = heat.computeIfAbsent(stateKey, key -> new Heat());
+    int seen;
+    synchronized (h) {
+      int burst = Math.max(h.last, h.count(now, 1));
+      long perSecond = h.perSecond(now);
+      // A check of no permits reads the state: it counts as heat but asks for nothing, or a
+      // reader would park permits that others are then denied.
+      if ((burst < HOT_REQUESTS && perSecond < WARM_REQUESTS_PER_SECOND)
+          || check.permits() == 0
+          || closing
+          || h.askPendingAt(now)) {
+        return 0;
+      }
+      h.asking = true;
+      h.askedAt = now;
+      seen = burst;
+    }
+    return Math.min(MAX_WANTED, seen + seen / 2) * Math.max(1, check.permits());
+  }
+
+  /** The heat of {@code stateKey}, or null if it is not tracked. */
+  @Nullable Heat heat(String stateKey) {
+    return heat.get(stateKey);
+  }
+
+  /** The ask for a lease of {@code stateKey} came back or failed: the next request may ask. */
+  void askEnded(String stateKey) {
+    Heat h = heat.get(stateKey);
+    if (h != null) {
+      h.askEnded();
+    }
+  }
+
+  /**
+   * Whether an ask for a lease is on its way at {@code now}: one whose answer has neither come back
+   * nor failed, sent less than an interval ago.
+   */
+  boolean asking(long now) {
+    for (Heat h : heat.values()) {
+      synchronized (h) {
+        if (h.askPendingAt(now)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Forgets the heat of keys idle for two seconds which hold no lease; all of it if that leaves
+   * more than three quarters of {@link #MAX_TRACKED_KEYS}. One thread at a time; the others go on
+   * counting.
+   */
+  private void forgetIdleKeys(long now) {
+    if (!forgetting.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      heat.entrySet()
+          .removeIf(entry -> entry.getValue().idleAt(now) && !leased.test(entry.getKey()));
+      if (heat.size() > MAX_TRACKED_KEYS / 4 * 3) {
+        heat.clear();
+      }
+    } finally {
+      forgetting.set(false);
+    }
+  }
+}
