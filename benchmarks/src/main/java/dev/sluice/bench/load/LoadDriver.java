@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
@@ -34,6 +35,12 @@ import org.jspecify.annotations.Nullable;
  * admission is also tallied per key per sub-window ({@link AdmissionTally}, one per thread, no
  * sharing) with the {@code nanoTime} readings the loop takes anyway, and judged after the round
  * ({@link Exactness#judge}).
+ *
+ * <p>A round may start with a lead-in ({@link Workload#leadIn}): the threads call as in the round,
+ * and their admissions are tallied and judged, but the lead-in's decisions count in neither
+ * throughput nor latency. Rounds of different contenders are interleaved, so each contender comes
+ * to its round after sitting idle through the others'; the lead-in lets it (and its server) run
+ * again before the clock starts, whoever ran just before it.
  */
 public final class LoadDriver {
   /** The base seed of the key sequences; printed in the report so a run can be repeated. */
@@ -64,13 +71,22 @@ public final class LoadDriver {
   /** One round: at most {@code duration} and at most {@code maxOps} decisions in total. */
   public static RoundResult round(
       Contender contender, Workload workload, Duration duration, long maxOps) {
+    return round(contender, workload, Duration.ZERO, duration, maxOps);
+  }
+
+  /**
+   * One round after a lead-in of {@code leadIn} (at most {@code maxOps} decisions, tallied, not
+   * measured), then at most {@code duration} and at most {@code maxOps} decisions measured.
+   */
+  public static RoundResult round(
+      Contender contender, Workload workload, Duration leadIn, Duration duration, long maxOps) {
     int threads = workload.threads();
     long opsPerThread = Math.max(1, maxOps / threads);
     CountDownLatch ready = new CountDownLatch(threads);
     CountDownLatch go = new CountDownLatch(1);
     Worker[] workers = new Worker[threads];
     Thread[] running = new Thread[threads];
-    long[] deadline = new long[1];
+    long[] times = new long[2]; // when the measured part starts, and its deadline
     AdmissionBound bound =
         workload.countExactness()
             ? contender.enforced().map(AdmissionBound::of).orElse(null)
@@ -96,18 +112,19 @@ public final class LoadDriver {
               () -> {
                 ready.countDown();
                 awaitQuietly(go);
-                worker.run(deadline[0]);
+                worker.run(times[0], times[1]);
               },
               "load-" + t);
       running[t].setDaemon(true);
       running[t].start();
     }
     awaitQuietly(ready);
-    long start = System.nanoTime();
-    deadline[0] = start + duration.toNanos();
+    long start = System.nanoTime() + leadIn.toNanos();
+    times[0] = start;
+    times[1] = start + duration.toNanos();
     go.countDown();
     for (Thread thread : running) {
-      joinQuietly(thread, duration.plusSeconds(30));
+      joinQuietly(thread, leadIn.plus(duration).plusSeconds(30));
     }
     long elapsed = System.nanoTime() - start;
 
@@ -184,28 +201,50 @@ public final class LoadDriver {
     }
 
     // The deadline is read once per call; nanoTime costs ~20 ns, far below any decision here.
-    void run(long deadlineNanos) {
-      long done = 0;
+    void run(long measureFromNanos, long deadlineNanos) {
       long now = System.nanoTime();
+      for (long led = 0;
+          led < maxOps && now < measureFromNanos && !Thread.currentThread().isInterrupted();
+          led++) {
+        now = call(now, false);
+      }
+      // A lead-in cut short by its count waits for the measured part, whose clock starts then.
+      while (now < measureFromNanos && !Thread.currentThread().isInterrupted()) {
+        LockSupport.parkNanos(measureFromNanos - now);
+        now = System.nanoTime();
+      }
+      long done = 0;
       while (done < maxOps && now < deadlineNanos && !Thread.currentThread().isInterrupted()) {
-        int key = keys.next(random);
-        Outcome outcome;
-        try {
-          outcome = contender.decide(keys.key(key));
-        } catch (Exception | LinkageError e) {
-          outcome = Outcome.ERROR;
-          firstError.compareAndSet(null, e.getClass().getSimpleName() + ": " + e.getMessage());
-        }
-        long after = System.nanoTime();
-        latency.recordValue(Math.min(after - now, HIGHEST_TRACKABLE_NANOS));
-        counts[outcome.ordinal()]++;
-        if (tally != null && outcome.admitted()) {
-          tally.record(key, clock.epochNanos(now), clock.epochNanos(after));
-        }
+        now = call(now, true);
         done++;
-        now = after;
       }
       operations = done;
+    }
+
+    /**
+     * One decision sent at {@code sentAt}; returns the clock after it. Every admission is tallied;
+     * only a {@code measured} call counts in latency, outcomes and errors.
+     */
+    private long call(long sentAt, boolean measured) {
+      int key = keys.next(random);
+      Outcome outcome;
+      try {
+        outcome = contender.decide(keys.key(key));
+      } catch (Exception | LinkageError e) {
+        outcome = Outcome.ERROR;
+        if (measured) {
+          firstError.compareAndSet(null, e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+      }
+      long after = System.nanoTime();
+      if (measured) {
+        latency.recordValue(Math.min(after - sentAt, HIGHEST_TRACKABLE_NANOS));
+        counts[outcome.ordinal()]++;
+      }
+      if (tally != null && outcome.admitted()) {
+        tally.record(key, clock.epochNanos(sentAt), clock.epochNanos(after));
+      }
+      return after;
     }
   }
 }

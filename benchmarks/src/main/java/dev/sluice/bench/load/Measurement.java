@@ -58,9 +58,7 @@ final class Measurement {
           int i = (r + k) % live.size();
           if (live.get(i) != null && reasons.get(i) == null) {
             try {
-              rounds
-                  .get(i)
-                  .add(live.get(i).round(load, load.roundDuration(), load.maxOpsPerRound()));
+              rounds.get(i).add(live.get(i).measuredRound(load));
             } catch (Exception | LinkageError e) {
               reasons.set(i, "round " + (r + 1) + " failed: " + reason(e));
             }

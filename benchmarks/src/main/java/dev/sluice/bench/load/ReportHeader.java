@@ -38,7 +38,10 @@ final class ReportHeader {
                 + settings.rounds()
                 + " measured rounds of "
                 + settings.round().toSeconds()
-                + " s, interleaved across contenders; tables show the median round and the spread"
+                + " s, interleaved across contenders, each after a lead-in of "
+                + settings.round().dividedBy(5).toMillis()
+                + " ms whose admissions are judged but not counted in the round's figures (wrk's"
+                + " rows have none); tables show the median round and the spread"
                 + " (min..max), and over-admissions summed over all measured rounds.");
     int cores = Runtime.getRuntime().availableProcessors();
     if (loadMedian > cores) {

@@ -12,6 +12,14 @@ public interface RoundRunner extends AutoCloseable {
   /** One round of at most {@code duration} and at most {@code maxOps} decisions. */
   RoundResult round(Workload load, Duration duration, long maxOps) throws Exception;
 
+  /**
+   * One measured round of {@code load}: its {@link Workload#leadIn} first where the runner can
+   * tally one, then a round of {@link Workload#roundDuration}.
+   */
+  default RoundResult measuredRound(Workload load) throws Exception {
+    return round(load, load.roundDuration(), load.maxOpsPerRound());
+  }
+
   /** The warm-up before the measured rounds; its result is discarded. */
   default void warmUp(Workload load) throws Exception {
     round(load, load.warmup(), load.maxOpsPerRound());
@@ -26,6 +34,12 @@ public interface RoundRunner extends AutoCloseable {
       @Override
       public RoundResult round(Workload load, Duration duration, long maxOps) {
         return LoadDriver.round(contender, load, duration, maxOps);
+      }
+
+      @Override
+      public RoundResult measuredRound(Workload load) {
+        return LoadDriver.round(
+            contender, load, load.leadIn(), load.roundDuration(), load.maxOpsPerRound());
       }
 
       @Override

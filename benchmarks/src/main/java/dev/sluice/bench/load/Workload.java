@@ -34,6 +34,14 @@ public record Workload(
     }
   }
 
+  /**
+   * The lead-in before each measured round ({@link LoadDriver}): a fifth of a round, tallied for
+   * exactness, not measured.
+   */
+  public Duration leadIn() {
+    return roundDuration.dividedBy(5);
+  }
+
   public Workload withThreads(int newThreads) {
     return new Workload(
         newThreads, keys, warmup, roundDuration, rounds, maxOpsPerRound, countExactness);

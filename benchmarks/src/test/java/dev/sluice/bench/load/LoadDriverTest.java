@@ -42,6 +42,53 @@ class LoadDriverTest {
   }
 
   @Test
+  void round_leadIn_isNeitherCountedNorTimed_butItsAdmissionsAreJudged() {
+    AtomicLong calls = new AtomicLong();
+    Contender admitsAll =
+        contender(
+            key -> {
+              calls.incrementAndGet();
+              return Outcome.ALLOWED;
+            });
+    // 10 per 10 s: the measured part's 10 admissions fit; the lead-in's before them do not.
+    BenchRule rule = new BenchRule("t", Policy.of(10, Duration.ofSeconds(10)));
+    Contender judged =
+        new Contender() {
+          @Override
+          public String name() {
+            return "judged";
+          }
+
+          @Override
+          public Optional<Policy> enforced() {
+            return Optional.of(rule.policy());
+          }
+
+          @Override
+          public Outcome decide(String key) throws Exception {
+            return admitsAll.decide(key);
+          }
+        };
+
+    RoundResult round =
+        LoadDriver.round(
+            judged,
+            workload(1, KeySpace.hot("h")).countingExactness(),
+            Duration.ofMillis(200),
+            Duration.ofSeconds(30),
+            10);
+
+    assertThat(round.operations()).isEqualTo(10);
+    assertThat(round.count(Outcome.ALLOWED)).isEqualTo(10);
+    assertThat(((Latency.Recorded) round.latency()).nanos().getTotalCount()).isEqualTo(10);
+    assertThat(calls.get()).as("a lead-in of at most 10 calls, then 10").isBetween(11L, 20L);
+    assertThat(round.elapsedNanos()).as("timed from the end of the lead-in").isPositive();
+    assertThat(round.exactness().overAdmitted())
+        .as("the lead-in's admissions are judged")
+        .isPositive();
+  }
+
+  @Test
   void round_timeBoundFirst_stopsAtTheDeadline() {
     Contender slow =
         contender(
