@@ -52,23 +52,7 @@ class LoadDriverTest {
             });
     // 10 per 10 s: the measured part's 10 admissions fit; the lead-in's before them do not.
     BenchRule rule = new BenchRule("t", Policy.of(10, Duration.ofSeconds(10)));
-    Contender judged =
-        new Contender() {
-          @Override
-          public String name() {
-            return "judged";
-          }
-
-          @Override
-          public Optional<Policy> enforced() {
-            return Optional.of(rule.policy());
-          }
-
-          @Override
-          public Outcome decide(String key) throws Exception {
-            return admitsAll.decide(key);
-          }
-        };
+    Contender judged = enforcing(rule, admitsAll::decide);
 
     RoundResult round =
         LoadDriver.round(
@@ -185,26 +169,17 @@ class LoadDriverTest {
     AtomicReference<LocalRateLimiter> current =
         new AtomicReference<>(LocalRateLimiter.builder().rules(List.of(rule.rule())).build());
     Contender forgetful =
-        new Contender() {
-          @Override
-          public String name() {
-            return "forgetful";
-          }
-
-          @Override
-          public Optional<Policy> enforced() {
-            return Optional.of(rule.policy());
-          }
-
-          @Override
-          public Outcome decide(String key) {
-            long now = System.nanoTime() / 70_000_000L;
-            if (epoch.getAndSet(now) != now) {
-              current.set(LocalRateLimiter.builder().rules(List.of(rule.rule())).build());
-            }
-            return current.get().tryAcquire("t", key).allowed() ? Outcome.ALLOWED : Outcome.DENIED;
-          }
-        };
+        enforcing(
+            rule,
+            key -> {
+              long now = System.nanoTime() / 70_000_000L;
+              if (epoch.getAndSet(now) != now) {
+                current.set(LocalRateLimiter.builder().rules(List.of(rule.rule())).build());
+              }
+              return current.get().tryAcquire("t", key).allowed()
+                  ? Outcome.ALLOWED
+                  : Outcome.DENIED;
+            });
 
     RoundResult kept = LoadDriver.round(exact, load, load.roundDuration(), 5_000_000);
     RoundResult forgot = LoadDriver.round(forgetful, load, load.roundDuration(), 5_000_000);
@@ -243,6 +218,26 @@ class LoadDriverTest {
       @Override
       public String name() {
         return "test";
+      }
+
+      @Override
+      public Outcome decide(String key) throws Exception {
+        return decide.apply(key);
+      }
+    };
+  }
+
+  /** A contender judged against {@code rule}. */
+  static Contender enforcing(BenchRule rule, Decide decide) {
+    return new Contender() {
+      @Override
+      public String name() {
+        return "test";
+      }
+
+      @Override
+      public Optional<Policy> enforced() {
+        return Optional.of(rule.policy());
       }
 
       @Override
