@@ -1,6 +1,7 @@
 package dev.sluice.bench.load;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
@@ -10,16 +11,17 @@ import java.util.Locale;
  * neighbour on the shared machine disturbs all of them alike, and closes them all. A contender that
  * cannot start, or whose calls mostly fail, is reported as not run, with the reason.
  *
- * <p>Which contender goes first turns with each round: round {@code r} starts with contender {@code
- * r mod n}. With a fixed order the first contender was measured slower in every S2 run, whatever it
- * was: leases on first gave on/off 0.82× and 0.86× (medians), leases off first gave 1.12× on the
- * same build (docs/benchmarks.md, "Uniform keys after these changes"). Turning alone did not end
- * it: two identical Sluice client rows still measured 0.955× of each other, because rows on one
- * node shared their keys, so the row after another found them warm. Each contender now has keys of
- * its own ({@link ContenderKeys}) and each round a judged lead-in ({@link
- * RoundRunner#measuredRound}). The same two rows then measured 0.99× once, but 0.79× and 0.89× in
- * two later runs: in S2 the Sluice row that follows Redis is still measured slower, for a reason
- * not yet found (docs/benchmarks.md, "Rows on one node shared their keys").
+ * <p>Each round runs the contenders in an order of its own ({@link #orderOfRound}, a Williams
+ * design), so that no contender always runs in the same place or after the same one. With a fixed
+ * order the first contender was measured slower in every S2 run, whatever it was: leases on first
+ * gave on/off 0.82× and 0.86× (medians), leases off first gave 1.12× on the same build
+ * (docs/benchmarks.md, "Uniform keys after these changes"). Turning the order (round {@code r}
+ * starting with contender {@code r mod n}) did not end it: contender {@code i} still followed
+ * {@code i - 1} in every round, and two identical Sluice client rows in S2 measured 0.955× of each
+ * other. Keys of each contender's own ({@link ContenderKeys}) and a judged lead-in before each
+ * round ({@link RoundRunner#measuredRound}) took that to 0.99× once, but 0.79× and 0.89× in two
+ * later runs, the row that follows Redis the slower every time. With this order the same pair
+ * measured 1.00× and 0.90× (docs/benchmarks.md, "Rows on one node shared their keys").
  */
 final class Measurement {
   private Measurement() {}
@@ -56,8 +58,7 @@ final class Measurement {
         }
       }
       for (int r = 0; r < load.rounds(); r++) {
-        for (int k = 0; k < live.size(); k++) {
-          int i = (r + k) % live.size();
+        for (int i : orderOfRound(r, live.size())) {
           if (live.get(i) != null && reasons.get(i) == null) {
             try {
               rounds.get(i).add(live.get(i).measuredRound(load));
@@ -94,6 +95,27 @@ final class Measurement {
         }
       }
     }
+  }
+
+  /**
+   * The order in which round {@code r} runs {@code n} contenders: row {@code r mod n} of a Williams
+   * Latin square. Its first row is {@code 0, 1, n-1, 2, n-2, ...}, and row {@code r} adds {@code r}
+   * to each entry (mod n). Over any {@code n} rounds each contender runs once in each place, and
+   * for an even {@code n} each contender follows each other one exactly once; for an odd {@code n}
+   * every other round is reversed, which balances the same over {@code 2n} rounds.
+   */
+  static List<Integer> orderOfRound(int r, int n) {
+    List<Integer> order = new ArrayList<>(n);
+    int low = 1;
+    int high = n - 1;
+    for (int k = 0; k < n; k++) {
+      int first = k == 0 ? 0 : k % 2 == 1 ? low++ : high--;
+      order.add((first + r) % n);
+    }
+    if (n % 2 == 1 && r % 2 == 1) {
+      Collections.reverse(order);
+    }
+    return order;
   }
 
   static String reason(Throwable e) {
