@@ -86,6 +86,6 @@ public class LeaseBookkeepingBenchmark {
     if (answer != null) {
       throw new IllegalStateException("no lease was ever granted here");
     }
-    return holder.wanted(checks[i], stateKeys[i]);
+    return holder.wanted(checks[i], stateKeys[i]).permits();
   }
 }

@@ -102,6 +102,19 @@ public interface LimiterAlgorithm {
   long lease(long[] state, long nowNanos, long permits, long lifetimeNanos);
 
   /**
+   * How long a lease may last on this algorithm when its permits are a small share of what is left
+   * (docs/algorithms.md, "Leases to the end of the window"): the length of the window or bucket
+   * that counts a lease, for the algorithms that end a lease there whatever lifetime is asked and
+   * whose charge does not grow with the lease's length; 0 for the others (the log and the rate
+   * algorithms charge as of the lease's end, a set's limits end their windows at different
+   * instants), which lease only for the short lifetime of {@link
+   * dev.sluice.core.Policy#maxLeaseNanos}.
+   */
+  default long windowLeaseNanos() {
+    return 0;
+  }
+
+  /**
    * Gives back {@code permits} of a lease granted at {@code grantedAtNanos} with {@code
    * lifetimeNanos} that the holder did not use: the exact undo of how {@link #lease} charged them,
    * never freeing more than forgetting them would.

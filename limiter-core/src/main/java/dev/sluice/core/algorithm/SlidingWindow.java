@@ -190,6 +190,12 @@ public final class SlidingWindow implements LimiterAlgorithm {
    * only shrinks until then, so a request the holder answers later in the window is one the owner
    * would have admitted, and it counts in the same window.
    */
+  /** A lease ends with the window that counts it, so one may last that long. */
+  @Override
+  public long windowLeaseNanos() {
+    return windowNanos;
+  }
+
   @Override
   public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
     apply(state, nowNanos, permits);

@@ -39,6 +39,12 @@ public final class KeyDecision {
   private KeyDecision() {}
 
   /**
+   * A lease to the end of its window holds at most this share of what is left after the request
+   * (1/8): it is asked for keys far from their limit, and others keep at least seven eighths.
+   */
+  static final long WINDOW_LEASE_SHARE = 8;
+
+  /**
    * What deciding one key produced.
    *
    * @param outcome one answer per operation
@@ -259,8 +265,16 @@ public final class KeyDecision {
    * key are always decided here and several holders can never take them all (each takes at most
    * half of what the one before left). Below two permits left, nothing is leased. The lease ends
    * after at most {@link Policy#maxLeaseNanos}, sooner where the algorithm says so (the end of the
-   * current window). Returns the request's own decision: what the key has left for this caller, the
-   * lease included (its holder counts the lease down from there, {@link LeaseHolder}).
+   * current window).
+   *
+   * <p>An ask {@link LeaseAsk#UNTIL_WINDOW_END} (a steady key's) is granted at most an eighth of
+   * what is left, until the end of the window (or bucket) that counts it, and only by an algorithm
+   * whose lease ends there ({@link LimiterAlgorithm#windowLeaseNanos}); otherwise nothing. Such a
+   * lease is exact for as long as the window lasts, as a short one is (docs/algorithms.md, "Leases
+   * to the end of the window"); the eighth bounds what it parks.
+   *
+   * <p>Returns the request's own decision: what the key has left for this caller, the lease
+   * included (its holder counts the lease down from there, {@link LeaseHolder}).
    */
   private static Decision lease(
       CompiledPolicy policy,
@@ -270,12 +284,23 @@ public final class KeyDecision {
       Decision decision,
       KeyOutcome outcome,
       int index) {
-    long permits = Math.min(op.leasePermits(), decision.remaining() / 2);
-    if (!policy.leases() || permits < 1) {
+    if (!policy.leases()) {
       return decision;
     }
-    long lifetime = Math.min(op.leaseNanos(), policy.policy().maxLeaseNanos());
-    long endsAt = policy.algorithm().lease(state, nowNanos, permits, lifetime);
+    LimiterAlgorithm algorithm = policy.algorithm();
+    long permits;
+    long lifetime;
+    if (op.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END) {
+      permits = Math.min(op.leasePermits(), decision.remaining() / WINDOW_LEASE_SHARE);
+      lifetime = algorithm.windowLeaseNanos();
+    } else {
+      permits = Math.min(op.leasePermits(), decision.remaining() / 2);
+      lifetime = Math.min(op.leaseNanos(), policy.policy().maxLeaseNanos());
+    }
+    if (permits < 1 || lifetime <= 0) {
+      return decision;
+    }
+    long endsAt = algorithm.lease(state, nowNanos, permits, lifetime);
     if (endsAt <= nowNanos) {
       return decision; // this algorithm does not lease (a leaky bucket shapes instead)
     }

@@ -1,6 +1,7 @@
 package dev.sluice.core.pipeline;
 
 import dev.sluice.core.Check;
+import dev.sluice.core.Policy;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -11,19 +12,30 @@ import org.jspecify.annotations.Nullable;
  * When a lease holder asks a key's owner for a lease, and for how many permits: the requests it
  * counted on each key (the key's heat), and whether an ask for the key is on its way.
  *
- * <h2>When</h2>
+ * <h2>When, and which lease</h2>
  *
- * Only where a lease pays, which is where a lease of {@value #INTERVAL_MILLIS} ms can expect to
- * answer at least one request: for a key this holder asked about at least {@value #HOT_REQUESTS}
- * times in one interval of {@value #INTERVAL_MILLIS} ms (a burst), or at a steady {@value
- * #WARM_REQUESTS_PER_SECOND} a second or more over the last second (a warm key). The lease asked
- * for is what the key used in the busier of its current and last interval, one and a half times, at
- * most {@value #MAX_WANTED} requests' worth.
+ * Only where a lease pays. Two kinds:
  *
- * <p>The rate is judged over a second because a shorter count is noise on the keys that matter
- * here: a key asked 2 or 3 times a second sees 3 or 4 requests within 200 ms now and then by
- * chance, and a lease taken on that goes back unused, a return for nothing (docs/benchmarks.md,
- * "Warm keys"). Traffic spread over many keys pays one map lookup per request.
+ * <ul>
+ *   <li><b>A short lease</b> ({@link Policy#MAX_LEASE_NANOS} at most) for a key this holder asked
+ *       about at least {@value #HOT_REQUESTS} times in one interval of {@value #INTERVAL_MILLIS} ms
+ *       (a burst), or at {@value #WARM_REQUESTS_PER_SECOND} a second or more over the last second
+ *       (a warm key): at that rate a lease of {@value #INTERVAL_MILLIS} ms answers at least one
+ *       request. It asks for what the key used in the busier of its current and last interval, one
+ *       and a half times, at most {@value #MAX_WANTED} requests' worth.
+ *   <li><b>A lease to the end of the window</b> ({@link LeaseAsk#UNTIL_WINDOW_END}) for a key asked
+ *       at least {@value #STEADY_REQUESTS_PER_SECOND} times a second, counted over a whole second,
+ *       but less than warm (a steady key), which a short lease would rarely serve. It asks for the
+ *       last second's requests, one and a half times, rounded up. The owner grants it only on a key
+ *       far from its limit (at most an eighth of what is left) and only for the window algorithms
+ *       ({@link KeyDecision}); such a lease costs the owner nothing beyond the request that carries
+ *       the ask, since its unused permits are not given back once it ends ({@link LeaseHolder}).
+ * </ul>
+ *
+ * <p>Rates are judged over a second because a shorter count is noise on the keys that matter here:
+ * a key asked 2 or 3 times a second sees 3 or 4 requests within 200 ms now and then by chance, and
+ * a short lease taken on that goes back unused, a return for nothing (docs/benchmarks.md, "Warm
+ * keys"). Traffic spread over many keys pays one map lookup per request.
  *
  * <h2>One ask at a time per key</h2>
  *
@@ -37,14 +49,21 @@ import org.jspecify.annotations.Nullable;
  * seconds are forgotten, and all of them if that leaves more than three quarters. Thread-safe.
  */
 final class LeaseDemand {
-  /** Requests on a key within one {@link #INTERVAL_MILLIS} before it is leased (a burst). */
+  /** Requests on a key within one {@link #INTERVAL_MILLIS} before a short lease (a burst). */
   static final int HOT_REQUESTS = 8;
 
   /**
-   * Requests a second on a key, over the last second, before it is leased (a warm key): at this
+   * Requests a second on a key, over the last second, before a short lease (a warm key): at this
    * rate a lease of {@link #INTERVAL_MILLIS} ms answers one request on average.
    */
   static final int WARM_REQUESTS_PER_SECOND = 10;
+
+  /**
+   * Requests a second on a key, over the last second, before a lease to the end of its window is
+   * asked for (a steady key): a key asked once a second would rarely use one before its window
+   * ends, one asked twice mostly would.
+   */
+  static final int STEADY_REQUESTS_PER_SECOND = 2;
 
   /** The interval over which requests on a key are counted. */
   static final long INTERVAL_MILLIS = 100;
@@ -88,6 +107,10 @@ final class LeaseDemand {
     private int current;
     private int last;
     private long secondStart;
+
+    /** Since when the seconds have followed each other without a gap. */
+    private long countingSince;
+
     private int thisSecond;
     private int lastSecond;
     private boolean asking;
@@ -126,6 +149,7 @@ final class LeaseDemand {
         lastSecond = 0;
         thisSecond = 0;
         secondStart = now;
+        countingSince = now;
       } else if (intoSecond >= SECOND_NANOS) {
         lastSecond = thisSecond;
         thisSecond = 0;
@@ -145,6 +169,15 @@ final class LeaseDemand {
       long intoSecond = Math.min(SECOND_NANOS, Math.max(0, now - secondStart));
       return thisSecond
           + (long) (lastSecond * ((SECOND_NANOS - intoSecond) / (double) SECOND_NANOS));
+    }
+
+    /**
+     * Whether the key asks at a steady rate: {@link #perSecond} at least {@value
+     * #STEADY_REQUESTS_PER_SECOND}, over a whole second of counting. A new key's first requests
+     * within a second are a burst so far, not a rate. Holding the monitor, after {@link #count}.
+     */
+    private boolean steadyAt(long now, long perSecond) {
+      return perSecond >= STEADY_REQUESTS_PER_SECOND && now - countingSince >= SECOND_NANOS;
     }
 
     /** Whether an ask sent less than an interval ago has not come back. Holding the monitor. */
@@ -184,28 +217,36 @@ final class LeaseDemand {
    * unless its key is hot here, or a check of no permits, or the holder is {@code closing}. Counts
    * the request; a non-zero answer starts an ask, which {@link #askEnded} ends.
    */
-  long wanted(Check check, String stateKey, long now, boolean closing) {
+  LeaseAsk wanted(Check check, String stateKey, long now, boolean closing) {
     if (heat.size() > MAX_TRACKED_KEYS) {
       forgetIdleKeys(now);
     }
     Heat h = heat.computeIfAbsent(stateKey, key -> new Heat());
-    int seen;
+    long wanted;
+    long lifetime;
     synchronized (h) {
       int burst = Math.max(h.last, h.count(now, 1));
       long perSecond = h.perSecond(now);
       // A check of no permits reads the state: it counts as heat but asks for nothing, or a
       // reader would park permits that others are then denied.
-      if ((burst < HOT_REQUESTS && perSecond < WARM_REQUESTS_PER_SECOND)
+      boolean hot = burst >= HOT_REQUESTS || perSecond >= WARM_REQUESTS_PER_SECOND;
+      if ((!hot && !h.steadyAt(now, perSecond))
           || check.permits() == 0
           || closing
           || h.askPendingAt(now)) {
-        return 0;
+        return LeaseAsk.NONE;
+      }
+      if (hot) {
+        wanted = Math.min(MAX_WANTED, burst + burst / 2);
+        lifetime = Policy.MAX_LEASE_NANOS;
+      } else {
+        wanted = perSecond + (perSecond + 1) / 2;
+        lifetime = LeaseAsk.UNTIL_WINDOW_END;
       }
       h.asking = true;
       h.askedAt = now;
-      seen = burst;
     }
-    return Math.min(MAX_WANTED, seen + seen / 2) * Math.max(1, check.permits());
+    return new LeaseAsk(wanted * Math.max(1, check.permits()), lifetime);
   }
 
   /** The heat of {@code stateKey}, or null if it is not tracked. */

@@ -30,9 +30,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>When a lease is asked for</h2>
  *
- * Only where it pays: for a key hot or warm at this holder ({@link LeaseDemand}), for what the key
- * used lately. The owner grants at most half of what is left (so the last permits are decided at
- * the owner) for at most a tenth of the shortest window and 100 ms.
+ * Only where it pays ({@link LeaseDemand}), for what the key used lately. For a key hot or warm at
+ * this holder, a short lease: the owner grants at most half of what is left (so the last permits
+ * are decided at the owner) for at most a tenth of the shortest window and 100 ms. For a steady
+ * key, a few requests a second, a lease to the end of the window: at most an eighth of what is
+ * left, and only by the window algorithms ({@link KeyDecision}).
  *
  * <h2>Renewing ahead</h2>
  *
@@ -62,13 +64,22 @@ import org.jspecify.annotations.Nullable;
  *
  * A lease that ended with permits left, that a new lease of the same key replaced, or that is held
  * when the holder closes, is given back with {@link KeyOp#returnLease}: the exact undo of how the
- * owner charged it ({@link #takeReturns}). A closing holder asks for no more leases, lets the asks
- * already on their way land ({@link #asking}) before it gives everything back, and gives back at
- * once a lease that lands later still ({@link #close}). Thread-safe.
+ * owner charged it ({@link #takeReturns}). A lease to the end of the window is not given back once
+ * it has ended, since the owner would free nothing then; it is given back early when it answered
+ * nothing for {@link #IDLE_WINDOW_LEASE_NANOS}, so that a key gone quiet here does not park permits
+ * until a long window ends. A closing holder asks for no more leases, lets the asks already on
+ * their way land ({@link #asking}) before it gives everything back, and gives back at once a lease
+ * that lands later still ({@link #close}). Thread-safe.
  */
 public final class LeaseHolder {
   /** Leases of at least this many permits are renewed ahead of their end (see the class doc). */
   static final long RENEW_AHEAD_MIN_PERMITS = 64;
+
+  /**
+   * A lease to the end of its window that answers nothing for this long (a second) is given back
+   * before its end (see {@link #takeReturns}).
+   */
+  static final long IDLE_WINDOW_LEASE_NANOS = 1_000_000_000L;
 
   /** Sends a request for the next lease of a key, in the background (see {@link #keep}). */
   @FunctionalInterface
@@ -138,6 +149,18 @@ public final class LeaseHolder {
     final long grantedAtNanos;
     final long leaseNanos;
     final long endsAtHolderNanos;
+
+    /**
+     * A lease to the end of its window ({@link LeaseAsk#UNTIL_WINDOW_END}): once it has ended,
+     * giving its unused permits back frees nothing at the owner (docs/algorithms.md, "Leases"), so
+     * it is not sent. This holder's end comes first, so a return skipped between the two ends
+     * leaves the key stricter, never laxer.
+     */
+    final boolean endsWithItsWindow;
+
+    /** When a request was last answered from this lease to the end of its window. */
+    volatile long lastAnsweredAtNanos;
+
     final long limit;
     final long resetAfterNanos;
 
@@ -158,6 +181,7 @@ public final class LeaseHolder {
         long grantedAtNanos,
         long leaseNanos,
         long endsAtHolderNanos,
+        boolean endsWithItsWindow,
         Decision grant,
         long permits,
         LeaseDemand.@Nullable Heat heat) {
@@ -167,6 +191,8 @@ public final class LeaseHolder {
       this.grantedAtNanos = grantedAtNanos;
       this.leaseNanos = leaseNanos;
       this.endsAtHolderNanos = endsAtHolderNanos;
+      this.endsWithItsWindow = endsWithItsWindow;
+      this.lastAnsweredAtNanos = endsAtHolderNanos - leaseNanos;
       this.limit = grant.limit();
       this.resetAfterNanos = grant.resetAfterNanos();
       this.remainingAtGrant = grant.remaining();
@@ -181,6 +207,15 @@ public final class LeaseHolder {
 
     boolean endedAt(long nowNanos) {
       return nowNanos - endsAtHolderNanos >= 0;
+    }
+
+    /**
+     * Whether this is a lease to the end of its window that answered nothing for {@link
+     * #IDLE_WINDOW_LEASE_NANOS}: its key went quiet here, and on a long window its permits would
+     * stay parked until the window ends. It is given back early, which frees them.
+     */
+    boolean idleAt(long nowNanos) {
+      return endsWithItsWindow && nowNanos - lastAnsweredAtNanos >= IDLE_WINDOW_LEASE_NANOS;
     }
 
     /** Takes {@code wanted} permits; returns what is left after, or -1 if too few were left. */
@@ -225,6 +260,9 @@ public final class LeaseHolder {
       long left = lease.endedAt(now) ? -1 : lease.take(permits);
       if (left >= 0) {
         statistics.answeredLocally.add(permits);
+        if (lease.endsWithItsWindow) {
+          lease.lastAnsweredAtNanos = now; // a steady key's lease: no contention to speak of
+        }
         if (lease.heat != null) {
           lease.heat.countLocalAnswer();
         }
@@ -275,7 +313,7 @@ public final class LeaseHolder {
     renewal.send(
         check,
         stateKey,
-        KeyOp.acquireWithLease(0, wanted * Math.max(1, check.permits()), wantedLeaseNanos()),
+        KeyOp.acquireWithLease(0, wanted * Math.max(1, check.permits()), Policy.MAX_LEASE_NANOS),
         now);
   }
 
@@ -288,13 +326,8 @@ public final class LeaseHolder {
    * How many permits to ask the key's owner to lease along with {@code check}: 0 unless its key is
    * hot here. Counts the request.
    */
-  public long wanted(Check check, String stateKey) {
+  public LeaseAsk wanted(Check check, String stateKey) {
     return demand.wanted(check, stateKey, nanoClock.getAsLong(), closing);
-  }
-
-  /** The lease length a holder asks for: the owner shortens it to its policy's longest. */
-  public long wantedLeaseNanos() {
-    return Policy.MAX_LEASE_NANOS;
   }
 
   /**
@@ -302,10 +335,11 @@ public final class LeaseHolder {
    * a request that {@link #wanted} a lease; {@code sentAtNanos} is {@link #now()} just before it
    * went out. A lease it replaces is given back with the next {@link #takeReturns}.
    */
-  public void keep(Check check, String stateKey, KeyOutcome outcome, int index, long sentAtNanos) {
+  public void keep(
+      Check check, String stateKey, KeyOp asked, KeyOutcome outcome, int index, long sentAtNanos) {
     LeaseDemand.Heat h = demand.heat(stateKey);
     try {
-      store(check, stateKey, outcome, index, sentAtNanos, h);
+      store(check, stateKey, asked, outcome, index, sentAtNanos, h);
     } finally {
       // Only once the lease is stored: a closing holder waits for this before its last returns.
       if (h != null) {
@@ -317,6 +351,7 @@ public final class LeaseHolder {
   private void store(
       Check check,
       String stateKey,
+      KeyOp asked,
       KeyOutcome outcome,
       int index,
       long sentAtNanos,
@@ -328,7 +363,15 @@ public final class LeaseHolder {
     Decision grant = outcome.decision(index);
     long length = outcome.leaseEndsAtNanos(index) - outcome.decidedAtNanos();
     Lease lease =
-        new Lease(check, outcome.decidedAtNanos(), length, sentAtNanos + length, grant, permits, h);
+        new Lease(
+            check,
+            outcome.decidedAtNanos(),
+            length,
+            sentAtNanos + length,
+            asked.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END,
+            grant,
+            permits,
+            h);
     statistics.granted.increment();
     statistics.leased.add(permits);
     if (closing) {
@@ -385,8 +428,9 @@ public final class LeaseHolder {
   }
 
   /**
-   * Takes out every ended or replaced lease (every lease, with {@code all}: the holder is closing)
-   * and returns the commands that give their unused permits back, one per key.
+   * Takes out every ended, replaced or idle lease (every lease, with {@code all}: the holder is
+   * closing) and returns the commands that give their unused permits back, one per key; an ended
+   * lease to the end of its window is taken out without one (see the class doc).
    */
   public List<KeyCommand> takeReturns(boolean all) {
     if (all && closing) {
@@ -399,7 +443,7 @@ public final class LeaseHolder {
     long now = nanoClock.getAsLong();
     for (Map.Entry<String, Lease> entry : leases.entrySet()) {
       Lease lease = entry.getValue();
-      if (!all && !lease.endedAt(now)) {
+      if (!all && !lease.endedAt(now) && !lease.idleAt(now)) {
         continue;
       }
       // Atomic with keep(), which may be linking a next lease to this one right now.
@@ -411,7 +455,7 @@ public final class LeaseHolder {
             }
             done.add(lease);
             Lease next = lease.next;
-            if (next != null && !all && !next.endedAt(now)) {
+            if (next != null && !all && !next.endedAt(now) && !next.idleAt(now)) {
               return next;
             }
             if (next != null) {
@@ -425,7 +469,9 @@ public final class LeaseHolder {
     for (Lease lease : done) {
       // A racing answer either took its permits before this or finds none left after it.
       long unused = lease.left.getAndSet(0);
-      if (unused > 0) {
+      if (unused > 0 && lease.endsWithItsWindow && lease.endedAt(now)) {
+        statistics.expiredUnused.add(unused);
+      } else if (unused > 0) {
         String stateKey = lease.ref.stateKey(lease.subject);
         opsByKey.computeIfAbsent(stateKey, key -> new ArrayList<>(1)).add(lease.returning(unused));
         refs.putIfAbsent(stateKey, lease.ref);

@@ -550,7 +550,7 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
           .whenComplete(
               (outcome, failure) -> {
                 if (outcome != null) {
-                  holder.keep(check, stateKey, outcome, 0, sentAtNanos);
+                  holder.keep(check, stateKey, op, outcome, 0, sentAtNanos);
                 } else {
                   holder.askFailed(stateKey);
                 }
@@ -569,7 +569,7 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
       @Nullable LeaseHolder leases) {
     Decision answer(KeyOutcome outcome) {
       if (leases != null && command.ops()[0].leasePermits() > 0) {
-        leases.keep(check, stateKey, outcome, 0, sentAtNanos);
+        leases.keep(check, stateKey, command.ops()[0], outcome, 0, sentAtNanos);
       }
       return outcome.decision(0);
     }
@@ -587,10 +587,7 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     if (!leasable(check)) {
       return KeyOp.acquire(check.permits(), check.maxWait().toNanos());
     }
-    long wanted = leases.wanted(check, stateKey);
-    return wanted == 0
-        ? KeyOp.acquire(check.permits())
-        : KeyOp.acquireWithLease(check.permits(), wanted, leases.wantedLeaseNanos());
+    return leases.wanted(check, stateKey).acquire(check.permits());
   }
 
   /** Sends a batch's commands (none when leases answered every check). */
@@ -643,7 +640,12 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
         int last = group.indexes.size() - 1;
         if (leases != null && group.ops.get(last).leasePermits() > 0) {
           leases.keep(
-              checks.get(group.indexes.get(last)), group.stateKey, outcome, last, sentAtNanos);
+              checks.get(group.indexes.get(last)),
+              group.stateKey,
+              group.ops.get(last),
+              outcome,
+              last,
+              sentAtNanos);
         }
         for (int j = 0; j <= last; j++) {
           decisions[group.indexes.get(j)] = outcome.decision(j);
@@ -675,7 +677,7 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     LeaseHolder holder = leasing ? leases : null;
     Decision[] answered = new Decision[checks.size()];
     Map<String, Group> byKey = new LinkedHashMap<>();
-    Map<String, Long> wanted = new LinkedHashMap<>();
+    Map<String, LeaseAsk> wanted = new LinkedHashMap<>();
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
       String stateKey = check.stateKey();
@@ -684,7 +686,7 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
         if (answered[i] != null) {
           continue;
         }
-        wanted.merge(stateKey, holder.wanted(check, stateKey), Math::max);
+        wanted.merge(stateKey, holder.wanted(check, stateKey), (a, b) -> b.exceeds(a) ? b : a);
       }
       Group group = byKey.computeIfAbsent(stateKey, key -> new Group(key, check.ref()));
       group.indexes.add(i);
@@ -693,12 +695,10 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     List<Group> groups = new ArrayList<>(byKey.values());
     List<KeyCommand> commands = new ArrayList<>(groups.size());
     for (Group group : groups) {
-      long want = wanted.getOrDefault(group.stateKey, 0L);
+      LeaseAsk want = wanted.getOrDefault(group.stateKey, LeaseAsk.NONE);
       int last = group.ops.size() - 1;
-      if (want > 0 && group.ops.get(last).maxWaitNanos() == 0) {
-        group.ops.set(
-            last,
-            KeyOp.acquireWithLease(group.ops.get(last).permits(), want, holder.wantedLeaseNanos()));
+      if (want.permits() > 0 && group.ops.get(last).maxWaitNanos() == 0) {
+        group.ops.set(last, want.acquire(group.ops.get(last).permits()));
       }
       commands.add(new KeyCommand(group.stateKey, group.ref, group.ops.toArray(new KeyOp[0])));
     }

@@ -145,6 +145,45 @@ class GridLeaseTest {
   }
 
   @Test
+  void steadyKey_isLeasedToTheEndOfItsWindow_andTheEndedLeaseIsNotSentBack() {
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    untilASteadyLeaseIsGranted("api");
+    long leased = statistics.permitsLeased();
+    assertThat(leased)
+        .as("an eighth of what is left at most, and what was asked")
+        .isBetween(1L, 6L);
+    assertThat(holder.tryAcquire("api", k).decidedBy()).isEqualTo(DecidedBy.LEASE);
+
+    // Past the window's end a return would free nothing at the owner: it is not sent, and the
+    // unused permits are counted as expired.
+    cluster.clock.advance(Duration.ofSeconds(1));
+    awaitUntil(() -> statistics.expiredUnused() == leased - 1, "the ended lease taken out");
+    assertThat(statistics.returned()).isZero();
+    assertThat(holder.tryAcquire("api", k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+  }
+
+  @Test
+  void steadyKeyGoneQuiet_givesItsLeaseBackBeforeALongWindowEnds() {
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    long admitted = untilASteadyLeaseIsGranted("bulk");
+    long leased = statistics.permitsLeased();
+    assertThat(observer.peek("bulk", k).remaining()).isEqualTo(100_000 - admitted - leased);
+
+    // The window lasts an hour, and so does the lease: it still answers long after a short one
+    // would have ended.
+    cluster.clock.advance(Duration.ofMillis(999));
+    assertThat(holder.tryAcquire("bulk", k).decidedBy()).isEqualTo(DecidedBy.LEASE);
+    // A second without an answer: the lease goes back, and the owner no longer counts the rest.
+    cluster.clock.advance(Duration.ofSeconds(1));
+    awaitUntil(
+        () ->
+            statistics.returned() == leased - 1
+                && observer.peek("bulk", k).remaining() == 100_000 - admitted - 1,
+        "the idle lease returned");
+    assertThat(statistics.expiredUnused()).isZero();
+  }
+
+  @Test
   void closingTheHolder_givesEveryLeaseBack() {
     for (int i = 0; i < 9; i++) {
       holder.tryAcquire("api", k);
@@ -305,6 +344,25 @@ class GridLeaseTest {
     assertThat(permits(registry, "answered_locally") + permits(registry, "returned"))
         .isEqualTo(leased);
     assertThat(permits(registry, "expired_unused")).isZero();
+  }
+
+  /**
+   * Asks for {@code rule} on {@code k} three times a second until a lease is granted: a steady
+   * key's, to the end of its window. Returns the admissions the owner decided.
+   */
+  private long untilASteadyLeaseIsGranted(String rule) {
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    long admitted = 0;
+    for (int i = 0; i < 10 && statistics.granted() == 0; i++) {
+      cluster.clock.advance(Duration.ofMillis(300));
+      Decision decision = holder.tryAcquire(rule, k);
+      assertThat(decision.allowed()).isTrue();
+      assertThat(decision.decidedBy()).isEqualTo(DecidedBy.LIMITER);
+      admitted++;
+    }
+    assertThat(statistics.granted()).as("a steady key's lease").isEqualTo(1);
+    assertThat(admitted).as("a second of counting first").isEqualTo(5);
+    return admitted;
   }
 
   /** What it took on key {@code k} of rule {@code bulk} until a lease was renewed ahead. */

@@ -1,83 +1,115 @@
 package dev.sluice.core.pipeline;
 
+import static dev.sluice.core.pipeline.LeaseAsk.UNTIL_WINDOW_END;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Check;
 import dev.sluice.core.ManualTimeSource;
+import dev.sluice.core.Policy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * When a holder asks for a lease ({@link LeaseDemand}), as timelines on a manual clock: a burst
- * within one interval, a steady rate over a second, a key asked a few times a second, one ask at a
- * time, and a tracker full of keys.
+ * When a holder asks for a lease, and which ({@link LeaseDemand}), as timelines on a manual clock:
+ * a burst within one interval, a warm rate over a second, a key asked a few times a second (a lease
+ * to the end of its window) or once, one ask at a time, and a tracker full of keys.
  */
 class LeaseDemandTest {
   private final ManualTimeSource clock = new ManualTimeSource(0);
   private final LeaseDemand demand = new LeaseDemand(stateKey -> stateKey.endsWith("held"));
 
   @Test
-  void burstWithinOneInterval_asksOnItsEighthRequest() {
+  void burstWithinOneInterval_asksForAShortLeaseOnItsEighthRequest() {
     Check check = Check.of("hot", "burst", 1);
     for (int i = 1; i < LeaseDemand.HOT_REQUESTS; i++) {
-      assertThat(wanted(check)).as("request %d", i).isZero();
+      // Not a steady key either: a rate needs a whole second of counting.
+      assertThat(wanted(check)).as("request %d", i).isEqualTo(LeaseAsk.NONE);
     }
-    assertThat(wanted(check)).isEqualTo(LeaseDemand.HOT_REQUESTS * 3 / 2);
+    assertThat(wanted(check))
+        .isEqualTo(new LeaseAsk(LeaseDemand.HOT_REQUESTS * 3 / 2, Policy.MAX_LEASE_NANOS));
   }
 
   @Test
-  void steadyRateOfTenASecond_asksOnItsTenthRequestWithinASecond() {
+  void steadyRateOfTenASecond_asksForAShortLeaseOnItsTenthRequestWithinASecond() {
     Check check = Check.of("hot", "warm", 1);
     // One request every 100 ms: never more than one in an interval, so never a burst.
-    long asked = 0;
+    LeaseAsk asked = LeaseAsk.NONE;
     int request = 0;
-    while (asked == 0 && request < 30) {
+    while (asked.lifetimeNanos() != Policy.MAX_LEASE_NANOS && request < 30) {
       asked = wanted(check);
       request++;
       clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
     assertThat(request).as("the request that asked, 900 ms after the first").isEqualTo(10);
-    assertThat(asked).as("one request in its busier interval, once and a half: 1").isEqualTo(1);
+    assertThat(asked.permits())
+        .as("one request in its busier interval, once and a half: 1")
+        .isEqualTo(1);
   }
 
   @Test
   void steadyRate_leasesWhatItsBusierIntervalUsed_onceAndAHalf() {
     Check check = Check.of("hot", "forty", 1);
     // 40 a second, 4 in each interval: never a burst; warm at the tenth request, 4 × 1.5 = 6.
-    long asked = 0;
-    for (int i = 0; i < 40 && asked == 0; i++) {
+    LeaseAsk asked = LeaseAsk.NONE;
+    for (int i = 0; i < 40 && asked.lifetimeNanos() != Policy.MAX_LEASE_NANOS; i++) {
       asked = wanted(check);
       clock.advance(Duration.ofMillis(25));
     }
-    assertThat(asked).isEqualTo(6);
+    assertThat(asked.permits()).isEqualTo(6);
   }
 
   @Test
   void lastSecond_countsOnlyItsShareThatIsStillWithinASecond() {
     Check check = Check.of("hot", "faded", 1);
     for (int i = 0; i < 9; i++) {
-      assertThat(wanted(check)).isZero(); // 9 in the first second, one per interval
+      wanted(check); // 9 in the first second, one per interval
       clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
     // At 1.5 s half of the first second lies within the last second: about 4 of its 9, plus this
-    // one. Counting the whole first second would make 10, a warm key.
+    // one, a steady key that asks for 5 × 1.5 to the end of the window. Counting the whole first
+    // second would make 10, a warm key asking for a short lease.
     clock.advance(Duration.ofMillis(600));
-    assertThat(wanted(check)).isZero();
+    assertThat(wanted(check)).isEqualTo(new LeaseAsk(8, UNTIL_WINDOW_END));
   }
 
   @Test
-  void keyAskedAFewTimesASecond_neverAsks_evenWhenTwoRequestsMeet() {
+  void keyAskedAFewTimesASecond_neverAsksForAShortLease_evenWhenTwoRequestsMeet() {
     Check check = Check.of("hot", "cold", 1);
     // Three a second for ten seconds, two of them always 1 ms apart: a count over 200 ms would
     // see them as 20 a second.
     for (int second = 0; second < 10; second++) {
-      assertThat(wanted(check)).isZero();
-      clock.advance(Duration.ofMillis(1));
-      assertThat(wanted(check)).isZero();
-      clock.advance(Duration.ofMillis(499));
-      assertThat(wanted(check)).isZero();
-      clock.advance(Duration.ofMillis(500));
+      for (int i = 0; i < 3; i++) {
+        assertThat(wanted(check).lifetimeNanos())
+            .as("second %d, request %d", second, i)
+            .isNotEqualTo(Policy.MAX_LEASE_NANOS);
+        clock.advance(Duration.ofMillis(i == 0 ? 1 : i == 1 ? 499 : 500));
+      }
     }
+    // A new second begins with this request: the last second's 3 count whole, 4 × 1.5 = 6.
+    assertThat(wanted(check)).as("a steady key").isEqualTo(new LeaseAsk(6, UNTIL_WINDOW_END));
+  }
+
+  @Test
+  void keyAskedOnceASecond_asksForNoLease() {
+    Check check = Check.of("hot", "once", 1);
+    for (int second = 0; second < 10; second++) {
+      assertThat(wanted(check)).as("second %d", second).isEqualTo(LeaseAsk.NONE);
+      clock.advance(Duration.ofMillis(1_001));
+    }
+  }
+
+  @Test
+  void steadyKey_asksForItsPermitsTimesTheRequestsAsked() {
+    Check check = Check.of("hot", "costly", 3);
+    wanted(check);
+    clock.advance(Duration.ofMillis(600));
+    assertThat(wanted(check))
+        .as("two within the first second: no rate yet")
+        .isEqualTo(LeaseAsk.NONE);
+    clock.advance(Duration.ofMillis(400));
+    // A second after the first: 1 in this second, 2 in the last weighed whole: 3 × 1.5 rounds up
+    // to 5 requests' worth, of three permits each.
+    assertThat(wanted(check)).isEqualTo(new LeaseAsk(5 * 3, UNTIL_WINDOW_END));
   }
 
   @Test
@@ -88,12 +120,12 @@ class LeaseDemandTest {
     clock.advance(Duration.ofMillis(2_500));
     Check warm = Check.of("hot", "warm", 1);
     for (int i = 0; i < 9; i++) {
-      assertThat(wanted(warm)).isZero();
+      assertThat(wanted(warm).lifetimeNanos()).isNotEqualTo(Policy.MAX_LEASE_NANOS);
       clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
     // One more key fills the tracker: the idle keys go, the warm one stays and asks at its tenth.
     wanted(Check.of("hot", "new", 1));
-    assertThat(wanted(warm)).isPositive();
+    assertThat(wanted(warm).lifetimeNanos()).isEqualTo(Policy.MAX_LEASE_NANOS);
   }
 
   @Test
@@ -107,24 +139,24 @@ class LeaseDemandTest {
       wanted(Check.of("hot", "live-" + i, 1)); // all seen within the last two seconds
     }
     // No key was idle, so the tracker started over, and the warm key's second is gone with it.
-    assertThat(wanted(warm)).isZero();
+    assertThat(wanted(warm)).isEqualTo(LeaseAsk.NONE);
   }
 
   @Test
   void oneAskAtATime_untilItEnds_orAnIntervalPasses() {
     Check check = Check.of("hot", "asked", 1);
     for (int i = 1; i < LeaseDemand.HOT_REQUESTS; i++) {
-      ask(check);
+      wanted(check);
     }
-    assertThat(ask(check)).as("the burst asks").isPositive();
-    assertThat(ask(check)).as("an ask is on its way").isZero();
+    assertThat(ask(check).permits()).as("the burst asks").isPositive();
+    assertThat(ask(check)).as("an ask is on its way").isEqualTo(LeaseAsk.NONE);
     demand.askEnded(check.stateKey());
-    assertThat(ask(check)).as("it came back: the next may ask").isPositive();
+    assertThat(ask(check).permits()).as("it came back: the next may ask").isPositive();
     clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS - 1));
-    assertThat(ask(check)).as("still on its way").isZero();
+    assertThat(ask(check)).as("still on its way").isEqualTo(LeaseAsk.NONE);
     clock.advance(Duration.ofMillis(1));
     assertThat(demand.asking(clock.nowNanos())).as("an answer an interval late is lost").isFalse();
-    assertThat(ask(check)).isPositive();
+    assertThat(ask(check).permits()).isPositive();
   }
 
   @Test
@@ -148,14 +180,14 @@ class LeaseDemandTest {
   }
 
   /** The request's ask, left on its way. */
-  private long ask(Check check) {
+  private LeaseAsk ask(Check check) {
     return demand.wanted(check, check.stateKey(), clock.nowNanos(), false);
   }
 
   /** The request's ask, ended at once: the answer is not the subject here. */
-  private long wanted(Check check) {
-    long wanted = ask(check);
-    if (wanted > 0) {
+  private LeaseAsk wanted(Check check) {
+    LeaseAsk wanted = ask(check);
+    if (wanted.permits() > 0) {
       demand.askEnded(check.stateKey());
     }
     return wanted;

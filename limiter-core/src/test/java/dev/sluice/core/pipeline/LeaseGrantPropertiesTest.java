@@ -132,6 +132,62 @@ class LeaseGrantPropertiesTest {
     assertThat(after.remaining()).isEqualTo(50);
   }
 
+  @Test
+  void askToTheWindowEnd_takesAtMostAnEighthOfWhatIsLeft_untilTheWindowEnds() {
+    CompiledPolicy policy =
+        CompiledPolicy.of(Policy.builder().limit(100).window(Duration.ofSeconds(10)).build());
+    long at = ORIGIN + Duration.ofSeconds(3).toNanos(); // 7 s before the window ends
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            policy,
+            null,
+            fingerprint -> null,
+            at,
+            new KeyOp[] {KeyOp.acquireWithLease(1, 1_000, LeaseAsk.UNTIL_WINDOW_END)});
+    KeyOutcome outcome = result.outcome();
+    // 99 left after the request: at most 12 leased, until the window's end, 7 s on.
+    assertThat(outcome.leased(0)).isEqualTo(12);
+    assertThat(outcome.leaseEndsAtNanos(0) - at).isEqualTo(Duration.ofSeconds(7).toNanos());
+    Decision after =
+        KeyDecision.decide(
+                policy, result.written(), fingerprint -> null, at, new KeyOp[] {KeyOp.peek()})
+            .outcome()
+            .decision(0);
+    assertThat(after.remaining()).isEqualTo(87);
+  }
+
+  @Test
+  void askToTheWindowEnd_isGrantedNothing_whereALeaseCostsMoreTheLongerItLasts() {
+    Policy tokenBucket =
+        Policy.builder()
+            .algorithm(Algorithm.TOKEN_BUCKET)
+            .limit(100)
+            .window(Duration.ofSeconds(1))
+            .build();
+    Policy log =
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_LOG)
+            .limit(100)
+            .window(Duration.ofSeconds(1))
+            .build();
+    Policy twoWindows =
+        new Policy(
+            List.of(Limit.of(100, Duration.ofSeconds(1)), Limit.of(1_000, Duration.ofMinutes(1))),
+            false,
+            false);
+    for (Policy shape : List.of(tokenBucket, log, twoWindows)) {
+      KeyDecision.Result result =
+          KeyDecision.decide(
+              CompiledPolicy.of(shape),
+              null,
+              fingerprint -> null,
+              ORIGIN,
+              new KeyOp[] {KeyOp.acquireWithLease(1, 10, LeaseAsk.UNTIL_WINDOW_END)});
+      assertThat(result.outcome().leased(0)).as("%s", shape).isZero();
+      assertThat(result.outcome().decision(0).allowed()).isTrue();
+    }
+  }
+
   /** A random one-limit policy of {@code algorithm} whose longest lease is not zero. */
   private static Policy policy(Random random, Algorithm algorithm) {
     long[] windowsMillis = {10, 100, 1_000, 60_000, 1 + random.nextInt(3_600_000)};
@@ -174,14 +230,20 @@ class LeaseGrantPropertiesTest {
     // The grant: a request that asks for a lease, as a holder sends it.
     long permits = 1 + random.nextInt((int) Math.min(capacity, 3));
     long wanted = 1 + random.nextInt(2_000);
-    long lifetime = 1 + (long) (random.nextDouble() * Policy.MAX_LEASE_NANOS);
+    // A short lease, or one to the end of the window (a steady key's ask).
+    boolean toWindowEnd = random.nextInt(3) == 0;
+    long lifetime =
+        toWindowEnd
+            ? LeaseAsk.UNTIL_WINDOW_END
+            : 1 + (long) (random.nextDouble() * Policy.MAX_LEASE_NANOS);
     long grantAt = now + gap(random, shape, pace);
     if (random.nextInt(3) == 0) {
       // Just before a window (or bucket) boundary, where a lease that outlived it would show.
       long edge =
           window / (shape.limits().get(0).buckets() > 1 ? shape.limits().get(0).buckets() : 1);
       long boundary = grantAt - Math.floorMod(grantAt, edge) + edge;
-      grantAt = Math.max(grantAt, boundary - 1 - (long) (random.nextDouble() * lifetime));
+      long span = Math.min(lifetime, window);
+      grantAt = Math.max(grantAt, boundary - 1 - (long) (random.nextDouble() * span));
     }
     KeyOutcome grant = fork.lease(grantAt, KeyOp.acquireWithLease(permits, wanted, lifetime));
     Decision serialAnswer = fork.serial(grantAt, KeyOp.acquire(permits));
@@ -192,8 +254,14 @@ class LeaseGrantPropertiesTest {
     }
     long endsAt = grant.leaseEndsAtNanos(0);
     assertThat(leased).isLessThanOrEqualTo(wanted);
-    assertThat(endsAt).isGreaterThan(grantAt).isLessThanOrEqualTo(grantAt + lifetime);
-    assertThat(endsAt - grantAt).isLessThanOrEqualTo(shape.maxLeaseNanos());
+    assertThat(endsAt).isGreaterThan(grantAt);
+    assertThat(endsAt - grantAt).isLessThanOrEqualTo(lifetime);
+    if (toWindowEnd) {
+      assertThat(leased).isLessThanOrEqualTo(grant.decision(0).remaining() / 8);
+      assertThat(endsAt - grantAt).isLessThanOrEqualTo(policy.algorithm().windowLeaseNanos());
+    } else {
+      assertThat(endsAt - grantAt).isLessThanOrEqualTo(shape.maxLeaseNanos());
+    }
 
     // Local answers, and other callers' requests at the owner, until the lease ends. The answers
     // spend all of the lease, some of it or none; spread over it, or bunched at its end (where a

@@ -6,6 +6,7 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.ManualTimeSource;
+import dev.sluice.core.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,11 +98,11 @@ class LeaseRenewalTest {
   void failedAsk_letsTheNextRequestAskAgain() {
     grant(100);
     answer(75);
-    assertThat(holder.wanted(check, stateKey)).as("an ask is on its way").isZero();
+    assertThat(holder.wanted(check, stateKey).permits()).as("an ask is on its way").isZero();
 
     holder.askFailed(stateKey);
 
-    assertThat(holder.wanted(check, stateKey)).isPositive();
+    assertThat(holder.wanted(check, stateKey).permits()).isPositive();
   }
 
   @Test
@@ -138,7 +139,9 @@ class LeaseRenewalTest {
         .containsExactly(50L);
 
     for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
-      assertThat(holder.wanted(check, stateKey)).as("a closed holder asks for no lease").isZero();
+      assertThat(holder.wanted(check, stateKey).permits())
+          .as("a closed holder asks for no lease")
+          .isZero();
     }
   }
 
@@ -158,9 +161,11 @@ class LeaseRenewalTest {
   void checkOfNoPermits_onAHotKey_asksForNoLease() {
     Check reading = check.withPermits(0);
     for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
-      assertThat(holder.wanted(reading, stateKey)).as("read %d", i + 1).isZero();
+      assertThat(holder.wanted(reading, stateKey).permits()).as("read %d", i + 1).isZero();
     }
-    assertThat(holder.wanted(check, stateKey)).as("the reads made the key hot").isPositive();
+    assertThat(holder.wanted(check, stateKey).permits())
+        .as("the reads made the key hot")
+        .isPositive();
   }
 
   /** Makes the key hot here, then keeps a lease of {@code permits} as the owner's answer. */
@@ -175,7 +180,13 @@ class LeaseRenewalTest {
     outcome.setDecision(
         0, new Decision(true, LIMIT, LIMIT - 1_000, 0, 0, 0, false, DecidedBy.LIMITER));
     outcome.setLease(0, permits, now + 100 * MS);
-    holder.keep(check, stateKey, outcome, 0, now);
+    holder.keep(
+        check,
+        stateKey,
+        KeyOp.acquireWithLease(1, permits, Policy.MAX_LEASE_NANOS),
+        outcome,
+        0,
+        now);
   }
 
   /** Answers {@code times} requests, each from a lease. */

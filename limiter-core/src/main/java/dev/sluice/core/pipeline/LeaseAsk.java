@@ -1,0 +1,33 @@
+package dev.sluice.core.pipeline;
+
+/**
+ * What a lease holder asks a key's owner to lease along with a request ({@link LeaseDemand}): up to
+ * {@code permits} more, for at most {@code lifetimeNanos}. The owner grants less where the key has
+ * less to spare, and shortens the lease to what its policy allows ({@link KeyDecision}).
+ *
+ * @param permits the permits asked for; 0 asks for no lease
+ * @param lifetimeNanos the longest lease wanted: {@link dev.sluice.core.Policy#MAX_LEASE_NANOS} for
+ *     a hot key, {@link #UNTIL_WINDOW_END} for a steady one
+ */
+public record LeaseAsk(long permits, long lifetimeNanos) {
+  /** No lease asked for. */
+  public static final LeaseAsk NONE = new LeaseAsk(0, 0);
+
+  /**
+   * A lifetime that asks for a lease to the end of the window that counts it, where the algorithm
+   * allows one ({@link dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}).
+   */
+  public static final long UNTIL_WINDOW_END = Long.MAX_VALUE;
+
+  /** The acquire of {@code requestPermits} that carries this ask (a plain acquire for none). */
+  public KeyOp acquire(long requestPermits) {
+    return permits == 0
+        ? KeyOp.acquire(requestPermits)
+        : KeyOp.acquireWithLease(requestPermits, permits, lifetimeNanos);
+  }
+
+  /** Whether this ask wants more permits than {@code other}, to keep one ask per key in a batch. */
+  boolean exceeds(LeaseAsk other) {
+    return permits > other.permits;
+  }
+}
