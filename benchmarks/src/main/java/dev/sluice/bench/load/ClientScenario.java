@@ -28,7 +28,9 @@ final class ClientScenario implements Scenario {
                 + rule.describe()
                 + ".");
     List<ContenderSpec> contenders = new ArrayList<>();
-    // Uniform keys: a key is rarely hot, so leases (on by default) should cost nothing here.
+    // Uniform keys at a few requests a second each: steady keys, answered from leases to the end
+    // of their window (on by default). Bucket4j's `delaying` answers locally too: beside it, the
+    // comparison is like for like.
     contenders.add(Contenders.sluiceClient(true));
     contenders.add(Contenders.sluiceClient(false));
     if (Boolean.getBoolean("bench.diagnostics")) {
@@ -38,6 +40,7 @@ final class ClientScenario implements Scenario {
           Contenders.sluiceClient("Sluice client (no coalescing)", b -> b.coalescing(false)));
     }
     contenders.add(Contenders.bucket4jClient(Mode.PLAIN));
+    contenders.add(Contenders.bucket4jClient(Mode.DELAYING));
     contenders.add(Contenders.redisLua());
     Measurement.run(context, s, load, rule, contenders);
     context.report().scenario(s);
