@@ -71,20 +71,9 @@ class LeaseGrantPropertiesTest {
 
   @Test
   void leakyBucket_isNeverLeased() {
-    CompiledPolicy policy =
-        CompiledPolicy.of(
-            Policy.builder()
-                .algorithm(Algorithm.LEAKY_BUCKET)
-                .limit(100)
-                .window(Duration.ofSeconds(1))
-                .build());
+    CompiledPolicy policy = CompiledPolicy.of(hundredPerSecond(Algorithm.LEAKY_BUCKET));
     KeyDecision.Result result =
-        KeyDecision.decide(
-            policy,
-            null,
-            fingerprint -> null,
-            ORIGIN,
-            new KeyOp[] {KeyOp.acquireWithLease(1, 50, Policy.MAX_LEASE_NANOS)});
+        decideOne(policy, null, ORIGIN, KeyOp.acquireWithLease(1, 50, Policy.MAX_LEASE_NANOS));
     assertThat(result.outcome().leased(0)).isZero();
     assertThat(result.outcome().decision(0).allowed()).isTrue();
   }
@@ -99,12 +88,7 @@ class LeaseGrantPropertiesTest {
                 .leases(Policy.Leases.OFF)
                 .build());
     KeyDecision.Result result =
-        KeyDecision.decide(
-            policy,
-            null,
-            fingerprint -> null,
-            ORIGIN,
-            new KeyOp[] {KeyOp.acquireWithLease(1, 50, Policy.MAX_LEASE_NANOS)});
+        decideOne(policy, null, ORIGIN, KeyOp.acquireWithLease(1, 50, Policy.MAX_LEASE_NANOS));
     assertThat(result.outcome().leased(0)).isZero();
   }
 
@@ -113,22 +97,18 @@ class LeaseGrantPropertiesTest {
     CompiledPolicy policy =
         CompiledPolicy.of(Policy.builder().limit(100).window(Duration.ofSeconds(10)).build());
     KeyDecision.Result result =
-        KeyDecision.decide(
+        decideOne(
             policy,
             null,
-            fingerprint -> null,
             ORIGIN,
-            new KeyOp[] {KeyOp.acquireWithLease(1, 1_000, Duration.ofSeconds(5).toNanos())});
+            KeyOp.acquireWithLease(1, 1_000, Duration.ofSeconds(5).toNanos()));
     KeyOutcome outcome = result.outcome();
     // 99 left after the request: at most 49 leased, and the request reports them as its own.
     assertThat(outcome.leased(0)).isEqualTo(49);
     assertThat(outcome.decision(0).remaining()).isEqualTo(99);
     assertThat(outcome.leaseEndsAtNanos(0) - ORIGIN).isEqualTo(Policy.MAX_LEASE_NANOS);
     Decision after =
-        KeyDecision.decide(
-                policy, result.written(), fingerprint -> null, ORIGIN, new KeyOp[] {KeyOp.peek()})
-            .outcome()
-            .decision(0);
+        decideOne(policy, result.written(), ORIGIN, KeyOp.peek()).outcome().decision(0);
     assertThat(after.remaining()).isEqualTo(50);
   }
 
@@ -138,38 +118,19 @@ class LeaseGrantPropertiesTest {
         CompiledPolicy.of(Policy.builder().limit(100).window(Duration.ofSeconds(10)).build());
     long at = ORIGIN + Duration.ofSeconds(3).toNanos(); // 7 s before the window ends
     KeyDecision.Result result =
-        KeyDecision.decide(
-            policy,
-            null,
-            fingerprint -> null,
-            at,
-            new KeyOp[] {KeyOp.acquireWithLease(1, 1_000, LeaseAsk.UNTIL_WINDOW_END)});
+        decideOne(policy, null, at, KeyOp.acquireWithLease(1, 1_000, LeaseAsk.UNTIL_WINDOW_END));
     KeyOutcome outcome = result.outcome();
     // 99 left after the request: at most 12 leased, until the window's end, 7 s on.
     assertThat(outcome.leased(0)).isEqualTo(12);
     assertThat(outcome.leaseEndsAtNanos(0) - at).isEqualTo(Duration.ofSeconds(7).toNanos());
-    Decision after =
-        KeyDecision.decide(
-                policy, result.written(), fingerprint -> null, at, new KeyOp[] {KeyOp.peek()})
-            .outcome()
-            .decision(0);
+    Decision after = decideOne(policy, result.written(), at, KeyOp.peek()).outcome().decision(0);
     assertThat(after.remaining()).isEqualTo(87);
   }
 
   @Test
   void askToTheWindowEnd_isGrantedNothing_whereALeaseCostsMoreTheLongerItLasts() {
-    Policy tokenBucket =
-        Policy.builder()
-            .algorithm(Algorithm.TOKEN_BUCKET)
-            .limit(100)
-            .window(Duration.ofSeconds(1))
-            .build();
-    Policy log =
-        Policy.builder()
-            .algorithm(Algorithm.SLIDING_LOG)
-            .limit(100)
-            .window(Duration.ofSeconds(1))
-            .build();
+    Policy tokenBucket = hundredPerSecond(Algorithm.TOKEN_BUCKET);
+    Policy log = hundredPerSecond(Algorithm.SLIDING_LOG);
     Policy twoWindows =
         new Policy(
             List.of(Limit.of(100, Duration.ofSeconds(1)), Limit.of(1_000, Duration.ofMinutes(1))),
@@ -177,15 +138,24 @@ class LeaseGrantPropertiesTest {
             false);
     for (Policy shape : List.of(tokenBucket, log, twoWindows)) {
       KeyDecision.Result result =
-          KeyDecision.decide(
+          decideOne(
               CompiledPolicy.of(shape),
               null,
-              fingerprint -> null,
               ORIGIN,
-              new KeyOp[] {KeyOp.acquireWithLease(1, 10, LeaseAsk.UNTIL_WINDOW_END)});
+              KeyOp.acquireWithLease(1, 10, LeaseAsk.UNTIL_WINDOW_END));
       assertThat(result.outcome().leased(0)).as("%s", shape).isZero();
       assertThat(result.outcome().decision(0).allowed()).isTrue();
     }
+  }
+
+  /** {@code op} decided alone on {@code stored} at {@code at}. */
+  private static KeyDecision.Result decideOne(
+      CompiledPolicy policy, @Nullable StoredState stored, long at, KeyOp op) {
+    return KeyDecision.decide(policy, stored, fingerprint -> null, at, new KeyOp[] {op});
+  }
+
+  private static Policy hundredPerSecond(Algorithm algorithm) {
+    return Policy.builder().algorithm(algorithm).limit(100).window(Duration.ofSeconds(1)).build();
   }
 
   /** A random one-limit policy of {@code algorithm} whose longest lease is not zero. */
