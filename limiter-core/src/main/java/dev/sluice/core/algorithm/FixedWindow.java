@@ -123,13 +123,13 @@ public final class FixedWindow implements LimiterAlgorithm {
     return apply(state, nowNanos, 0);
   }
 
-  /** The current window counts the lease, which ends with the window. */
   /** A lease ends with the window that counts it, so one may last that long. */
   @Override
   public long windowLeaseNanos() {
     return windowNanos;
   }
 
+  /** The current window counts the lease, which ends with the window. */
   @Override
   public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
     apply(state, nowNanos, permits);

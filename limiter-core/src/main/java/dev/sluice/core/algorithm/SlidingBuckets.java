@@ -299,16 +299,16 @@ public final class SlidingBuckets implements LimiterAlgorithm {
     return apply(state, nowNanos, 0);
   }
 
-  /**
-   * The current bucket counts the lease, which ends with the bucket: a request the holder answers
-   * within it would have counted in the same bucket at the owner.
-   */
   /** A lease ends with the bucket that counts it, so one may last that long. */
   @Override
   public long windowLeaseNanos() {
     return bucketNanos;
   }
 
+  /**
+   * The current bucket counts the lease, which ends with the bucket: a request the holder answers
+   * within it would have counted in the same bucket at the owner.
+   */
   @Override
   public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
     apply(state, nowNanos, permits);

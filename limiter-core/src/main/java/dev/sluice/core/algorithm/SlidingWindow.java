@@ -185,17 +185,17 @@ public final class SlidingWindow implements LimiterAlgorithm {
     }
   }
 
-  /**
-   * The current window counts the lease, which ends with the window: the estimate's previous share
-   * only shrinks until then, so a request the holder answers later in the window is one the owner
-   * would have admitted, and it counts in the same window.
-   */
   /** A lease ends with the window that counts it, so one may last that long. */
   @Override
   public long windowLeaseNanos() {
     return windowNanos;
   }
 
+  /**
+   * The current window counts the lease, which ends with the window: the estimate's previous share
+   * only shrinks until then, so a request the holder answers later in the window is one the owner
+   * would have admitted, and it counts in the same window.
+   */
   @Override
   public long lease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
     apply(state, nowNanos, permits);

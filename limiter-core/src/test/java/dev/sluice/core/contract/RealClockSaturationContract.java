@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,6 +41,16 @@ public abstract class RealClockSaturationContract {
 
   private static final int THREADS_PER_CASE = 2;
   private static final int MAX_CALLS_PER_THREAD = 500_000;
+
+  /** How often a steady caller asks its key: warm from 10 a second, steady from 2. */
+  private static final int STEADY_CALLS_PER_SECOND = 6;
+
+  /**
+   * How often the first caller asks a steady key: with the steady callers, above the limit of 40 a
+   * second, so the key is saturated, but not at once, so a steady caller early in a window still
+   * finds the eighth of the limit a lease to the end of the window needs.
+   */
+  private static final int SATURATING_CALLS_PER_SECOND = 50;
 
   /** Limiters on one shared state, deciding on the system clock. */
   protected abstract List<RateLimiter> callers();
@@ -143,6 +154,89 @@ public abstract class RealClockSaturationContract {
     assertThat(failures).as("over-admissions on the real clock%s", table).isEmpty();
   }
 
+  /**
+   * Steady keys ({@link SaturationCase#steadyKeys()}) where leases are held: every caller but the
+   * first asks the key about {@value #STEADY_CALLS_PER_SECOND} times a second, so that it leases to
+   * the end of the window, while the first, at {@value #SATURATING_CALLS_PER_SECOND} a second,
+   * takes the key past its limit in each window. Every admission is judged as above; on the fixed
+   * window some must come from a lease (a steady caller's: it never gets hot).
+   */
+  @Test
+  void steadyCallers_leasedToTheEndOfTheWindow_admitNoMoreThanTheBound() throws Exception {
+    Assumptions.assumeTrue(holdsLeases() && callers().size() >= 2, "callers that hold leases");
+    String prefix = "std" + Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffff, 36);
+    List<Run> runs = new ArrayList<>();
+    for (SaturationCase c : SaturationCase.steadyKeys()) {
+      callers().get(0).rules().put(new Rule(prefix + "-" + c.name(), c.policy()));
+      runs.add(new Run(c, prefix + "-" + c.name()));
+    }
+    int perCase = callers().size();
+    ExecutorService pool = Executors.newFixedThreadPool(runs.size() * perCase);
+    try {
+      CountDownLatch started = new CountDownLatch(runs.size() * perCase);
+      CountDownLatch go = new CountDownLatch(1);
+      AtomicLong deadline = new AtomicLong();
+      List<Future<?>> threads = new ArrayList<>();
+      for (Run run : runs) {
+        for (int caller = 0; caller < perCase; caller++) {
+          RateLimiter limiter = callers().get(caller);
+          boolean steady = caller > 0;
+          long pauseNanos =
+              TimeUnit.SECONDS.toNanos(1)
+                  / (steady ? STEADY_CALLS_PER_SECOND : SATURATING_CALLS_PER_SECOND);
+          threads.add(
+              pool.submit(
+                  () -> {
+                    started.countDown();
+                    if (go.await(60, TimeUnit.SECONDS)) {
+                      run.pace(limiter, pauseNanos, steady, deadline.get());
+                    }
+                    return null;
+                  }));
+        }
+      }
+      assertThat(started.await(60, TimeUnit.SECONDS)).as("every load thread started").isTrue();
+      deadline.set(System.nanoTime() + SATURATION.toNanos());
+      go.countDown();
+      for (Future<?> thread : threads) {
+        thread.get(SATURATION.toMillis() + 60_000, TimeUnit.MILLISECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    List<String> failures = new ArrayList<>();
+    StringBuilder table =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "%n%-24s %9s %15s %9s%n",
+                "case",
+                "admitted",
+                "steady by lease",
+                "denied"));
+    for (Run run : runs) {
+      table.append(
+          String.format(
+              Locale.ROOT,
+              "%-24s %9d %15d %9d%n",
+              run.c.name(),
+              run.admitted.size(),
+              run.byLease.get(),
+              run.denied.get()));
+      if (run.denied.get() == 0) {
+        failures.add(run.c.name() + ": never denied, so the key was not saturated");
+      }
+      if (run.c.policy().only().algorithm() == Algorithm.FIXED_WINDOW && run.byLease.get() == 0) {
+        failures.add(run.c.name() + ": no steady caller's admission came from a lease");
+      }
+      AdmissionBounds.violation(run.c.policy(), List.copyOf(run.admitted))
+          .ifPresent(v -> failures.add(run.c.name() + " (" + run.c.policy() + "): " + v));
+    }
+    System.out.println(
+        getClass().getSimpleName() + ", steady callers, " + SATURATION.toMillis() + " ms:" + table);
+    assertThat(failures).as("over-admissions on the real clock%s", table).isEmpty();
+  }
+
   /** One case's key and what its threads saw. */
   private static final class Run {
     final SaturationCase c;
@@ -155,6 +249,29 @@ public abstract class RealClockSaturationContract {
     Run(SaturationCase c, String rule) {
       this.c = c;
       this.rule = rule;
+    }
+
+    /**
+     * Calls through {@code limiter} until the deadline, pausing {@code pauseNanos} between calls;
+     * counts as by lease only a {@code steady} caller's lease answers.
+     */
+    void pace(RateLimiter limiter, long pauseNanos, boolean steady, long deadlineNanos)
+        throws InterruptedException {
+      TimeSource clock = TimeSource.system();
+      for (int i = 0; i < MAX_CALLS_PER_THREAD && System.nanoTime() < deadlineNanos; i++) {
+        long sent = clock.nowNanos();
+        Decision decision = limiter.tryAcquire(rule, key);
+        long answered = clock.nowNanos();
+        if (decision.allowed()) {
+          admitted.add(new Admission(sent, answered));
+          if (steady && decision.decidedBy() == Decision.DecidedBy.LEASE) {
+            byLease.incrementAndGet();
+          }
+        } else {
+          denied.incrementAndGet();
+        }
+        TimeUnit.NANOSECONDS.sleep(pauseNanos);
+      }
     }
 
     void hammer(List<RateLimiter> callers, int first, long deadlineNanos) {

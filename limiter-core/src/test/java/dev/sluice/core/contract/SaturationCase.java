@@ -103,6 +103,29 @@ public record SaturationCase(String name, Policy policy) {
                 .buckets(10)));
   }
 
+  /**
+   * Keys that some callers ask a few times a second each (steady keys, leased to the end of their
+   * window) while another caller saturates them: the window algorithms, whose leases last to the
+   * end of the window or bucket. A fixed window starts every window with its whole limit, so its
+   * steady callers are leased at the start of each window and the hammer drains the rest; a sliding
+   * window or buckets saturated from the start leave an eighth of the limit rarely, and lease less.
+   * Their names start with {@code steady-}.
+   */
+  public static List<SaturationCase> steadyKeys() {
+    return List.of(
+        of(
+            "steady-fw-40-1s",
+            Policy.builder().algorithm(Algorithm.FIXED_WINDOW).limit(40).window(ms(1000))),
+        of("steady-sw-40-1s", Policy.builder().limit(40).window(ms(1000))),
+        of(
+            "steady-buckets-40-1s-2",
+            Policy.builder()
+                .algorithm(Algorithm.SLIDING_BUCKETS)
+                .limit(40)
+                .window(ms(1000))
+                .buckets(2)));
+  }
+
   /** Whether this case's key is hot enough to lease: a {@link #hotKeys()} case. */
   public boolean hot() {
     return name.startsWith("hot-");
