@@ -16,8 +16,9 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code sluice_lease_permits_total{outcome}}: their permits, by what became of them: {@code
  *       leased} (all of them), {@code answered_locally} (handed to requests here without a round
  *       trip), {@code returned} (unused, given back to the owner), {@code expired_unused} (unused
- *       and not given back: the owner was unreachable or the key was reset; they stay counted until
- *       their window has passed);
+ *       and not given back: the owner was unreachable, the key was reset, or a lease to the end of
+ *       the window ended, when a return would free nothing; they stay counted until their window
+ *       has passed);
  *   <li>{@code sluice_lease_renewals_total}: asks for a key's next lease sent ahead of the current
  *       lease's end (docs/client.md, "Leases": a big lease is renewed when a quarter is left).
  * </ul>

@@ -543,8 +543,9 @@ public final class LeaseHolder {
     }
 
     /**
-     * Unused permits that were not given back (the owner was unreachable, or the key was reset):
-     * they stay counted until their window has passed.
+     * Unused permits that were not given back (the owner was unreachable, the key was reset, or a
+     * lease to the end of the window ended, when a return would free nothing): they stay counted
+     * until their window has passed.
      */
     public long expiredUnused() {
       return expiredUnused.sum();
