@@ -83,7 +83,7 @@ final class LeaseDemand {
    */
   static final int MAX_TRACKED_KEYS = 32_768;
 
-  static final long INTERVAL_NANOS = INTERVAL_MILLIS * 1_000_000L;
+  private static final long INTERVAL_NANOS = INTERVAL_MILLIS * 1_000_000L;
   private static final long SECOND_NANOS = 1_000_000_000L;
 
   private final ConcurrentHashMap<String, Heat> heat = new ConcurrentHashMap<>();
@@ -213,9 +213,10 @@ final class LeaseDemand {
   }
 
   /**
-   * How many permits to ask the key's owner to lease along with {@code check} at {@code now}: 0
-   * unless its key is hot here, or a check of no permits, or the holder is {@code closing}. Counts
-   * the request; a non-zero answer starts an ask, which {@link #askEnded} ends.
+   * What to ask the key's owner to lease along with {@code check} at {@code now}: {@link
+   * LeaseAsk#NONE} unless its key is hot, warm or steady here, and for a check of no permits, or
+   * when the holder is {@code closing}. Counts the request; an ask starts one, which {@link
+   * #askEnded} ends.
    */
   LeaseAsk wanted(Check check, String stateKey, long now, boolean closing) {
     if (heat.size() > MAX_TRACKED_KEYS) {

@@ -323,8 +323,8 @@ public final class LeaseHolder {
   }
 
   /**
-   * How many permits to ask the key's owner to lease along with {@code check}: 0 unless its key is
-   * hot here. Counts the request.
+   * What to ask the key's owner to lease along with {@code check}: {@link LeaseAsk#NONE} unless its
+   * key is hot, warm or steady here ({@link LeaseDemand}). Counts the request.
    */
   public LeaseAsk wanted(Check check, String stateKey) {
     return demand.wanted(check, stateKey, nanoClock.getAsLong(), closing);
