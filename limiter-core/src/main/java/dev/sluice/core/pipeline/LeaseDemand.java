@@ -124,9 +124,20 @@ final class LeaseDemand {
      */
     private final LongAdder answeredLocally = new LongAdder();
 
-    /** Counts one request a lease answered. */
+    /** Counts one request a short lease answered (a hot or warm key's: many threads at once). */
     void countLocalAnswer() {
       answeredLocally.increment();
+    }
+
+    /**
+     * Counts one request a lease to the end of the window answered, at its own instant, under the
+     * monitor: a steady key's few requests a second do not contend for it. Counted later, all at
+     * once, they would look like a burst when the lease is spent, and the key would take short
+     * leases that end unused between its requests; and its seconds, not counted meanwhile, would
+     * start over, so that it would not look steady for a second.
+     */
+    synchronized void countLocalAnswerAt(long now) {
+      count(now, 1);
     }
 
     /**

@@ -263,7 +263,9 @@ public final class LeaseHolder {
         if (lease.endsWithItsWindow) {
           lease.lastAnsweredAtNanos = now; // a steady key's lease: no contention to speak of
         }
-        if (lease.heat != null) {
+        if (lease.heat != null && lease.endsWithItsWindow) {
+          lease.heat.countLocalAnswerAt(now);
+        } else if (lease.heat != null) {
           lease.heat.countLocalAnswer();
         }
         if (lease.crossedRenewal(left, permits)) {

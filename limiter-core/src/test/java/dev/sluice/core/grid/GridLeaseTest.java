@@ -58,6 +58,12 @@ class GridLeaseTest {
   void freshHolderAndKey(TestInfo test) {
     holder = cluster.limiter(0);
     k = test.getTestMethod().orElseThrow().getName();
+    // Each test starts 10 ms into a second, whatever the tests before it advanced the shared clock
+    // by: a lease of "api" ends with its one-second window, and a test's lease must not meet that
+    // end unless the test says so.
+    long second = Duration.ofSeconds(1).toNanos();
+    cluster.clock.advanceNanos(
+        second - Math.floorMod(cluster.clock.nowNanos(), second) + 10_000_000L);
   }
 
   @Test
@@ -181,6 +187,31 @@ class GridLeaseTest {
                 && observer.peek("bulk", k).remaining() == 100_000 - admitted - 1,
         "the idle lease returned");
     assertThat(statistics.expiredUnused()).isZero();
+  }
+
+  /**
+   * A steady key answered from its lease stays steady: the answers count at their own instants, so
+   * when the lease is spent the next one lasts to the end of the window too. Counted all at once,
+   * they looked like a burst, and the key took short leases that ended unused between its requests.
+   */
+  @Test
+  void steadyKey_whoseLeaseIsSpent_isLeasedToTheEndOfTheWindowAgain() {
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    untilASteadyLeaseIsGranted("bulk");
+    long first = statistics.permitsLeased();
+    for (long i = 0; i < first; i++) {
+      cluster.clock.advance(Duration.ofMillis(300));
+      assertThat(holder.tryAcquire("bulk", k).decidedBy()).isEqualTo(DecidedBy.LEASE);
+    }
+    cluster.clock.advance(Duration.ofMillis(300));
+    assertThat(holder.tryAcquire("bulk", k).decidedBy())
+        .as("the lease is spent: this one asks for the next")
+        .isEqualTo(DecidedBy.LIMITER);
+    assertThat(statistics.granted()).isEqualTo(2);
+    // Longer than any short lease: the next request, 300 ms on, is answered from it.
+    cluster.clock.advance(Duration.ofMillis(300));
+    assertThat(holder.tryAcquire("bulk", k).decidedBy()).isEqualTo(DecidedBy.LEASE);
+    assertThat(statistics.returned()).isZero();
   }
 
   @Test
