@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -79,79 +80,32 @@ public abstract class RealClockSaturationContract {
 
   @Test
   void everyAlgorithm_oneKeySaturatedOnTheRealClock_admitsNoMoreThanItsBound() throws Exception {
-    String prefix = "sat" + Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffff, 36);
-    List<SaturationCase> cases = cases();
-    for (SaturationCase c : cases) {
-      callers().get(0).rules().put(new Rule(prefix + "-" + c.name(), c.policy()));
-    }
-    List<Run> runs = new ArrayList<>();
-    for (SaturationCase c : cases) {
-      runs.add(new Run(c, prefix + "-" + c.name()));
-    }
-    int threadCount = cases.size() * THREADS_PER_CASE;
-    ExecutorService pool = Executors.newFixedThreadPool(threadCount);
-    try {
-      // Every thread starts before the clock does: on a loaded machine the last threads of a pool
-      // can start seconds after the first, and a case whose threads never ran would prove nothing.
-      CountDownLatch started = new CountDownLatch(threadCount);
-      CountDownLatch go = new CountDownLatch(1);
-      AtomicLong deadline = new AtomicLong();
-      List<Future<?>> threads = new ArrayList<>();
-      for (Run run : runs) {
-        for (int t = 0; t < THREADS_PER_CASE; t++) {
-          int first = t;
-          threads.add(
-              pool.submit(
-                  () -> {
-                    started.countDown();
-                    if (go.await(60, TimeUnit.SECONDS)) {
-                      run.hammer(callers(), first, deadline.get());
-                    }
-                    return null;
-                  }));
-        }
-      }
-      assertThat(started.await(60, TimeUnit.SECONDS)).as("every load thread started").isTrue();
-      deadline.set(System.nanoTime() + SATURATION.toNanos());
-      go.countDown();
-      for (Future<?> thread : threads) {
-        thread.get(SATURATION.toMillis() + 60_000, TimeUnit.MILLISECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-    }
-
-    List<String> failures = new ArrayList<>();
-    StringBuilder table =
-        new StringBuilder(
-            String.format(
-                Locale.ROOT, "%n%-20s %9s %9s %9s%n", "case", "admitted", "by lease", "denied"));
+    List<Run> runs = runsOf("sat", cases());
+    List<Load> loads = new ArrayList<>();
     for (Run run : runs) {
-      table.append(
-          String.format(
-              Locale.ROOT,
-              "%-20s %9d %9d %9d%n",
-              run.c.name(),
-              run.admitted.size(),
-              run.byLease.get(),
-              run.denied.get()));
-      if (run.denied.get() == 0) {
-        failures.add(run.c.name() + ": never denied, so the key was not saturated");
+      for (int t = 0; t < THREADS_PER_CASE; t++) {
+        int first = t;
+        loads.add(deadline -> run.hammer(callers(), first, deadline));
       }
-      boolean leases =
-          run.c.policy().limits().stream().noneMatch(l -> l.algorithm() == Algorithm.LEAKY_BUCKET);
-      if (holdsLeases() && leases && run.c.hot() && run.byLease.get() == 0) {
-        failures.add(run.c.name() + ": no admission came from a lease");
-      }
-      if (run.byLease.get() > 0 && (!holdsLeases() || !leases)) {
-        failures.add(run.c.name() + ": " + run.byLease.get() + " admissions from a lease");
-      }
-      Optional<String> violation =
-          AdmissionBounds.violation(run.c.policy(), List.copyOf(run.admitted));
-      violation.ifPresent(v -> failures.add(run.c.name() + " (" + run.c.policy() + "): " + v));
     }
-    System.out.println(getClass().getSimpleName() + ", " + SATURATION.toMillis() + " ms:" + table);
-    assertThat(failures).as("over-admissions on the real clock%s", table).isEmpty();
+    runTogether(loads);
+    judge(
+        runs,
+        "",
+        "by lease",
+        run -> {
+          boolean leases =
+              run.c.policy().limits().stream()
+                  .noneMatch(l -> l.algorithm() == Algorithm.LEAKY_BUCKET);
+          if (holdsLeases() && leases && run.c.hot() && run.byLease.get() == 0) {
+            return Optional.of(run.c.name() + ": no admission came from a lease");
+          }
+          if (run.byLease.get() > 0 && (!holdsLeases() || !leases)) {
+            return Optional.of(
+                run.c.name() + ": " + run.byLease.get() + " admissions from a lease");
+          }
+          return Optional.empty();
+        });
   }
 
   /**
@@ -164,36 +118,67 @@ public abstract class RealClockSaturationContract {
   @Test
   void steadyCallers_leasedToTheEndOfTheWindow_admitNoMoreThanTheBound() throws Exception {
     Assumptions.assumeTrue(holdsLeases() && callers().size() >= 2, "callers that hold leases");
-    String prefix = "std" + Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffff, 36);
-    List<Run> runs = new ArrayList<>();
-    for (SaturationCase c : SaturationCase.steadyKeys()) {
-      callers().get(0).rules().put(new Rule(prefix + "-" + c.name(), c.policy()));
-      runs.add(new Run(c, prefix + "-" + c.name()));
+    List<Run> runs = runsOf("std", SaturationCase.steadyKeys());
+    List<Load> loads = new ArrayList<>();
+    for (Run run : runs) {
+      for (int caller = 0; caller < callers().size(); caller++) {
+        RateLimiter limiter = callers().get(caller);
+        boolean steady = caller > 0;
+        long pauseNanos =
+            TimeUnit.SECONDS.toNanos(1)
+                / (steady ? STEADY_CALLS_PER_SECOND : SATURATING_CALLS_PER_SECOND);
+        loads.add(deadline -> run.pace(limiter, pauseNanos, steady, deadline));
+      }
     }
-    int perCase = callers().size();
-    ExecutorService pool = Executors.newFixedThreadPool(runs.size() * perCase);
+    runTogether(loads);
+    judge(
+        runs,
+        ", steady callers",
+        "steady by lease",
+        run ->
+            run.c.policy().only().algorithm() == Algorithm.FIXED_WINDOW && run.byLease.get() == 0
+                ? Optional.of(run.c.name() + ": no steady caller's admission came from a lease")
+                : Optional.empty());
+  }
+
+  /** One thread's calls until the deadline ({@link System#nanoTime()}). */
+  @FunctionalInterface
+  private interface Load {
+    void run(long deadlineNanos) throws Exception;
+  }
+
+  /** A run per case, each with a rule of its own (a fresh name, so reruns never share state). */
+  private List<Run> runsOf(String prefix, List<SaturationCase> cases) {
+    String unique =
+        prefix + Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffff, 36) + "-";
+    List<Run> runs = new ArrayList<>();
+    for (SaturationCase c : cases) {
+      callers().get(0).rules().put(new Rule(unique + c.name(), c.policy()));
+      runs.add(new Run(c, unique + c.name()));
+    }
+    return runs;
+  }
+
+  /** Runs every load on a thread of its own for {@link #SATURATION}, all starting together. */
+  private static void runTogether(List<Load> loads) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(loads.size());
     try {
-      CountDownLatch started = new CountDownLatch(runs.size() * perCase);
+      // Every thread starts before the clock does: on a loaded machine the last threads of a pool
+      // can start seconds after the first, and a case whose threads never ran would prove nothing.
+      CountDownLatch started = new CountDownLatch(loads.size());
       CountDownLatch go = new CountDownLatch(1);
       AtomicLong deadline = new AtomicLong();
       List<Future<?>> threads = new ArrayList<>();
-      for (Run run : runs) {
-        for (int caller = 0; caller < perCase; caller++) {
-          RateLimiter limiter = callers().get(caller);
-          boolean steady = caller > 0;
-          long pauseNanos =
-              TimeUnit.SECONDS.toNanos(1)
-                  / (steady ? STEADY_CALLS_PER_SECOND : SATURATING_CALLS_PER_SECOND);
-          threads.add(
-              pool.submit(
-                  () -> {
-                    started.countDown();
-                    if (go.await(60, TimeUnit.SECONDS)) {
-                      run.pace(limiter, pauseNanos, steady, deadline.get());
-                    }
-                    return null;
-                  }));
-        }
+      for (Load load : loads) {
+        threads.add(
+            pool.submit(
+                () -> {
+                  started.countDown();
+                  if (go.await(60, TimeUnit.SECONDS)) {
+                    load.run(deadline.get());
+                  }
+                  return null;
+                }));
       }
       assertThat(started.await(60, TimeUnit.SECONDS)).as("every load thread started").isTrue();
       deadline.set(System.nanoTime() + SATURATION.toNanos());
@@ -204,16 +189,19 @@ public abstract class RealClockSaturationContract {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /**
+   * Prints what every run saw and fails if a key was never denied (not saturated), if {@code check}
+   * objects to a run, or if any run admitted more than its bound.
+   */
+  private void judge(
+      List<Run> runs, String title, String byLease, Function<Run, Optional<String>> check) {
     List<String> failures = new ArrayList<>();
     StringBuilder table =
         new StringBuilder(
             String.format(
-                Locale.ROOT,
-                "%n%-24s %9s %15s %9s%n",
-                "case",
-                "admitted",
-                "steady by lease",
-                "denied"));
+                Locale.ROOT, "%n%-24s %9s %15s %9s%n", "case", "admitted", byLease, "denied"));
     for (Run run : runs) {
       table.append(
           String.format(
@@ -226,14 +214,12 @@ public abstract class RealClockSaturationContract {
       if (run.denied.get() == 0) {
         failures.add(run.c.name() + ": never denied, so the key was not saturated");
       }
-      if (run.c.policy().only().algorithm() == Algorithm.FIXED_WINDOW && run.byLease.get() == 0) {
-        failures.add(run.c.name() + ": no steady caller's admission came from a lease");
-      }
+      check.apply(run).ifPresent(failures::add);
       AdmissionBounds.violation(run.c.policy(), List.copyOf(run.admitted))
           .ifPresent(v -> failures.add(run.c.name() + " (" + run.c.policy() + "): " + v));
     }
     System.out.println(
-        getClass().getSimpleName() + ", steady callers, " + SATURATION.toMillis() + " ms:" + table);
+        getClass().getSimpleName() + title + ", " + SATURATION.toMillis() + " ms:" + table);
     assertThat(failures).as("over-admissions on the real clock%s", table).isEmpty();
   }
 
