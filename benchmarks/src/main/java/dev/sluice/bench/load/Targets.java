@@ -189,8 +189,8 @@ final class Targets {
         new StringBuilder(
             String.format(
                 Locale.ROOT,
-                "%.2f× %s (%,.0f vs %,.0f /s)",
-                ratio,
+                "%s× %s (%,.0f vs %,.0f /s)",
+                besideBound(ratio, minRatio),
                 peer.get().name(),
                 sluice.get().medianThroughput(),
                 peer.get().medianThroughput()));
@@ -199,24 +199,52 @@ final class Targets {
       misses.add(
           String.format(
               Locale.ROOT,
-              "throughput %.2f× is %.0f %% short of %.2f×",
-              ratio,
-              100 * (1 - ratio / minRatio),
+              "throughput %s× is %s %% short of %.2f×",
+              besideBound(ratio, minRatio),
+              shortfallPercent(1 - ratio / minRatio),
               minRatio));
     }
     if (!Double.isNaN(maxP99Ratio)) {
       measured.append(
           String.format(
               Locale.ROOT,
-              "; p99 %.2f× (%.0f vs %.0f µs)",
-              p99Ratio,
+              "; p99 %s× (%.0f vs %.0f µs)",
+              besideBound(p99Ratio, maxP99Ratio),
               sluice.get().medianPercentileMicros(99),
               peer.get().medianPercentileMicros(99)));
       if (p99Ratio > maxP99Ratio) {
-        misses.add(String.format(Locale.ROOT, "p99 %.2f× is above %.2f×", p99Ratio, maxP99Ratio));
+        misses.add(
+            String.format(
+                Locale.ROOT,
+                "p99 %s× is above %.2f×",
+                besideBound(p99Ratio, maxP99Ratio),
+                maxP99Ratio));
       }
     }
     return new TargetRow(id, target, measured.toString(), verdict(misses));
+  }
+
+  /**
+   * {@code ratio} to two decimals, or to as many more (up to four) as it takes not to print the
+   * {@code bound} it misses or meets: 1.197 against 1.2 reads 1.197, not 1.20, so a miss never
+   * reads as the target itself.
+   */
+  static String besideBound(double ratio, double bound) {
+    for (int digits = 2; digits < 4; digits++) {
+      String printed = String.format(Locale.ROOT, "%." + digits + "f", ratio);
+      if (Double.isNaN(bound)
+          || ratio == bound
+          || !printed.equals(String.format(Locale.ROOT, "%." + digits + "f", bound))) {
+        return printed;
+      }
+    }
+    return String.format(Locale.ROOT, "%.4f", ratio);
+  }
+
+  /** A shortfall as a percentage: whole, or to two significant digits below one per cent. */
+  static String shortfallPercent(double fraction) {
+    double percent = 100 * fraction;
+    return String.format(Locale.ROOT, percent < 1 ? "%.2g" : "%.0f", percent);
   }
 
   /** {@code row}, also missed when {@code sluiceName} over-admitted in {@code scenario}. */

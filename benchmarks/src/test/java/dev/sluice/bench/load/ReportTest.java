@@ -90,6 +90,26 @@ class ReportTest {
   }
 
   @Test
+  void ratioTarget_aMissByLessThanTheLastDigit_printsTheDigitThatShowsIt() {
+    ScenarioResult s = new ScenarioResult("S7", "skewed", "");
+    s.add(ContenderRun.measured("Sluice client", List.of(round(119_700, 50, 0))));
+    s.add(ContenderRun.measured("Bucket4j client (delaying)", List.of(round(100_000, 60, 0))));
+
+    TargetRow row =
+        Targets.ratioTarget(
+            "L4",
+            "t",
+            Optional.of(s),
+            "Sluice client",
+            List.of("Bucket4j client (delaying)"),
+            1.2,
+            Double.NaN);
+
+    assertThat(row.measured()).startsWith("1.197× Bucket4j client (delaying)");
+    assertThat(row.verdict()).contains("throughput 1.197× is 0.25 % short of 1.20×");
+  }
+
+  @Test
   void ratioTarget_comparesWithTheBestPeerMode() {
     ScenarioResult s = new ScenarioResult("S3", "hot", "");
     s.add(ContenderRun.measured("Sluice client", List.of(round(500_000, 50, 0))));
