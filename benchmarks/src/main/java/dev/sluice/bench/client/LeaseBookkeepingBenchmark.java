@@ -68,6 +68,7 @@ public class LeaseBookkeepingBenchmark {
     holder =
         new LeaseHolder(
             () -> simulatedNanos += NANOS_PER_CALL,
+            ref -> 0,
             (check, stateKey, op, sentAt) -> {
               throw new IllegalStateException("no key here is hot enough to renew a lease");
             },

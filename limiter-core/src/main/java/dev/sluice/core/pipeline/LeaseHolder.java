@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -93,6 +94,7 @@ public final class LeaseHolder {
   }
 
   private final LongSupplier nanoClock;
+  private final ToIntFunction<PolicyRef> shapeOf;
   private final Renewal renewal;
   private final Runnable lateLease;
   private volatile boolean closing;
@@ -108,13 +110,21 @@ public final class LeaseHolder {
   /**
    * @param nanoClock this holder's monotonic clock ({@code System::nanoTime}), running at the rate
    *     of the owners' clock (a test's manual clock where the grid decides on one)
+   * @param shapeOf the fingerprint of a policy's state shape as known here ({@link
+   *     CompiledPolicy#fingerprint}; 0 where it cannot be told): a lease to the end of the window
+   *     granted under one shape answers nothing once the shape changed (see {@link #answer})
    * @param renewal how to ask a key's owner for the next lease ahead of the current one's end
    * @param lateLease called when a lease lands after the closing holder's last returns were taken
    *     ({@link #takeReturns}{@code (true)}): give it back now, with another {@code
    *     takeReturns(true)}
    */
-  public LeaseHolder(LongSupplier nanoClock, Renewal renewal, Runnable lateLease) {
+  public LeaseHolder(
+      LongSupplier nanoClock,
+      ToIntFunction<PolicyRef> shapeOf,
+      Renewal renewal,
+      Runnable lateLease) {
     this.nanoClock = nanoClock;
+    this.shapeOf = shapeOf;
     this.renewal = renewal;
     this.lateLease = lateLease;
   }
@@ -158,6 +168,9 @@ public final class LeaseHolder {
      */
     final boolean endsWithItsWindow;
 
+    /** The policy's shape as known here when this lease to the end of its window was kept. */
+    final int shape;
+
     /** When a request was last answered from this lease to the end of its window. */
     volatile long lastAnsweredAtNanos;
 
@@ -182,6 +195,7 @@ public final class LeaseHolder {
         long leaseNanos,
         long endsAtHolderNanos,
         boolean endsWithItsWindow,
+        int shape,
         Decision grant,
         long permits,
         LeaseDemand.@Nullable Heat heat) {
@@ -192,6 +206,7 @@ public final class LeaseHolder {
       this.leaseNanos = leaseNanos;
       this.endsAtHolderNanos = endsAtHolderNanos;
       this.endsWithItsWindow = endsWithItsWindow;
+      this.shape = shape;
       this.lastAnsweredAtNanos = endsAtHolderNanos - leaseNanos;
       this.limit = grant.limit();
       this.resetAfterNanos = grant.resetAfterNanos();
@@ -252,6 +267,19 @@ public final class LeaseHolder {
   public @Nullable Decision answer(Check check, String stateKey) {
     Lease lease = leases.get(stateKey);
     if (lease == null) {
+      return null;
+    }
+    if (lease.endsWithItsWindow && shapeOf.applyAsInt(lease.ref) != lease.shape) {
+      // The rule changed shape (a shorter window, say): the owner carried the lease's permits over
+      // as admitted now, and answering them until the old window's end could admit some once more
+      // than the owner alone would. Given back instead, and the owner decides.
+      if (leases.remove(stateKey, lease)) {
+        replaced.add(lease);
+        Lease next = lease.next;
+        if (next != null) {
+          replaced.add(next);
+        }
+      }
       return null;
     }
     long now = nanoClock.getAsLong();
@@ -362,6 +390,7 @@ public final class LeaseHolder {
     if (permits <= 0) {
       return;
     }
+    boolean toWindowEnd = asked.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END;
     Decision grant = outcome.decision(index);
     long length = outcome.leaseEndsAtNanos(index) - outcome.decidedAtNanos();
     Lease lease =
@@ -370,7 +399,8 @@ public final class LeaseHolder {
             outcome.decidedAtNanos(),
             length,
             sentAtNanos + length,
-            asked.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END,
+            toWindowEnd,
+            toWindowEnd ? shapeOf.applyAsInt(check.ref()) : 0,
             grant,
             permits,
             h);

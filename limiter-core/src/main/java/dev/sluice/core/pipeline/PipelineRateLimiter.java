@@ -87,8 +87,22 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     this.leases =
         leaseClock == null
             ? null
-            : new LeaseHolder(leaseClock, this::renewLease, this::returnLateLeases);
+            : new LeaseHolder(
+                leaseClock, this::knownShape, this::renewLease, this::returnLateLeases);
     this.leaseReturns = leases == null ? null : new LeaseReturns(leases, backend);
+  }
+
+  /**
+   * The fingerprint of {@code ref}'s state shape as known here, without waiting for a read (a
+   * client's rule cache); 0 where it cannot be told, and for a rule that is gone.
+   */
+  private int knownShape(PolicyRef ref) {
+    try {
+      CompiledPolicy policy = backend.policyOf(ref, true);
+      return policy == null ? 0 : policy.fingerprint();
+    } catch (RuntimeException e) {
+      return 0;
+    }
   }
 
   /** {@link Backend#reservationsSettledAtEstimate()} of this limiter's runtime. */

@@ -214,6 +214,26 @@ class GridLeaseTest {
     assertThat(statistics.returned()).isZero();
   }
 
+  /**
+   * A rule that changes shape while a steady key holds a lease to the end of its window: the owner
+   * carries the lease's permits over as admitted at the change, so the holder must not answer them
+   * until the old window's end. It gives the lease back, and the owner decides.
+   */
+  @Test
+  void ruleChangingShape_endsALeaseToTheEndOfTheWindow() {
+    String rule = "reshaped-" + k;
+    observer.rules().put(new Rule(rule, Policy.of(100_000, Duration.ofHours(1))));
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    untilASteadyLeaseIsGranted(rule);
+    long leased = statistics.permitsLeased();
+    assertThat(holder.tryAcquire(rule, k).decidedBy()).isEqualTo(DecidedBy.LEASE);
+
+    // A put returns once every member's copy of the rules has it: the holder, a member, sees it.
+    observer.rules().put(new Rule(rule, Policy.of(100_000, Duration.ofMinutes(1))));
+    assertThat(holder.tryAcquire(rule, k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    awaitUntil(() -> statistics.returned() == leased - 1, "the lease given back");
+  }
+
   @Test
   void closingTheHolder_givesEveryLeaseBack() {
     for (int i = 0; i < 9; i++) {

@@ -29,7 +29,10 @@ class LeaseRenewalTest {
   private final LongAdder lateLeases = new LongAdder();
   private final LeaseHolder holder =
       new LeaseHolder(
-          clock::nowNanos, (check, stateKey, op, sentAt) -> asked.add(op), lateLeases::increment);
+          clock::nowNanos,
+          ref -> 0,
+          (check, stateKey, op, sentAt) -> asked.add(op),
+          lateLeases::increment);
   private final Check check = Check.of("hot", "k", 1);
   private final String stateKey = check.stateKey();
 
