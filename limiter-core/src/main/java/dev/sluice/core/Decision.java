@@ -44,7 +44,8 @@ public record Decision(
     FAIL_CLOSED(3),
     /**
      * A lease this holder was granted: permits the key's owner admitted in advance and counted
-     * then, handed out here without a network hop (docs/client.md, "Leases").
+     * then, handed out here without a network hop; or, from a paced lease, a denial until its next
+     * permit becomes usable (docs/client.md, "Leases").
      */
     LEASE(4);
 

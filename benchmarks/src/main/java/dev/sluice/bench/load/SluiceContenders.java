@@ -165,7 +165,7 @@ final class SluiceContenders {
       return switch (decision.decidedBy()) {
         case LIMITER -> decision.allowed() ? Outcome.ALLOWED : Outcome.DENIED;
         case DENIED_CACHE -> Outcome.DENIED_LOCALLY;
-        case LEASE -> Outcome.ALLOWED_LOCALLY;
+        case LEASE -> decision.allowed() ? Outcome.ALLOWED_LOCALLY : Outcome.DENIED_LOCALLY;
         // Not a decision of the limiter: the grid was unreachable or too slow.
         case FAIL_OPEN, FAIL_CLOSED ->
             throw new IllegalStateException("decided locally by " + decision.decidedBy());

@@ -115,6 +115,18 @@ public interface LimiterAlgorithm {
   }
 
   /**
+   * Charges a paced lease of at most {@code permits} for at most {@code lifetimeNanos}, on a key at
+   * its limit: the permits that free up one after another within the lifetime, counted now, each
+   * usable from the instant the owner alone would first have admitted it ({@link PacedLease}).
+   * Returns {@link PacedLease#NONE}, charging nothing, where none free up within the lifetime or
+   * the algorithm does not pace (the default: only {@link SlidingWindow} does; see
+   * docs/algorithms.md, "Paced leases").
+   */
+  default PacedLease paceLease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    return PacedLease.NONE;
+  }
+
+  /**
    * Gives back {@code permits} of a lease granted at {@code grantedAtNanos} with {@code
    * lifetimeNanos} that the holder did not use: the exact undo of how {@link #lease} charged them,
    * never freeing more than forgetting them would.

@@ -203,6 +203,51 @@ public final class SlidingWindow implements LimiterAlgorithm {
     return Math.min(NanoMath.saturatedAdd(nowNanos, lifetimeNanos), windowEnd);
   }
 
+  /**
+   * On a key at its limit, permits free up only as the previous window's share shrinks: the {@code
+   * j}-th next one fits once {@code floor(P × (W - e) / W) + C + j <= L}, so at the elapsed time
+   * {@code e_j = firstElapsedWithShareAtMost(P, L - C - j)}. Consecutive instants are at most
+   * {@code ceil(W / P)} apart (the ceiling in {@code e_j} grows by at most that per permit), so the
+   * lease says {@code max(now, e_1) + (j - 1) × ceil(W / P)}, never earlier than {@code e_j}. The
+   * grant adds its permits to {@code C} now: a request answered with the {@code j}-th at or after
+   * its instant sees an estimate of at most {@code L} (only {@code j - 1} were used before it, and
+   * the share only falls), and anyone else's request is decided on a count at least as high as the
+   * owner alone would see. The lease ends with the window that counts it: {@code j <= L - C} keeps
+   * every instant inside it. Nothing is paced where the previous window counted nothing (nothing
+   * frees up before the window ends), or on a clock behind the stored window.
+   */
+  @Override
+  public PacedLease paceLease(long[] state, long nowNanos, long permits, long lifetimeNanos) {
+    long windowStart = NanoMath.windowStart(nowNanos, windowNanos);
+    if (permits < 1 || windowStart < state[CURRENT_START]) {
+      return PacedLease.NONE;
+    }
+    long previous = state[PREVIOUS];
+    long current = state[CURRENT];
+    if (windowStart != state[CURRENT_START]) {
+      previous = windowStart - state[CURRENT_START] == windowNanos ? current : 0;
+      current = 0;
+    }
+    long headroom = limit - current;
+    if (previous == 0 || headroom < 1) {
+      return PacedLease.NONE;
+    }
+    long spacing = NanoMath.ceilDiv(windowNanos, previous);
+    long first =
+        Math.max(nowNanos, windowStart + firstElapsedWithShareAtMost(previous, headroom - 1));
+    long endsAt =
+        Math.min(
+            NanoMath.saturatedAdd(nowNanos, lifetimeNanos),
+            NanoMath.saturatedAdd(windowStart, windowNanos));
+    if (first >= endsAt) {
+      return PacedLease.NONE;
+    }
+    long granted = Math.min(Math.min(permits, headroom), (endsAt - 1 - first) / spacing + 1);
+    roll(state, nowNanos);
+    state[CURRENT] += granted;
+    return new PacedLease(granted, first, spacing, endsAt);
+  }
+
   @Override
   public Decision returnLease(
       long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {

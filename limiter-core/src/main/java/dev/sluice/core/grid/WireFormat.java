@@ -7,6 +7,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.algorithm.PacedLease;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
@@ -331,18 +332,30 @@ final class WireFormat {
     return new KeyCommand(stateKey, ref, ops);
   }
 
+  /**
+   * Set on a result's code byte when a paced lease's first instant and spacing follow its lease
+   * fields. Granted only to an ask {@link dev.sluice.core.pipeline.LeaseAsk#SHORT_OR_PACED}, which
+   * builds before paced leases never send, so they never read it.
+   */
+  private static final int PACED_LEASE = 0x40;
+
   /** A key's outcome: the size, the decision instant, then each result. */
   static void writeOutcome(ObjectDataOutput out, KeyOutcome outcome) throws IOException {
     writeVarInt(out, outcome.size());
     writeVarLong(out, outcome.decidedAtNanos());
     for (int i = 0; i < outcome.size(); i++) {
       KeyOutcome.Code code = outcome.code(i);
-      out.writeByte(code.code());
+      PacedLease paced = code == KeyOutcome.Code.OK ? outcome.pacedLease(i) : null;
+      out.writeByte(code.code() | (paced != null ? PACED_LEASE : 0));
       if (code == KeyOutcome.Code.OK) {
         writeDecision(out, outcome.decisionOrNull(i));
         writeVarLong(out, outcome.leased(i));
         if (outcome.leased(i) > 0) {
           writeVarLong(out, outcome.leaseEndsAtNanos(i));
+        }
+        if (paced != null) {
+          writeVarLong(out, paced.firstAtNanos());
+          writeVarLong(out, paced.spacingNanos());
         }
       } else {
         out.writeString(outcome.subject(i));
@@ -359,16 +372,22 @@ final class WireFormat {
     KeyOutcome outcome = new KeyOutcome(size, readVarLong(in));
     for (int i = 0; i < size; i++) {
       KeyOutcome.Code code;
+      int codeByte = in.readByte();
       try {
-        code = KeyOutcome.Code.ofCode(in.readByte());
+        code = KeyOutcome.Code.ofCode(codeByte & ~PACED_LEASE);
       } catch (IllegalArgumentException e) {
         throw new IOException(e.getMessage());
       }
       if (code == KeyOutcome.Code.OK) {
         outcome.setDecision(i, readDecision(in));
         long leased = readVarLong(in);
-        if (leased > 0) {
-          outcome.setLease(i, leased, readVarLong(in));
+        long endsAt = leased > 0 ? readVarLong(in) : 0;
+        if ((codeByte & PACED_LEASE) != 0) {
+          long first = readVarLong(in);
+          long spacing = readVarLong(in);
+          outcome.setPacedLease(i, valid(() -> new PacedLease(leased, first, spacing, endsAt)));
+        } else if (leased > 0) {
+          outcome.setLease(i, leased, endsAt);
         }
       } else {
         outcome.setError(

@@ -19,6 +19,8 @@ import java.util.function.ToDoubleFunction;
  *       and not given back: the owner was unreachable, the key was reset, or a lease to the end of
  *       the window ended, when a return would free nothing; they stay counted until their window
  *       has passed);
+ *   <li>{@code sluice_lease_denials_total}: requests denied here by a paced lease before its next
+ *       permit's instant, without a round trip (docs/client.md, "Leases");
  *   <li>{@code sluice_lease_renewals_total}: asks for a key's next lease sent ahead of the current
  *       lease's end (docs/client.md, "Leases": a big lease is renewed when a quarter is left).
  * </ul>
@@ -29,6 +31,7 @@ public final class LeaseMetrics {
   public static final String GRANTED = "sluice.leases.granted";
   public static final String PERMITS = "sluice.lease.permits";
   public static final String RENEWALS = "sluice.lease.renewals";
+  public static final String DENIALS = "sluice.lease.denials";
 
   private LeaseMetrics() {}
 
@@ -49,6 +52,9 @@ public final class LeaseMetrics {
         .register(registry);
     FunctionCounter.builder(RENEWALS, statistics, s -> s.renewals())
         .description("Asks for a key's next lease sent before the current one ran out")
+        .register(registry);
+    FunctionCounter.builder(DENIALS, statistics, s -> s.deniedLocally())
+        .description("Requests a paced lease denied here before its next permit's instant")
         .register(registry);
     permits(registry, statistics, "leased", s -> s.permitsLeased());
     permits(registry, statistics, "answered_locally", s -> s.answeredLocally());

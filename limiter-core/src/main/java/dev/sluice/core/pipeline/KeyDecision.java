@@ -7,6 +7,7 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.algorithm.Booking;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.algorithm.PacedLease;
 import java.util.Arrays;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
@@ -145,7 +146,6 @@ public final class KeyDecision {
             };
         if (op.leasePermits() > 0
             && op.maxWaitNanos() == 0
-            && decision.allowed()
             && decision.delayNanos() == 0
             && !decision.shadowDenied()) {
           decision = lease(policy, state, nowNanos, op, decision, outcome, i);
@@ -260,18 +260,26 @@ public final class KeyDecision {
   }
 
   /**
-   * Grants an admitted acquire's caller a lease on top, if the policy allows it: at most what it
-   * asked for, and at most half of what is left after its request, so that the last permits of a
-   * key are always decided here and several holders can never take them all (each takes at most
-   * half of what the one before left). Below two permits left, nothing is leased. The lease ends
-   * after at most {@link Policy#maxLeaseNanos}, sooner where the algorithm says so (the end of the
-   * current window).
+   * Grants an acquire's caller a lease on top, if the policy allows it.
+   *
+   * <p>After an admission: at most what it asked for, and at most half of what is left after its
+   * request, so that the last permits of a key are always decided here and several holders can
+   * never take them all (each takes at most half of what the one before left). Below two permits
+   * left, nothing is leased. The lease ends after at most {@link Policy#maxLeaseNanos}, sooner
+   * where the algorithm says so (the end of the current window).
    *
    * <p>An ask {@link LeaseAsk#UNTIL_WINDOW_END} (a steady key's) is granted at most an eighth of
    * what is left, until the end of the window (or bucket) that counts it, and only by an algorithm
    * whose lease ends there ({@link LimiterAlgorithm#windowLeaseNanos}); otherwise nothing. Such a
    * lease is exact for as long as the window lasts, as a short one is (docs/algorithms.md, "Leases
    * to the end of the window"); the eighth bounds what it parks.
+   *
+   * <p>An ask {@link LeaseAsk#SHORT_OR_PACED} (a hot key's, from a holder that reads paced leases)
+   * on a key with nothing to spare, admitted or denied, is granted a paced lease where the
+   * algorithm paces ({@link LimiterAlgorithm#paceLease}): the permits that free up within {@link
+   * Policy#maxLeaseNanos}, each usable from the instant this owner would first have admitted it
+   * (docs/algorithms.md, "Paced leases"). Never on a policy that counts denials: the holder answers
+   * the requests between those instants with denials, which would then not be counted.
    *
    * <p>Returns the request's own decision: what the key has left for this caller, the lease
    * included (its holder counts the lease down from there, {@link LeaseHolder}).
@@ -297,14 +305,36 @@ public final class KeyDecision {
       permits = Math.min(op.leasePermits(), decision.remaining() / 2);
       lifetime = Math.min(op.leaseNanos(), policy.policy().maxLeaseNanos());
     }
-    if (permits < 1 || lifetime <= 0) {
-      return decision;
+    if (!decision.allowed() || permits < 1 || lifetime <= 0) {
+      return pace(policy, state, nowNanos, op, decision, outcome, index);
     }
     long endsAt = algorithm.lease(state, nowNanos, permits, lifetime);
     if (endsAt <= nowNanos) {
       return decision; // this algorithm does not lease (a leaky bucket shapes instead)
     }
     outcome.setLease(index, permits, endsAt);
+    return decision;
+  }
+
+  /** The paced lease of {@link #lease}, where one is asked for and the policy may pace. */
+  private static Decision pace(
+      CompiledPolicy policy,
+      long[] state,
+      long nowNanos,
+      KeyOp op,
+      Decision decision,
+      KeyOutcome outcome,
+      int index) {
+    if (op.leaseNanos() != LeaseAsk.SHORT_OR_PACED || policy.policy().countDenied()) {
+      return decision;
+    }
+    PacedLease paced =
+        policy
+            .algorithm()
+            .paceLease(state, nowNanos, op.leasePermits(), policy.policy().maxLeaseNanos());
+    if (paced.permits() > 0) {
+      outcome.setPacedLease(index, paced);
+    }
     return decision;
   }
 

@@ -5,7 +5,9 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.ReservationException.Reason;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.algorithm.PacedLease;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one key's step answers: one result per operation, in order, each a {@link Decision} or an
@@ -47,9 +49,12 @@ public final class KeyOutcome {
   // For UNKNOWN_RULE the rule name; for INVALID the field at fault; for RESERVATION the reason.
   private final String[] subjects;
   private final String[] messages;
-  // Per operation: the permits leased on top of an admitted acquire, and when that lease ends.
+  // Per operation: the permits leased on top of an acquire, and when that lease ends; for a paced
+  // lease also when its first permit becomes usable and the spacing of the others (0: not paced).
   private final long[] leased;
   private final long[] leaseEnds;
+  private final long[] leaseFirsts;
+  private final long[] leaseSpacings;
   private final long decidedAtNanos;
 
   public KeyOutcome(int size, long decidedAtNanos) {
@@ -59,6 +64,8 @@ public final class KeyOutcome {
     messages = new String[size];
     leased = new long[size];
     leaseEnds = new long[size];
+    leaseFirsts = new long[size];
+    leaseSpacings = new long[size];
     this.decidedAtNanos = decidedAtNanos;
   }
 
@@ -95,6 +102,8 @@ public final class KeyOutcome {
     System.arraycopy(messages, from, part.messages, 0, length);
     System.arraycopy(leased, from, part.leased, 0, length);
     System.arraycopy(leaseEnds, from, part.leaseEnds, 0, length);
+    System.arraycopy(leaseFirsts, from, part.leaseFirsts, 0, length);
+    System.arraycopy(leaseSpacings, from, part.leaseSpacings, 0, length);
     return part;
   }
 
@@ -107,6 +116,23 @@ public final class KeyOutcome {
   public void setLease(int index, long permits, long endsAtNanos) {
     leased[index] = permits;
     leaseEnds[index] = endsAtNanos;
+  }
+
+  /**
+   * Records that operation {@code index} was granted a paced lease: its permits become usable one
+   * after another ({@link PacedLease}).
+   */
+  public void setPacedLease(int index, PacedLease lease) {
+    setLease(index, lease.permits(), lease.endsAtNanos());
+    leaseFirsts[index] = lease.firstAtNanos();
+    leaseSpacings[index] = lease.spacingNanos();
+  }
+
+  /** The paced lease of operation {@code index}, or null if its lease (if any) is not paced. */
+  public @Nullable PacedLease pacedLease(int index) {
+    return leaseSpacings[index] > 0
+        ? new PacedLease(leased[index], leaseFirsts[index], leaseSpacings[index], leaseEnds[index])
+        : null;
   }
 
   /** The permits leased with operation {@code index} (0: none). */
@@ -188,7 +214,9 @@ public final class KeyOutcome {
         && Arrays.equals(subjects, other.subjects)
         && Arrays.equals(messages, other.messages)
         && Arrays.equals(leased, other.leased)
-        && Arrays.equals(leaseEnds, other.leaseEnds);
+        && Arrays.equals(leaseEnds, other.leaseEnds)
+        && Arrays.equals(leaseFirsts, other.leaseFirsts)
+        && Arrays.equals(leaseSpacings, other.leaseSpacings);
   }
 
   @Override

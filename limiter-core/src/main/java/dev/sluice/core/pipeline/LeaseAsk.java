@@ -6,8 +6,8 @@ package dev.sluice.core.pipeline;
  * less to spare, and shortens the lease to what its policy allows ({@link KeyDecision}).
  *
  * @param permits the permits asked for; 0 asks for no lease
- * @param lifetimeNanos the longest lease wanted: {@link dev.sluice.core.Policy#MAX_LEASE_NANOS} for
- *     a hot key, {@link #UNTIL_WINDOW_END} for a steady one
+ * @param lifetimeNanos the longest lease wanted: {@link #SHORT_OR_PACED} for a hot key, {@link
+ *     #UNTIL_WINDOW_END} for a steady one
  */
 public record LeaseAsk(long permits, long lifetimeNanos) {
   /** No lease asked for. */
@@ -18,6 +18,16 @@ public record LeaseAsk(long permits, long lifetimeNanos) {
    * allows one ({@link dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}).
    */
   public static final long UNTIL_WINDOW_END = Long.MAX_VALUE;
+
+  /**
+   * A lifetime that asks for a short lease (as long as the policy allows, {@link
+   * dev.sluice.core.Policy#maxLeaseNanos}) or, on a key with nothing to spare, a paced one
+   * (docs/algorithms.md, "Paced leases"); it also says that the holder reads paced leases. An owner
+   * of a build before paced leases takes it for the longest short lease, as it took {@link
+   * dev.sluice.core.Policy#MAX_LEASE_NANOS}; holders of such builds never send it, so they are
+   * never granted a paced lease.
+   */
+  public static final long SHORT_OR_PACED = Long.MAX_VALUE - 1;
 
   /** The acquire of {@code requestPermits} that carries this ask (a plain acquire for none). */
   public KeyOp acquire(long requestPermits) {

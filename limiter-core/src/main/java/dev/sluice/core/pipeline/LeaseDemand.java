@@ -17,10 +17,11 @@ import org.jspecify.annotations.Nullable;
  * Only where a lease pays. Two kinds:
  *
  * <ul>
- *   <li><b>A short lease</b> ({@link Policy#MAX_LEASE_NANOS} at most) for a key this holder asked
- *       about at least {@value #HOT_REQUESTS} times in one interval of {@value #INTERVAL_MILLIS} ms
- *       (a burst), or at {@value #WARM_REQUESTS_PER_SECOND} a second or more over the last second
- *       (a warm key): at that rate a lease of {@value #INTERVAL_MILLIS} ms answers at least one
+ *   <li><b>A short lease</b> ({@link Policy#MAX_LEASE_NANOS} at most; a paced one where the key has
+ *       nothing to spare, {@link LeaseAsk#SHORT_OR_PACED}) for a key this holder asked about at
+ *       least {@value #HOT_REQUESTS} times in one interval of {@value #INTERVAL_MILLIS} ms (a
+ *       burst), or at {@value #WARM_REQUESTS_PER_SECOND} a second or more over the last second (a
+ *       warm key): at that rate a lease of {@value #INTERVAL_MILLIS} ms answers at least one
  *       request. It asks for what the key used in the busier of its current and last interval, one
  *       and a half times, at most {@value #MAX_WANTED} requests' worth.
  *   <li><b>A lease to the end of the window</b> ({@link LeaseAsk#UNTIL_WINDOW_END}) for a key asked
@@ -250,7 +251,7 @@ final class LeaseDemand {
       }
       if (hot) {
         wanted = Math.min(MAX_WANTED, burst + burst / 2);
-        lifetime = Policy.MAX_LEASE_NANOS;
+        lifetime = LeaseAsk.SHORT_OR_PACED;
       } else {
         wanted = perSecond + (perSecond + 1) / 2;
         lifetime = LeaseAsk.UNTIL_WINDOW_END;

@@ -4,6 +4,7 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.algorithm.PacedLease;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +36,10 @@ import org.jspecify.annotations.Nullable;
  * this holder, a short lease: the owner grants at most half of what is left (so the last permits
  * are decided at the owner) for at most a tenth of the shortest window and 100 ms. For a steady
  * key, a few requests a second, a lease to the end of the window: at most an eighth of what is
- * left, and only by the window algorithms ({@link KeyDecision}).
+ * left, and only by the window algorithms ({@link KeyDecision}). For a hot key with nothing to
+ * spare, a paced lease: the permits that free up within the short lifetime, each usable here from
+ * the instant the owner would first have admitted it; requests before that instant are denied here
+ * with the wait, as the owner would deny them ({@link PacedLease}).
  *
  * <h2>Renewing ahead</h2>
  *
@@ -53,7 +57,8 @@ import org.jspecify.annotations.Nullable;
  * A lease ends here at {@code sent + (end - decided)}: the lease's length on the owner's clock,
  * counted from before the request went out on this holder's clock. Only durations cross, so clock
  * offsets between holder and owner do not matter, and the lease ends here before it ends at the
- * owner.
+ * owner. A paced lease's permits become usable here at {@code arrived + (instant - decided)}, from
+ * when the answer arrived: after the owner decided, so no permit is usable here before it is there.
  *
  * <h2>What a local answer says</h2>
  *
@@ -73,6 +78,12 @@ import org.jspecify.annotations.Nullable;
  * that lands later still ({@link #close}). Thread-safe.
  */
 public final class LeaseHolder {
+  /** What {@link Lease#take} answers when the lease cannot answer: ask the owner. */
+  private static final long SPENT = -1;
+
+  /** What {@link Lease#take} answers when a paced lease's next permits are not usable yet. */
+  private static final long NOT_YET = -2;
+
   /** Leases of at least this many permits are renewed ahead of their end (see the class doc). */
   static final long RENEW_AHEAD_MIN_PERMITS = 64;
 
@@ -171,6 +182,14 @@ public final class LeaseHolder {
     /** The policy's shape as known here when this lease to the end of its window was kept. */
     final int shape;
 
+    /**
+     * For a paced lease ({@link PacedLease}): when its first permit becomes usable here, and the
+     * time between two permits; a spacing of 0 for a lease whose permits are all usable at once.
+     */
+    final long firstUsableAtNanos;
+
+    final long spacingNanos;
+
     /** When a request was last answered from this lease to the end of its window. */
     volatile long lastAnsweredAtNanos;
 
@@ -196,10 +215,14 @@ public final class LeaseHolder {
         long endsAtHolderNanos,
         boolean endsWithItsWindow,
         int shape,
+        long firstUsableAtNanos,
+        long spacingNanos,
         Decision grant,
         long permits,
         LeaseDemand.@Nullable Heat heat) {
       this.heat = heat;
+      this.firstUsableAtNanos = firstUsableAtNanos;
+      this.spacingNanos = spacingNanos;
       this.ref = check.ref();
       this.subject = check.key();
       this.grantedAtNanos = grantedAtNanos;
@@ -233,13 +256,34 @@ public final class LeaseHolder {
       return endsWithItsWindow && nowNanos - lastAnsweredAtNanos >= IDLE_WINDOW_LEASE_NANOS;
     }
 
-    /** Takes {@code wanted} permits; returns what is left after, or -1 if too few were left. */
-    long take(long wanted) {
+    /**
+     * When the {@code n}-th permit (from 1) becomes usable here: at once, unless the lease is
+     * paced. No overflow: a paced lease's permits all fall within its lifetime.
+     */
+    long usableAt(long n) {
+      return firstUsableAtNanos + (n - 1) * spacingNanos;
+    }
+
+    /**
+     * Takes {@code wanted} permits at {@code now}; returns what is left after, {@link #SPENT} if
+     * too few are left (or, paced, they become usable only after the lease's end), or {@link
+     * #NOT_YET} if a paced lease's next permits are not usable yet.
+     */
+    long take(long wanted, long now) {
       long before;
       do {
         before = left.get();
         if (before < wanted) {
-          return -1;
+          return SPENT;
+        }
+        if (spacingNanos > 0) {
+          long usableAt = usableAt(permits - before + wanted);
+          if (usableAt - endsAtHolderNanos >= 0) {
+            return SPENT;
+          }
+          if (now - usableAt < 0) {
+            return NOT_YET;
+          }
         }
       } while (!left.compareAndSet(before, before - wanted));
       return before - wanted;
@@ -251,7 +295,10 @@ public final class LeaseHolder {
      */
     boolean crossedRenewal(long after, long taken) {
       long quarter = permits / 4;
-      return permits >= RENEW_AHEAD_MIN_PERMITS && after <= quarter && after + taken > quarter;
+      return permits >= RENEW_AHEAD_MIN_PERMITS
+          && spacingNanos == 0
+          && after <= quarter
+          && after + taken > quarter;
     }
   }
 
@@ -261,8 +308,9 @@ public final class LeaseHolder {
   }
 
   /**
-   * The answer to {@code check} from a live lease of its key, taking its permits; null when there
-   * is none, it has too few left or it has ended (then the caller asks the owner).
+   * The answer to {@code check} from a live lease of its key, taking its permits; a denial, with
+   * the exact wait, when the lease is paced and its next permits are not usable yet; null when
+   * there is none, it has too few left or it has ended (then the caller asks the owner).
    */
   public @Nullable Decision answer(Check check, String stateKey) {
     Lease lease = leases.get(stateKey);
@@ -285,7 +333,10 @@ public final class LeaseHolder {
     long now = nanoClock.getAsLong();
     long permits = check.permits();
     while (true) {
-      long left = lease.endedAt(now) ? -1 : lease.take(permits);
+      long left = lease.endedAt(now) ? SPENT : lease.take(permits, now);
+      if (left == NOT_YET) {
+        return deniedUntilUsable(lease, permits, now);
+      }
       if (left >= 0) {
         statistics.answeredLocally.add(permits);
         if (lease.endsWithItsWindow) {
@@ -326,6 +377,30 @@ public final class LeaseHolder {
         }
       }
     }
+  }
+
+  /**
+   * A paced lease's answer before its next permits are usable: denied, retry when they are. The
+   * owner, asked instead, would deny too (it counted those permits for this holder), and the wait
+   * is the one it would answer, or a little longer: instants here are the owner's, taken from when
+   * its answer arrived.
+   */
+  private Decision deniedUntilUsable(Lease lease, long permits, long now) {
+    statistics.deniedLocally.increment();
+    if (lease.heat != null) {
+      lease.heat.countLocalAnswer();
+    }
+    long used = lease.permits - lease.left.get();
+    long retryAfter = Math.max(0, lease.usableAt(used + permits) - now);
+    return new Decision(
+        false,
+        lease.limit,
+        0,
+        retryAfter,
+        Math.max(lease.resetAfterNanos, retryAfter),
+        0,
+        false,
+        Decision.DecidedBy.LEASE);
   }
 
   /** Asks for the next lease of a key in the background, unless an ask is on its way already. */
@@ -393,6 +468,12 @@ public final class LeaseHolder {
     boolean toWindowEnd = asked.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END;
     Decision grant = outcome.decision(index);
     long length = outcome.leaseEndsAtNanos(index) - outcome.decidedAtNanos();
+    long now = nanoClock.getAsLong();
+    // A paced lease's instants count from when the answer arrived: after the owner decided, so
+    // each permit becomes usable here no earlier than there (see "Time" above).
+    PacedLease paced = outcome.pacedLease(index);
+    long firstUsableAt =
+        paced == null ? now : now + Math.max(0, paced.firstAtNanos() - outcome.decidedAtNanos());
     Lease lease =
         new Lease(
             check,
@@ -401,6 +482,8 @@ public final class LeaseHolder {
             sentAtNanos + length,
             toWindowEnd,
             toWindowEnd ? shapeOf.applyAsInt(check.ref()) : 0,
+            firstUsableAt,
+            paced == null ? 0 : paced.spacingNanos(),
             grant,
             permits,
             h);
@@ -412,7 +495,6 @@ public final class LeaseHolder {
       runIfLate();
       return;
     }
-    long now = nanoClock.getAsLong();
     leases.compute(
         stateKey,
         (key, current) -> {
@@ -548,6 +630,15 @@ public final class LeaseHolder {
     private final LongAdder returned = new LongAdder();
     private final LongAdder expiredUnused = new LongAdder();
     private final LongAdder renewals = new LongAdder();
+    private final LongAdder deniedLocally = new LongAdder();
+
+    /**
+     * Requests denied here by a paced lease before its next permit's instant, without a network hop
+     * (the owner had counted those permits for this holder).
+     */
+    public long deniedLocally() {
+      return deniedLocally.sum();
+    }
 
     /** Asks for a lease sent ahead of the current lease's end ("Renewing ahead"). */
     public long renewals() {

@@ -58,8 +58,9 @@ public abstract class RealClockSaturationContract {
 
   /**
    * Whether the callers hold leases: then every hot case ({@link SaturationCase#hotKeys()}) whose
-   * algorithm leases must have answered some admissions from a lease (and a leaky bucket none), so
-   * that the bound is shown to hold with leases in play, not only without them.
+   * algorithm leases must have answered some admissions from a lease (and a leaky bucket none), and
+   * the sliding window's some denials from a paced lease (its key is at its limit), so that the
+   * bound is shown to hold with leases in play, not only without them.
    */
   protected boolean holdsLeases() {
     return false;
@@ -99,6 +100,12 @@ public abstract class RealClockSaturationContract {
                   .noneMatch(l -> l.algorithm() == Algorithm.LEAKY_BUCKET);
           if (holdsLeases() && leases && run.c.hot() && run.byLease.get() == 0) {
             return Optional.of(run.c.name() + ": no admission came from a lease");
+          }
+          boolean paces =
+              run.c.policy().isSingle()
+                  && run.c.policy().only().algorithm() == Algorithm.SLIDING_WINDOW;
+          if (holdsLeases() && paces && run.c.hot() && run.deniedByLease.get() == 0) {
+            return Optional.of(run.c.name() + ": no denial came from a paced lease");
           }
           if (run.byLease.get() > 0 && (!holdsLeases() || !leases)) {
             return Optional.of(
@@ -201,16 +208,23 @@ public abstract class RealClockSaturationContract {
     StringBuilder table =
         new StringBuilder(
             String.format(
-                Locale.ROOT, "%n%-24s %9s %15s %9s%n", "case", "admitted", byLease, "denied"));
+                Locale.ROOT,
+                "%n%-24s %9s %15s %9s %16s%n",
+                "case",
+                "admitted",
+                byLease,
+                "denied",
+                "denied by lease"));
     for (Run run : runs) {
       table.append(
           String.format(
               Locale.ROOT,
-              "%-24s %9d %15d %9d%n",
+              "%-24s %9d %15d %9d %16d%n",
               run.c.name(),
               run.admitted.size(),
               run.byLease.get(),
-              run.denied.get()));
+              run.denied.get(),
+              run.deniedByLease.get()));
       if (run.denied.get() == 0) {
         failures.add(run.c.name() + ": never denied, so the key was not saturated");
       }
@@ -231,6 +245,7 @@ public abstract class RealClockSaturationContract {
     final ConcurrentLinkedQueue<Admission> admitted = new ConcurrentLinkedQueue<>();
     final AtomicLong denied = new AtomicLong();
     final AtomicLong byLease = new AtomicLong();
+    final AtomicLong deniedByLease = new AtomicLong();
 
     Run(SaturationCase c, String rule) {
       this.c = c;
@@ -274,6 +289,9 @@ public abstract class RealClockSaturationContract {
           }
         } else {
           denied.incrementAndGet();
+          if (decision.decidedBy() == Decision.DecidedBy.LEASE) {
+            deniedByLease.incrementAndGet();
+          }
         }
       }
     }

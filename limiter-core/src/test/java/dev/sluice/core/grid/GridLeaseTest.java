@@ -377,6 +377,61 @@ class GridLeaseTest {
     assertThat(decisions.get(19).remaining()).isEqualTo(80);
   }
 
+  /**
+   * A hot key at its limit (100 in the second before, 50 at half past this one: the estimate is at
+   * 100, and one permit frees up every 10 ms as the second before weighs less): the holder's ask
+   * brings a paced lease, and the holder then admits exactly what the owner alone would, each at
+   * its instant, and denies the requests between them itself, with the wait to the next instant.
+   */
+  @Test
+  void hotKeyAtItsLimit_isPaced_admittedHereAtEachPermitsInstant_deniedHereBetween() {
+    for (int i = 0; i < 100; i++) {
+      assertThat(observer.tryAcquire("api", k).allowed()).isTrue();
+    }
+    cluster.clock.advance(Duration.ofMillis(1_490)); // half past the next second
+    assertThat(observer.tryAcquire(Check.of("api", k, 50)).allowed()).isTrue();
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    for (int i = 0; i < 8; i++) {
+      Decision denied = holder.tryAcquire("api", k);
+      assertThat(denied.allowed()).isFalse();
+      assertThat(denied.decidedBy()).isEqualTo(DecidedBy.LIMITER); // the eighth asks for a lease
+    }
+    assertThat(statistics.granted()).as("a paced lease").isEqualTo(1);
+    assertThat(statistics.permitsLeased()).as("what frees up in 100 ms").isEqualTo(10);
+
+    Decision early = holder.tryAcquire("api", k);
+    assertThat(early.allowed()).isFalse();
+    assertThat(early.decidedBy()).isEqualTo(DecidedBy.LEASE);
+    assertThat(early.retryAfterNanos()).as("the first frees up 1 ns after half past").isEqualTo(1);
+
+    // A request every millisecond: one admitted every 10 ms, here. The lease's tenth permit used
+    // (at 91 ms), the next request goes to the owner, which denies it and paces the next 100 ms.
+    List<Long> admittedAtMillis = new ArrayList<>();
+    List<Long> ownerAtMillis = new ArrayList<>();
+    for (int ms = 1; ms <= 150; ms++) {
+      cluster.clock.advance(Duration.ofMillis(1));
+      Decision decision = holder.tryAcquire("api", k);
+      if (decision.decidedBy() == DecidedBy.LIMITER) {
+        assertThat(decision.allowed()).as("at %d ms", ms).isFalse();
+        ownerAtMillis.add((long) ms);
+      } else if (decision.allowed()) {
+        admittedAtMillis.add((long) ms);
+      } else {
+        assertThat(decision.retryAfterNanos())
+            .as("at %d ms, the wait for the next instant", ms)
+            .isEqualTo(Duration.ofMillis((10 - ms % 10) % 10).toNanos() + 1);
+      }
+      assertThat(observer.peek("api", k).remaining()).as("at %d ms", ms).isZero();
+    }
+    assertThat(admittedAtMillis)
+        .containsExactly(
+            1L, 11L, 21L, 31L, 41L, 51L, 61L, 71L, 81L, 91L, 101L, 111L, 121L, 131L, 141L);
+    assertThat(ownerAtMillis).containsExactly(92L);
+    assertThat(statistics.granted()).isEqualTo(2);
+    assertThat(statistics.answeredLocally()).isEqualTo(15);
+    assertThat(statistics.deniedLocally()).isEqualTo(1 + 150 - 15 - 1);
+  }
+
   @Test
   void metrics_countWhatBecameOfTheLeasedPermits() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -17,6 +17,7 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.algorithm.PacedLease;
 import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
@@ -189,6 +190,25 @@ class SerializationTest {
             roundTripStream(
                 KeyOutcome.unknownRule(2, "login"), SluiceSerializationIds.KEY_OUTCOME_TYPE_ID))
         .isEqualTo(KeyOutcome.unknownRule(2, "login"));
+  }
+
+  @Test
+  void keyOutcome_roundTripsPlainAndPacedLeases_besideEachOther() {
+    long decidedAt = 1_767_265_200_123_456_789L;
+    KeyOutcome outcome = new KeyOutcome(3, decidedAt);
+    outcome.setDecision(0, Decision.allow(100, 40, 1_000_000_000L));
+    outcome.setLease(0, 20, decidedAt + 100_000_000L);
+    outcome.setDecision(1, Decision.deny(100, 0, 1, 1_000_000_000L));
+    outcome.setPacedLease(
+        1, new PacedLease(10, decidedAt + 1, 10_000_000L, decidedAt + 100_000_000L));
+    outcome.setError(2, KeyOutcome.Code.INVALID, "cost", "cost: 101 exceeds the capacity 100");
+    KeyOutcome back = roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
+    assertThat(back).isEqualTo(outcome);
+    assertThat(back.pacedLease(0)).isNull();
+    assertThat(back.leased(0)).isEqualTo(20);
+    assertThat(back.pacedLease(1))
+        .isEqualTo(new PacedLease(10, decidedAt + 1, 10_000_000L, decidedAt + 100_000_000L));
+    assertThat(back.slice(1, 1).pacedLease(0)).isEqualTo(back.pacedLease(1));
   }
 
   private static <T> T roundTripStream(T object, int typeId) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Check;
 import dev.sluice.core.ManualTimeSource;
-import dev.sluice.core.Policy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +25,7 @@ class LeaseDemandTest {
       assertThat(wanted(check)).as("request %d", i).isEqualTo(LeaseAsk.NONE);
     }
     assertThat(wanted(check))
-        .isEqualTo(new LeaseAsk(LeaseDemand.HOT_REQUESTS * 3 / 2, Policy.MAX_LEASE_NANOS));
+        .isEqualTo(new LeaseAsk(LeaseDemand.HOT_REQUESTS * 3 / 2, LeaseAsk.SHORT_OR_PACED));
   }
 
   @Test
@@ -35,7 +34,7 @@ class LeaseDemandTest {
     // One request every 100 ms: never more than one in an interval, so never a burst.
     LeaseAsk asked = LeaseAsk.NONE;
     int request = 0;
-    while (asked.lifetimeNanos() != Policy.MAX_LEASE_NANOS && request < 30) {
+    while (asked.lifetimeNanos() != LeaseAsk.SHORT_OR_PACED && request < 30) {
       asked = wanted(check);
       request++;
       clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
@@ -51,7 +50,7 @@ class LeaseDemandTest {
     Check check = Check.of("hot", "forty", 1);
     // 40 a second, 4 in each interval: never a burst; warm at the tenth request, 4 × 1.5 = 6.
     LeaseAsk asked = LeaseAsk.NONE;
-    for (int i = 0; i < 40 && asked.lifetimeNanos() != Policy.MAX_LEASE_NANOS; i++) {
+    for (int i = 0; i < 40 && asked.lifetimeNanos() != LeaseAsk.SHORT_OR_PACED; i++) {
       asked = wanted(check);
       clock.advance(Duration.ofMillis(25));
     }
@@ -81,7 +80,7 @@ class LeaseDemandTest {
       for (int i = 0; i < 3; i++) {
         assertThat(wanted(check).lifetimeNanos())
             .as("second %d, request %d", second, i)
-            .isNotEqualTo(Policy.MAX_LEASE_NANOS);
+            .isNotEqualTo(LeaseAsk.SHORT_OR_PACED);
         clock.advance(Duration.ofMillis(i == 0 ? 1 : i == 1 ? 499 : 500));
       }
     }
@@ -120,12 +119,12 @@ class LeaseDemandTest {
     clock.advance(Duration.ofMillis(2_500));
     Check warm = Check.of("hot", "warm", 1);
     for (int i = 0; i < 9; i++) {
-      assertThat(wanted(warm).lifetimeNanos()).isNotEqualTo(Policy.MAX_LEASE_NANOS);
+      assertThat(wanted(warm).lifetimeNanos()).isNotEqualTo(LeaseAsk.SHORT_OR_PACED);
       clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
     // One more key fills the tracker: the idle keys go, the warm one stays and asks at its tenth.
     wanted(Check.of("hot", "new", 1));
-    assertThat(wanted(warm).lifetimeNanos()).isEqualTo(Policy.MAX_LEASE_NANOS);
+    assertThat(wanted(warm).lifetimeNanos()).isEqualTo(LeaseAsk.SHORT_OR_PACED);
   }
 
   @Test

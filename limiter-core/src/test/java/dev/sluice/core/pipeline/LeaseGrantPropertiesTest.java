@@ -6,6 +6,7 @@ import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.algorithm.PacedLease;
 import dev.sluice.core.test.RateAlgorithms;
 import dev.sluice.core.test.Seeds;
 import java.time.Duration;
@@ -44,7 +45,7 @@ class LeaseGrantPropertiesTest {
       Seeds.run(
           algorithm.wireName(),
           CASES,
-          seed -> check(new Random(seed), policy(new Random(seed), algorithm)));
+          seed -> check(new Random(seed), policy(new Random(seed), algorithm), false));
     }
   }
 
@@ -65,8 +66,78 @@ class LeaseGrantPropertiesTest {
               limits.add(limit);
             }
           }
-          check(random, new Policy(limits, false, random.nextInt(4) == 0));
+          check(random, new Policy(limits, false, random.nextInt(4) == 0), false);
         });
+  }
+
+  /**
+   * Keys driven past their limit for a few windows before a hot key's ask, so that most grants are
+   * paced ({@link PacedLease}); the holder then uses each permit at or soon after its instant.
+   */
+  @Test
+  void slidingWindowAtItsLimit_pacedGrantAnswersAndReturn_areNeverLaxerThanTheOwner() {
+    int[] paced = new int[1];
+    Seeds.run(
+        "sliding_window at its limit",
+        CASES,
+        seed -> {
+          Random random = new Random(seed);
+          Policy shape = policy(random, Algorithm.SLIDING_WINDOW);
+          if (check(random, shape, true)) {
+            paced[0]++;
+          }
+        });
+    assertThat(paced[0]).as("cases granted a paced lease").isGreaterThan(CASES / 4);
+  }
+
+  @Test
+  void keyAtItsLimit_isGrantedAPacedLease_ofThePermitsThatFreeUpWithinItsLifetime() {
+    CompiledPolicy policy = CompiledPolicy.of(hundredPerSecond(Algorithm.SLIDING_WINDOW));
+    StoredState full = null;
+    // 100 in the window before, 50 taken at 500 ms into this one: the estimate is then
+    // floor(100 × 0.5) + 50 = 100, the limit, and one more frees up every 10 ms.
+    for (int i = 0; i < 100; i++) {
+      full = decideOne(policy, full, ORIGIN + i * 10_000_000L, KeyOp.acquire(1)).written();
+    }
+    long at = ORIGIN + Duration.ofMillis(1_500).toNanos();
+    full = decideOne(policy, full, at, KeyOp.acquire(50)).written();
+    KeyDecision.Result result =
+        decideOne(policy, full, at, KeyOp.acquireWithLease(1, 1_000, LeaseAsk.SHORT_OR_PACED));
+    assertThat(result.outcome().decision(0).allowed()).isFalse();
+    PacedLease paced = result.outcome().pacedLease(0);
+    assertThat(paced).isNotNull();
+    // The next one fits once floor(100 × (1 s - e) / 1 s) <= 49, that is from 1 ns after 500 ms;
+    // then one every 10 ms, for the 100 ms a lease may last: 10 of them, the last at 590 ms.
+    assertThat(paced.firstAtNanos() - at).isEqualTo(1);
+    assertThat(paced.spacingNanos()).isEqualTo(10_000_000L);
+    assertThat(paced.endsAtNanos() - at).isEqualTo(Duration.ofMillis(100).toNanos());
+    assertThat(paced.permits()).isEqualTo(10);
+    Decision after =
+        decideOne(policy, result.written(), at + Duration.ofMillis(100).toNanos(), KeyOp.peek())
+            .outcome()
+            .decision(0);
+    assertThat(after.remaining()).as("the lease's permits are counted").isZero();
+  }
+
+  @Test
+  void keyAtItsLimit_isGrantedNoPacedLease_whenItsPolicyCountsDenials_orTheAskIsAPlainShortOne() {
+    Policy penalised =
+        Policy.builder().limit(100).window(Duration.ofSeconds(1)).countDenied(true).build();
+    Policy plain = hundredPerSecond(Algorithm.SLIDING_WINDOW);
+    for (Policy shape : List.of(penalised, plain)) {
+      CompiledPolicy policy = CompiledPolicy.of(shape);
+      long lifetime = shape == plain ? Policy.MAX_LEASE_NANOS : LeaseAsk.SHORT_OR_PACED;
+      StoredState full = null;
+      for (int i = 0; i < 100; i++) {
+        full = decideOne(policy, full, ORIGIN + i * 10_000_000L, KeyOp.acquire(1)).written();
+      }
+      long at = ORIGIN + Duration.ofMillis(1_500).toNanos();
+      full = decideOne(policy, full, at, KeyOp.acquire(50)).written();
+      KeyDecision.Result result =
+          decideOne(policy, full, at, KeyOp.acquireWithLease(1, 1_000, lifetime));
+      assertThat(result.outcome().leased(0)).as("%s", shape).isZero();
+      assertThat(result.outcome().pacedLease(0)).isNull();
+    }
   }
 
   @Test
@@ -180,7 +251,11 @@ class LeaseGrantPropertiesTest {
     return builder.build();
   }
 
-  private static void check(Random random, Policy shape) {
+  /**
+   * One case; with {@code atLimit}, a history that keeps the key at its limit for a few windows and
+   * a hot key's ask. Returns whether the grant was a paced lease.
+   */
+  private static boolean check(Random random, Policy shape, boolean atLimit) {
     CompiledPolicy policy = CompiledPolicy.of(shape);
     long window = shortestWindow(shape);
     long capacity = policy.capacity();
@@ -189,8 +264,14 @@ class LeaseGrantPropertiesTest {
     Fork fork = new Fork(policy);
     long now = ORIGIN + (long) (random.nextDouble() * window);
     // Faster than the rate (a drained bucket, a full window) to ten times slower (a full bucket).
-    double pace = new double[] {0.3, 0.7, 1, 3, 10}[random.nextInt(5)];
-    int history = random.nextInt(3 * (int) Math.min(capacity, 50) + 1);
+    double pace =
+        atLimit
+            ? new double[] {0.3, 0.6, 0.9}[random.nextInt(3)]
+            : new double[] {0.3, 0.7, 1, 3, 10}[random.nextInt(5)];
+    int history =
+        atLimit
+            ? (int) (shape.limits().get(0).limit() * (2 + random.nextInt(3)) / pace)
+            : random.nextInt(3 * (int) Math.min(capacity, 50) + 1);
     for (int i = 0; i < history; i++) {
       now += gap(random, shape, pace);
       fork.serial(now, KeyOp.acquire(1 + random.nextInt((int) Math.min(capacity, 3))));
@@ -200,12 +281,16 @@ class LeaseGrantPropertiesTest {
     // The grant: a request that asks for a lease, as a holder sends it.
     long permits = 1 + random.nextInt((int) Math.min(capacity, 3));
     long wanted = 1 + random.nextInt(2_000);
-    // A short lease, or one to the end of the window (a steady key's ask).
-    boolean toWindowEnd = random.nextInt(3) == 0;
+    // A short lease, one to the end of the window (a steady key's ask), or a short one that may be
+    // paced (a hot key's ask: paced where the key has nothing to spare).
+    int ask = atLimit ? 1 : random.nextInt(3);
+    boolean toWindowEnd = ask == 0;
     long lifetime =
-        toWindowEnd
-            ? LeaseAsk.UNTIL_WINDOW_END
-            : 1 + (long) (random.nextDouble() * Policy.MAX_LEASE_NANOS);
+        switch (ask) {
+          case 0 -> LeaseAsk.UNTIL_WINDOW_END;
+          case 1 -> LeaseAsk.SHORT_OR_PACED;
+          default -> 1 + (long) (random.nextDouble() * Policy.MAX_LEASE_NANOS);
+        };
     long grantAt = now + gap(random, shape, pace);
     if (random.nextInt(3) == 0) {
       // Just before a window (or bucket) boundary, where a lease that outlived it would show.
@@ -220,7 +305,7 @@ class LeaseGrantPropertiesTest {
     assertThat(grant.decision(0).allowed()).isEqualTo(serialAnswer.allowed());
     long leased = grant.leased(0);
     if (leased == 0) {
-      return;
+      return false;
     }
     long endsAt = grant.leaseEndsAtNanos(0);
     assertThat(leased).isLessThanOrEqualTo(wanted);
@@ -242,13 +327,11 @@ class LeaseGrantPropertiesTest {
           case 2 -> (long) (random.nextDouble() * leased);
           default -> 0;
         };
-    boolean late = random.nextInt(3) != 0;
-    long[] instants = new long[(int) Math.min(toUse, 2_000)];
-    for (int i = 0; i < instants.length; i++) {
-      double at = late ? 1 - Math.pow(random.nextDouble(), 4) : random.nextDouble();
-      instants[i] = grantAt + Math.min(endsAt - grantAt - 1, (long) (at * (endsAt - grantAt)));
-    }
-    Arrays.sort(instants);
+    PacedLease paced = grant.pacedLease(0);
+    long[] instants =
+        paced == null
+            ? spreadOver(random, grantAt, endsAt, (int) Math.min(toUse, 2_000))
+            : pacedInstants(random, paced, grantAt, (int) Math.min(toUse, 2_000));
     long used = 0;
     long last = grantAt;
     for (long t : instants) {
@@ -298,6 +381,40 @@ class LeaseGrantPropertiesTest {
             .isTrue();
       }
     }
+    return paced != null;
+  }
+
+  /** {@code count} instants in the lease, spread over it or bunched at its end, sorted. */
+  private static long[] spreadOver(Random random, long grantAt, long endsAt, int count) {
+    boolean late = random.nextInt(3) != 0;
+    long[] instants = new long[count];
+    for (int i = 0; i < count; i++) {
+      double at = late ? 1 - Math.pow(random.nextDouble(), 4) : random.nextDouble();
+      instants[i] = grantAt + Math.min(endsAt - grantAt - 1, (long) (at * (endsAt - grantAt)));
+    }
+    Arrays.sort(instants);
+    return instants;
+  }
+
+  /**
+   * Up to {@code count} instants at which a holder uses a paced lease's permits, one each: the
+   * {@code j}-th at or after its permit's instant, often right at it (where an instant too early
+   * would show), never after the lease's end.
+   */
+  private static long[] pacedInstants(Random random, PacedLease paced, long grantAt, int count) {
+    assertThat(paced.firstAtNanos()).isGreaterThanOrEqualTo(grantAt);
+    List<Long> instants = new ArrayList<>();
+    long t = grantAt;
+    for (int j = 1; j <= count; j++) {
+      long usable = paced.usableAtNanos(j);
+      long slack = random.nextInt(3) == 0 ? 0 : (long) (random.nextDouble() * paced.spacingNanos());
+      t = Math.max(t, usable) + slack;
+      if (t >= paced.endsAtNanos()) {
+        break;
+      }
+      instants.add(t);
+    }
+    return instants.stream().mapToLong(Long::longValue).toArray();
   }
 
   private static long shortestWindow(Policy shape) {
