@@ -309,8 +309,9 @@ public final class LeaseHolder {
 
   /**
    * The answer to {@code check} from a live lease of its key, taking its permits; a denial, with
-   * the exact wait, when the lease is paced and its next permits are not usable yet; null when
-   * there is none, it has too few left or it has ended (then the caller asks the owner).
+   * the wait until they are usable, when the lease is paced and its next permits are not usable
+   * yet; null when there is none, it has too few left or it has ended (then the caller asks the
+   * owner).
    */
   public @Nullable Decision answer(Check check, String stateKey) {
     Lease lease = leases.get(stateKey);

@@ -385,6 +385,8 @@ class GridLeaseTest {
    */
   @Test
   void hotKeyAtItsLimit_isPaced_admittedHereAtEachPermitsInstant_deniedHereBetween() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    LeaseMetrics.bind(holder, registry);
     for (int i = 0; i < 100; i++) {
       assertThat(observer.tryAcquire("api", k).allowed()).isTrue();
     }
@@ -430,6 +432,8 @@ class GridLeaseTest {
     assertThat(statistics.granted()).isEqualTo(2);
     assertThat(statistics.answeredLocally()).isEqualTo(15);
     assertThat(statistics.deniedLocally()).isEqualTo(1 + 150 - 15 - 1);
+    assertThat(registry.get(LeaseMetrics.DENIALS).functionCounter().count())
+        .isEqualTo(1 + 150 - 15 - 1);
   }
 
   @Test
