@@ -306,7 +306,11 @@ public final class KeyDecision {
       lifetime = Math.min(op.leaseNanos(), policy.policy().maxLeaseNanos());
     }
     if (!decision.allowed() || permits < 1 || lifetime <= 0) {
-      return pace(policy, state, nowNanos, op, decision, outcome, index);
+      PacedLease paced = pace(policy, state, nowNanos, op);
+      if (paced.permits() > 0) {
+        outcome.setPacedLease(index, paced);
+      }
+      return decision;
     }
     long endsAt = algorithm.lease(state, nowNanos, permits, lifetime);
     if (endsAt <= nowNanos) {
@@ -316,26 +320,17 @@ public final class KeyDecision {
     return decision;
   }
 
-  /** The paced lease of {@link #lease}, where one is asked for and the policy may pace. */
-  private static Decision pace(
-      CompiledPolicy policy,
-      long[] state,
-      long nowNanos,
-      KeyOp op,
-      Decision decision,
-      KeyOutcome outcome,
-      int index) {
+  /**
+   * The paced lease of {@link #lease}, counted in {@code state}, where one is asked for and the
+   * policy may pace; {@link PacedLease#NONE} otherwise.
+   */
+  private static PacedLease pace(CompiledPolicy policy, long[] state, long nowNanos, KeyOp op) {
     if (op.leaseNanos() != LeaseAsk.SHORT_OR_PACED || policy.policy().countDenied()) {
-      return decision;
+      return PacedLease.NONE;
     }
-    PacedLease paced =
-        policy
-            .algorithm()
-            .paceLease(state, nowNanos, op.leasePermits(), policy.policy().maxLeaseNanos());
-    if (paced.permits() > 0) {
-      outcome.setPacedLease(index, paced);
-    }
-    return decision;
+    return policy
+        .algorithm()
+        .paceLease(state, nowNanos, op.leasePermits(), policy.policy().maxLeaseNanos());
   }
 
   /**

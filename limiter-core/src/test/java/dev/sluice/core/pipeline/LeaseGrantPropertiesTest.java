@@ -93,14 +93,8 @@ class LeaseGrantPropertiesTest {
   @Test
   void keyAtItsLimit_isGrantedAPacedLease_ofThePermitsThatFreeUpWithinItsLifetime() {
     CompiledPolicy policy = CompiledPolicy.of(hundredPerSecond(Algorithm.SLIDING_WINDOW));
-    StoredState full = null;
-    // 100 in the window before, 50 taken at 500 ms into this one: the estimate is then
-    // floor(100 × 0.5) + 50 = 100, the limit, and one more frees up every 10 ms.
-    for (int i = 0; i < 100; i++) {
-      full = decideOne(policy, full, ORIGIN + i * 10_000_000L, KeyOp.acquire(1)).written();
-    }
-    long at = ORIGIN + Duration.ofMillis(1_500).toNanos();
-    full = decideOne(policy, full, at, KeyOp.acquire(50)).written();
+    long at = HALF_PAST_THE_NEXT_SECOND;
+    StoredState full = atItsLimitHalfPastTheNextSecond(policy);
     KeyDecision.Result result =
         decideOne(policy, full, at, KeyOp.acquireWithLease(1, 1_000, LeaseAsk.SHORT_OR_PACED));
     assertThat(result.outcome().decision(0).allowed()).isFalse();
@@ -127,14 +121,12 @@ class LeaseGrantPropertiesTest {
     for (Policy shape : List.of(penalised, plain)) {
       CompiledPolicy policy = CompiledPolicy.of(shape);
       long lifetime = shape == plain ? Policy.MAX_LEASE_NANOS : LeaseAsk.SHORT_OR_PACED;
-      StoredState full = null;
-      for (int i = 0; i < 100; i++) {
-        full = decideOne(policy, full, ORIGIN + i * 10_000_000L, KeyOp.acquire(1)).written();
-      }
-      long at = ORIGIN + Duration.ofMillis(1_500).toNanos();
-      full = decideOne(policy, full, at, KeyOp.acquire(50)).written();
       KeyDecision.Result result =
-          decideOne(policy, full, at, KeyOp.acquireWithLease(1, 1_000, lifetime));
+          decideOne(
+              policy,
+              atItsLimitHalfPastTheNextSecond(policy),
+              HALF_PAST_THE_NEXT_SECOND,
+              KeyOp.acquireWithLease(1, 1_000, lifetime));
       assertThat(result.outcome().leased(0)).as("%s", shape).isZero();
       assertThat(result.outcome().pacedLease(0)).isNull();
     }
@@ -217,6 +209,21 @@ class LeaseGrantPropertiesTest {
       assertThat(result.outcome().leased(0)).as("%s", shape).isZero();
       assertThat(result.outcome().decision(0).allowed()).isTrue();
     }
+  }
+
+  private static final long HALF_PAST_THE_NEXT_SECOND = ORIGIN + Duration.ofMillis(1_500).toNanos();
+
+  /**
+   * A state of a 100-a-second policy with 100 admitted in the second from {@link #ORIGIN} and 50 at
+   * half past the next: the estimate is then floor(100 × 0.5) + 50 = 100, the limit, and one more
+   * permit frees up every 10 ms as the second before weighs less.
+   */
+  private static StoredState atItsLimitHalfPastTheNextSecond(CompiledPolicy policy) {
+    StoredState state = null;
+    for (int i = 0; i < 100; i++) {
+      state = decideOne(policy, state, ORIGIN + i * 10_000_000L, KeyOp.acquire(1)).written();
+    }
+    return decideOne(policy, state, HALF_PAST_THE_NEXT_SECOND, KeyOp.acquire(50)).written();
   }
 
   /** {@code op} decided alone on {@code stored} at {@code at}. */
