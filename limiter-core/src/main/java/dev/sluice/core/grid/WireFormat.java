@@ -339,6 +339,13 @@ final class WireFormat {
    */
   private static final int PACED_LEASE = 0x40;
 
+  /**
+   * Set on a result's code byte when its lease lasts to the end of its window, granted to an ask
+   * {@link dev.sluice.core.pipeline.LeaseAsk#WINDOW_SHORT_OR_PACED} that could have been answered
+   * with a short lease; builds before that ask never send it, so they never read the mark.
+   */
+  private static final int LEASE_TO_WINDOW_END = 0x20;
+
   /** A key's outcome: the size, the decision instant, then each result. */
   static void writeOutcome(ObjectDataOutput out, KeyOutcome outcome) throws IOException {
     writeVarInt(out, outcome.size());
@@ -346,7 +353,11 @@ final class WireFormat {
     for (int i = 0; i < outcome.size(); i++) {
       KeyOutcome.Code code = outcome.code(i);
       PacedLease paced = code == KeyOutcome.Code.OK ? outcome.pacedLease(i) : null;
-      out.writeByte(code.code() | (paced != null ? PACED_LEASE : 0));
+      boolean toWindowEnd = code == KeyOutcome.Code.OK && outcome.leaseToWindowEnd(i);
+      out.writeByte(
+          code.code()
+              | (paced != null ? PACED_LEASE : 0)
+              | (toWindowEnd ? LEASE_TO_WINDOW_END : 0));
       if (code == KeyOutcome.Code.OK) {
         writeDecision(out, outcome.decisionOrNull(i));
         writeVarLong(out, outcome.leased(i));
@@ -374,7 +385,7 @@ final class WireFormat {
       KeyOutcome.Code code;
       int codeByte = in.readByte();
       try {
-        code = KeyOutcome.Code.ofCode(codeByte & ~PACED_LEASE);
+        code = KeyOutcome.Code.ofCode(codeByte & ~(PACED_LEASE | LEASE_TO_WINDOW_END));
       } catch (IllegalArgumentException e) {
         throw new IOException(e.getMessage());
       }
@@ -386,6 +397,8 @@ final class WireFormat {
           long first = readVarLong(in);
           long spacing = readVarLong(in);
           outcome.setPacedLease(i, valid(() -> new PacedLease(leased, first, spacing, endsAt)));
+        } else if (leased > 0 && (codeByte & LEASE_TO_WINDOW_END) != 0) {
+          outcome.setLeaseToWindowEnd(i, leased, endsAt);
         } else if (leased > 0) {
           outcome.setLease(i, leased, endsAt);
         }

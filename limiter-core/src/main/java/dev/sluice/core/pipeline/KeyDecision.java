@@ -41,9 +41,11 @@ public final class KeyDecision {
 
   /**
    * A lease to the end of its window holds at most this share of what is left after the request
-   * (1/8): it is asked for keys far from their limit, and others keep at least seven eighths.
+   * (1/4): it is asked for keys far from their limit, and others keep at least three quarters. An
+   * eighth made a warm key of 20 to 50 a second (asking for its second's worth) come back four or
+   * five times a window (docs/benchmarks.md, "Warm keys lease to the end of the window").
    */
-  static final long WINDOW_LEASE_SHARE = 8;
+  static final long WINDOW_LEASE_SHARE = 4;
 
   /**
    * What deciding one key produced.
@@ -268,11 +270,14 @@ public final class KeyDecision {
    * left, nothing is leased. The lease ends after at most {@link Policy#maxLeaseNanos}, sooner
    * where the algorithm says so (the end of the current window).
    *
-   * <p>An ask {@link LeaseAsk#UNTIL_WINDOW_END} (a steady key's) is granted at most an eighth of
+   * <p>An ask {@link LeaseAsk#UNTIL_WINDOW_END} (a steady key's) is granted at most a quarter of
    * what is left, until the end of the window (or bucket) that counts it, and only by an algorithm
    * whose lease ends there ({@link LimiterAlgorithm#windowLeaseNanos}); otherwise nothing. Such a
    * lease is exact for as long as the window lasts, as a short one is (docs/algorithms.md, "Leases
-   * to the end of the window"); the eighth bounds what it parks.
+   * to the end of the window"); the quarter bounds what it parks. An ask {@link
+   * LeaseAsk#WINDOW_SHORT_OR_PACED} (a warm key's) is granted the same where it can be, marked so
+   * that its holder knows; otherwise it is answered as a short or paced ask for the part of its
+   * permits that falls within the short lifetime.
    *
    * <p>An ask {@link LeaseAsk#SHORT_OR_PACED} (a hot key's, from a holder that reads paced leases)
    * on a key with nothing to spare, admitted or denied, is granted a paced lease where the
@@ -296,15 +301,26 @@ public final class KeyDecision {
       return decision;
     }
     LimiterAlgorithm algorithm = policy.algorithm();
-    long permits;
-    long lifetime;
-    if (op.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END) {
-      permits = Math.min(op.leasePermits(), decision.remaining() / WINDOW_LEASE_SHARE);
-      lifetime = algorithm.windowLeaseNanos();
-    } else {
-      permits = Math.min(op.leasePermits(), decision.remaining() / 2);
-      lifetime = Math.min(op.leaseNanos(), policy.policy().maxLeaseNanos());
+    long ask = op.leaseNanos();
+    if (ask == LeaseAsk.UNTIL_WINDOW_END || ask == LeaseAsk.WINDOW_SHORT_OR_PACED) {
+      long permits = Math.min(op.leasePermits(), decision.remaining() / WINDOW_LEASE_SHARE);
+      long lifetime = algorithm.windowLeaseNanos();
+      if (decision.allowed() && permits >= 1 && lifetime > 0) {
+        long endsAt = algorithm.lease(state, nowNanos, permits, lifetime);
+        if (ask == LeaseAsk.WINDOW_SHORT_OR_PACED) {
+          outcome.setLeaseToWindowEnd(index, permits, endsAt);
+        } else {
+          outcome.setLease(index, permits, endsAt); // the asker knows what it asked for
+        }
+        return decision;
+      }
+      if (ask == LeaseAsk.UNTIL_WINDOW_END) {
+        return decision;
+      }
     }
+    long maxLease = policy.policy().maxLeaseNanos();
+    long permits = Math.min(shortShare(op, maxLease), decision.remaining() / 2);
+    long lifetime = Math.min(ask, maxLease);
     if (!decision.allowed() || permits < 1 || lifetime <= 0) {
       PacedLease paced = pace(policy, state, nowNanos, op);
       if (paced.permits() > 0) {
@@ -321,16 +337,30 @@ public final class KeyDecision {
   }
 
   /**
+   * The permits a short or paced lease answers {@code op}'s ask with at most: what it asked for,
+   * or, for an ask {@link LeaseAsk#WINDOW_SHORT_OR_PACED} (a second's worth of requests), the part
+   * of it that falls within the short lifetime {@code maxLeaseNanos}, rounded up.
+   */
+  private static long shortShare(KeyOp op, long maxLeaseNanos) {
+    if (op.leaseNanos() != LeaseAsk.WINDOW_SHORT_OR_PACED) {
+      return op.leasePermits();
+    }
+    return Math.max(1, (long) Math.ceil(op.leasePermits() * (maxLeaseNanos / 1e9)));
+  }
+
+  /**
    * The paced lease of {@link #lease}, counted in {@code state}, where one is asked for and the
    * policy may pace; {@link PacedLease#NONE} otherwise.
    */
   private static PacedLease pace(CompiledPolicy policy, long[] state, long nowNanos, KeyOp op) {
-    if (op.leaseNanos() != LeaseAsk.SHORT_OR_PACED || policy.policy().countDenied()) {
+    boolean readsPaced =
+        op.leaseNanos() == LeaseAsk.SHORT_OR_PACED
+            || op.leaseNanos() == LeaseAsk.WINDOW_SHORT_OR_PACED;
+    if (!readsPaced || policy.policy().countDenied()) {
       return PacedLease.NONE;
     }
-    return policy
-        .algorithm()
-        .paceLease(state, nowNanos, op.leasePermits(), policy.policy().maxLeaseNanos());
+    long maxLease = policy.policy().maxLeaseNanos();
+    return policy.algorithm().paceLease(state, nowNanos, shortShare(op, maxLease), maxLease);
   }
 
   /**

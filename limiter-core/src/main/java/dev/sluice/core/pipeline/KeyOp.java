@@ -15,10 +15,10 @@ import dev.sluice.core.InvalidPolicyException;
  * @param leasePermits for an {@link Kind#ACQUIRE}: the permits the caller would like leased on top
  *     of its request (0: none)
  * @param leaseNanos for an {@link Kind#ACQUIRE} with a lease wanted: the longest lease the caller
- *     wants, {@link LeaseAsk#SHORT_OR_PACED} for the longest the policy allows or a paced one, or
- *     {@link LeaseAsk#UNTIL_WINDOW_END} for a small one to the end of the window; for a {@link
- *     Kind#RETURN_LEASE}: the lease's lifetime as granted; for a {@link Kind#RESERVE}: how long the
- *     reservation stays open
+ *     wants, {@link LeaseAsk#SHORT_OR_PACED} for the longest the policy allows or a paced one,
+ *     {@link LeaseAsk#UNTIL_WINDOW_END} for a small one to the end of the window, or {@link
+ *     LeaseAsk#WINDOW_SHORT_OR_PACED} for either; for a {@link Kind#RETURN_LEASE}: the lease's
+ *     lifetime as granted; for a {@link Kind#RESERVE}: how long the reservation stays open
  * @param maxWaitNanos for an {@link Kind#ACQUIRE}: how long the caller will wait for permits the
  *     key does not have now (0: not at all); see {@link dev.sluice.core.algorithm.Booking}
  * @param permitId for a {@link Kind#RELEASE_PERMIT}: the id of the permit to give back; for a

@@ -55,6 +55,9 @@ public final class KeyOutcome {
   private final long[] leaseEnds;
   private final long[] leaseFirsts;
   private final long[] leaseSpacings;
+  // Per operation: a lease to the end of its window granted to an ask that could have been
+  // answered with a short one (LeaseAsk.WINDOW_SHORT_OR_PACED), which is told which it got.
+  private final boolean[] leasesToWindowEnd;
   private final long decidedAtNanos;
 
   public KeyOutcome(int size, long decidedAtNanos) {
@@ -66,6 +69,7 @@ public final class KeyOutcome {
     leaseEnds = new long[size];
     leaseFirsts = new long[size];
     leaseSpacings = new long[size];
+    leasesToWindowEnd = new boolean[size];
     this.decidedAtNanos = decidedAtNanos;
   }
 
@@ -104,6 +108,7 @@ public final class KeyOutcome {
     System.arraycopy(leaseEnds, from, part.leaseEnds, 0, length);
     System.arraycopy(leaseFirsts, from, part.leaseFirsts, 0, length);
     System.arraycopy(leaseSpacings, from, part.leaseSpacings, 0, length);
+    System.arraycopy(leasesToWindowEnd, from, part.leasesToWindowEnd, 0, length);
     return part;
   }
 
@@ -116,6 +121,25 @@ public final class KeyOutcome {
   public void setLease(int index, long permits, long endsAtNanos) {
     leased[index] = permits;
     leaseEnds[index] = endsAtNanos;
+  }
+
+  /**
+   * Records that operation {@code index}, which asked {@link LeaseAsk#WINDOW_SHORT_OR_PACED}, was
+   * granted a lease to the end of its window: the asker reads which kind it got from {@link
+   * #leaseToWindowEnd}. (A lease granted to an ask {@link LeaseAsk#UNTIL_WINDOW_END} is recorded
+   * with {@link #setLease}: builds before this kind of ask read no mark on the wire.)
+   */
+  public void setLeaseToWindowEnd(int index, long permits, long endsAtNanos) {
+    setLease(index, permits, endsAtNanos);
+    leasesToWindowEnd[index] = true;
+  }
+
+  /**
+   * Whether the lease of operation {@code index} is one to the end of its window granted to an ask
+   * that could have been answered with a short one ({@link #setLeaseToWindowEnd}).
+   */
+  public boolean leaseToWindowEnd(int index) {
+    return leasesToWindowEnd[index];
   }
 
   /**
@@ -216,7 +240,8 @@ public final class KeyOutcome {
         && Arrays.equals(leased, other.leased)
         && Arrays.equals(leaseEnds, other.leaseEnds)
         && Arrays.equals(leaseFirsts, other.leaseFirsts)
-        && Arrays.equals(leaseSpacings, other.leaseSpacings);
+        && Arrays.equals(leaseSpacings, other.leaseSpacings)
+        && Arrays.equals(leasesToWindowEnd, other.leasesToWindowEnd);
   }
 
   @Override

@@ -6,8 +6,8 @@ package dev.sluice.core.pipeline;
  * less to spare, and shortens the lease to what its policy allows ({@link KeyDecision}).
  *
  * @param permits the permits asked for; 0 asks for no lease
- * @param lifetimeNanos the longest lease wanted: {@link #SHORT_OR_PACED} for a hot key, {@link
- *     #UNTIL_WINDOW_END} for a steady one
+ * @param lifetimeNanos the longest lease wanted: {@link #SHORT_OR_PACED} for a key in a burst,
+ *     {@link #WINDOW_SHORT_OR_PACED} for a warm one, {@link #UNTIL_WINDOW_END} for a steady one
  */
 public record LeaseAsk(long permits, long lifetimeNanos) {
   /** No lease asked for. */
@@ -28,6 +28,16 @@ public record LeaseAsk(long permits, long lifetimeNanos) {
    * never granted a paced lease.
    */
   public static final long SHORT_OR_PACED = Long.MAX_VALUE - 1;
+
+  /**
+   * A lifetime that asks for a lease to the end of the window where the algorithm allows one and
+   * the key has room for it ({@link #UNTIL_WINDOW_END}), and otherwise for what {@link
+   * #SHORT_OR_PACED} asks for; its permits are a second's worth of the key's requests, of which a
+   * short or paced lease takes the part its lifetime covers. The owner marks which kind it granted
+   * ({@link KeyOutcome#leaseToWindowEnd}). An owner of a build before this ask takes it for the
+   * longest short lease, as it takes {@link #SHORT_OR_PACED}, and marks nothing.
+   */
+  public static final long WINDOW_SHORT_OR_PACED = Long.MAX_VALUE - 2;
 
   /** The acquire of {@code requestPermits} that carries this ask (a plain acquire for none). */
   public KeyOp acquire(long requestPermits) {

@@ -14,23 +14,31 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>When, and which lease</h2>
  *
- * Only where a lease pays. Two kinds:
+ * Only where a lease pays. Three asks:
  *
  * <ul>
  *   <li><b>A short lease</b> ({@link Policy#MAX_LEASE_NANOS} at most; a paced one where the key has
  *       nothing to spare, {@link LeaseAsk#SHORT_OR_PACED}) for a key this holder asked about at
  *       least {@value #HOT_REQUESTS} times in one interval of {@value #INTERVAL_MILLIS} ms (a
- *       burst), or at {@value #WARM_REQUESTS_PER_SECOND} a second or more over the last second (a
- *       warm key): at that rate a lease of {@value #INTERVAL_MILLIS} ms answers at least one
- *       request. It asks for what the key used in the busier of its current and last interval, one
+ *       burst). It asks for what the key used in the busier of its current and last interval, one
  *       and a half times, at most {@value #MAX_WANTED} requests' worth.
+ *   <li><b>A lease to the end of the window, or else a short or paced one</b> ({@link
+ *       LeaseAsk#WINDOW_SHORT_OR_PACED}) for a key asked at {@value #WARM_REQUESTS_PER_SECOND} a
+ *       second or more over the last second, not in a burst (a warm key). It asks for the last
+ *       second's requests, one and a half times: the owner leases to the end of the window where
+ *       the algorithm allows it and the key has room, and otherwise for the short lifetime, that
+ *       ask's share of it (or paced, at the key's limit). A short lease of a key asked 10 to 50
+ *       times a second answers one to five requests; the window's answers most of the window's
+ *       (docs/benchmarks.md, "Warm keys lease to the end of the window").
  *   <li><b>A lease to the end of the window</b> ({@link LeaseAsk#UNTIL_WINDOW_END}) for a key asked
  *       at least {@value #STEADY_REQUESTS_PER_SECOND} times a second, counted over a whole second,
- *       but less than warm (a steady key), which a short lease would rarely serve. It asks for the
- *       last second's requests, one and a half times, rounded up. The owner grants it only on a key
- *       far from its limit (at most an eighth of what is left) and only for the window algorithms
- *       ({@link KeyDecision}); such a lease costs the owner nothing beyond the request that carries
- *       the ask, since its unused permits are not given back once it ends ({@link LeaseHolder}).
+ *       but less than warm (a steady key), which a short lease would rarely serve; and for any
+ *       other key where such a lease lasts a second or less (a quiet key, {@link
+ *       #QUIET_KEY_WINDOW_NANOS}). It asks for the last second's requests, one and a half times,
+ *       rounded up, and at least one. The owner grants it only on a key far from its limit (at most
+ *       a quarter of what is left) and only for the window algorithms ({@link KeyDecision}); such a
+ *       lease costs the owner nothing beyond the request that carries the ask, since its unused
+ *       permits are not given back once it ends ({@link LeaseHolder}).
  * </ul>
  *
  * <p>Rates are judged over a second because a shorter count is noise on the keys that matter here:
@@ -65,6 +73,17 @@ final class LeaseDemand {
    * ends, one asked twice mostly would.
    */
   static final int STEADY_REQUESTS_PER_SECOND = 2;
+
+  /**
+   * The longest lease to the end of the window that a key asks for however seldom it is asked (a
+   * quiet key): such a lease ends with its window before it could be given back for answering
+   * nothing ({@link LeaseHolder#IDLE_WINDOW_LEASE_NANOS}), so it costs the owner nothing beyond the
+   * request that carries the ask, and it parks at most a permit or two here until its window ends.
+   * A key asked less than once a second then pays a round trip once per window instead of once per
+   * request. On a longer window an unused lease would go back after a second idle: a second call
+   * for every request of a key asked less often than that.
+   */
+  static final long QUIET_KEY_WINDOW_NANOS = LeaseHolder.IDLE_WINDOW_LEASE_NANOS;
 
   /** The interval over which requests on a key are counted. */
   static final long INTERVAL_MILLIS = 100;
@@ -226,11 +245,12 @@ final class LeaseDemand {
 
   /**
    * What to ask the key's owner to lease along with {@code check} at {@code now}: {@link
-   * LeaseAsk#NONE} unless its key is hot, warm or steady here, and for a check of no permits, or
-   * when the holder is {@code closing}. Counts the request; an ask starts one, which {@link
-   * #askEnded} ends.
+   * LeaseAsk#NONE} unless its key is in a burst, warm or steady here, or its rule's lease to the
+   * end of the window ({@code windowLeaseNanos}, as known here; 0 where there is none or it is not
+   * known) lasts a second or less; and for a check of no permits, or when the holder is {@code
+   * closing}. Counts the request; an ask starts one, which {@link #askEnded} ends.
    */
-  LeaseAsk wanted(Check check, String stateKey, long now, boolean closing) {
+  LeaseAsk wanted(Check check, String stateKey, long now, boolean closing, long windowLeaseNanos) {
     if (heat.size() > MAX_TRACKED_KEYS) {
       forgetIdleKeys(now);
     }
@@ -242,19 +262,23 @@ final class LeaseDemand {
       long perSecond = h.perSecond(now);
       // A check of no permits reads the state: it counts as heat but asks for nothing, or a
       // reader would park permits that others are then denied.
-      boolean hot = burst >= HOT_REQUESTS || perSecond >= WARM_REQUESTS_PER_SECOND;
-      if ((!hot && !h.steadyAt(now, perSecond))
+      boolean inBurst = burst >= HOT_REQUESTS;
+      boolean warm = perSecond >= WARM_REQUESTS_PER_SECOND;
+      // A key neither hot nor steady here still asks where its lease would end with a window of a
+      // second or less: see QUIET_KEY_WINDOW_NANOS.
+      boolean quietKeyLeases = windowLeaseNanos > 0 && windowLeaseNanos <= QUIET_KEY_WINDOW_NANOS;
+      if ((!inBurst && !warm && !quietKeyLeases && !h.steadyAt(now, perSecond))
           || check.permits() == 0
           || closing
           || h.askPendingAt(now)) {
         return LeaseAsk.NONE;
       }
-      if (hot) {
+      if (inBurst) {
         wanted = Math.min(MAX_WANTED, burst + burst / 2);
         lifetime = LeaseAsk.SHORT_OR_PACED;
       } else {
-        wanted = perSecond + (perSecond + 1) / 2;
-        lifetime = LeaseAsk.UNTIL_WINDOW_END;
+        wanted = Math.min(MAX_WANTED, Math.max(1, perSecond + (perSecond + 1) / 2));
+        lifetime = warm ? LeaseAsk.WINDOW_SHORT_OR_PACED : LeaseAsk.UNTIL_WINDOW_END;
       }
       h.asking = true;
       h.askedAt = now;

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,14 +33,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>When a lease is asked for</h2>
  *
- * Only where it pays ({@link LeaseDemand}), for what the key used lately. For a key hot or warm at
+ * Only where it pays ({@link LeaseDemand}), for what the key used lately. For a key in a burst at
  * this holder, a short lease: the owner grants at most half of what is left (so the last permits
- * are decided at the owner) for at most a tenth of the shortest window and 100 ms. For a steady
- * key, a few requests a second, a lease to the end of the window: at most an eighth of what is
- * left, and only by the window algorithms ({@link KeyDecision}). For a hot key with nothing to
- * spare, a paced lease: the permits that free up within the short lifetime, each usable here from
- * the instant the owner would first have admitted it; requests before that instant are denied here
- * with the wait, as the owner would deny them ({@link PacedLease}).
+ * are decided at the owner) for at most a tenth of the shortest window and 100 ms. For a steady or
+ * warm key, a few to a few dozen requests a second, a lease to the end of the window: at most a
+ * quarter of what is left, and only by the window algorithms ({@link KeyDecision}); a warm key
+ * whose owner cannot grant one gets a short lease instead, and the owner says which. For a hot key
+ * with nothing to spare, a paced lease: the permits that free up within the short lifetime, each
+ * usable here from the instant the owner would first have admitted it; requests before that instant
+ * are denied here with the wait, as the owner would deny them ({@link PacedLease}).
  *
  * <h2>Renewing ahead</h2>
  *
@@ -84,6 +86,12 @@ public final class LeaseHolder {
   /** What {@link Lease#take} answers when a paced lease's next permits are not usable yet. */
   private static final long NOT_YET = -2;
 
+  /**
+   * Every this many sweeps, one looks at every lease, not only the short ones (see {@link
+   * #shortLeaseKeys}): with a sweep every 10 ms ({@link LeaseReturns#PERIOD_MILLIS}), every 100 ms.
+   */
+  static final int FULL_SWEEP_EVERY = 10;
+
   /** Leases of at least this many permits are renewed ahead of their end (see the class doc). */
   static final long RENEW_AHEAD_MIN_PERMITS = 64;
 
@@ -114,6 +122,23 @@ public final class LeaseHolder {
   private volatile boolean lastReturnsTaken;
 
   private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
+
+  /**
+   * The keys whose lease, or the one waiting behind it, is short or paced: every sweep looks at
+   * them, so such a lease goes back within a sweep of its end. Leases to the end of the window,
+   * which a quiet key on a window of a second takes on every key it asks (up to {@link
+   * LeaseDemand#MAX_TRACKED_KEYS} of them), are looked at by every {@value #FULL_SWEEP_EVERY}th
+   * sweep only: they go back only after a second idle, and when their window has ended they are
+   * only taken out.
+   */
+  private final Set<String> shortLeaseKeys = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Sweeps ({@link #takeReturns}) so far, to look at every lease once per {@link
+   * #FULL_SWEEP_EVERY}.
+   */
+  private final AtomicLong sweeps = new AtomicLong();
+
   private final LeaseDemand demand = new LeaseDemand(leases::containsKey);
   private final ConcurrentLinkedQueue<Lease> replaced = new ConcurrentLinkedQueue<>();
   private final Statistics statistics = new Statistics();
@@ -297,6 +322,7 @@ public final class LeaseHolder {
       long quarter = permits / 4;
       return permits >= RENEW_AHEAD_MIN_PERMITS
           && spacingNanos == 0
+          && !endsWithItsWindow
           && after <= quarter
           && after + taken > quarter;
     }
@@ -430,10 +456,15 @@ public final class LeaseHolder {
 
   /**
    * What to ask the key's owner to lease along with {@code check}: {@link LeaseAsk#NONE} unless its
-   * key is hot, warm or steady here ({@link LeaseDemand}). Counts the request.
+   * key is in a burst, warm or steady here, or quiet on a rule whose lease to the end of the window
+   * ({@code windowLeaseNanos}, as known here; 0 where none or not known) lasts a second or less
+   * ({@link LeaseDemand}). Counts the request. A quiet key asks only while this holder holds fewer
+   * leases than it tracks keys ({@link LeaseDemand#MAX_TRACKED_KEYS}): a rule keyed by something
+   * with millions of values, each asked once, must not fill the holder with leases.
    */
-  public LeaseAsk wanted(Check check, String stateKey) {
-    return demand.wanted(check, stateKey, nanoClock.getAsLong(), closing);
+  public LeaseAsk wanted(Check check, String stateKey, long windowLeaseNanos) {
+    long quietKeysLease = leases.size() < LeaseDemand.MAX_TRACKED_KEYS ? windowLeaseNanos : 0;
+    return demand.wanted(check, stateKey, nanoClock.getAsLong(), closing, quietKeysLease);
   }
 
   /**
@@ -466,7 +497,8 @@ public final class LeaseHolder {
     if (permits <= 0) {
       return;
     }
-    boolean toWindowEnd = asked.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END;
+    boolean toWindowEnd =
+        asked.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END || outcome.leaseToWindowEnd(index);
     Decision grant = outcome.decision(index);
     long length = outcome.leaseEndsAtNanos(index) - outcome.decidedAtNanos();
     long now = nanoClock.getAsLong();
@@ -515,6 +547,9 @@ public final class LeaseHolder {
           }
           return lease;
         });
+    if (!toWindowEnd) {
+      shortLeaseKeys.add(stateKey); // after the lease is in the map: see keepIfShort
+    }
     if (closing) {
       runIfLate(); // closed while this was stored: the last returns may have missed it
     }
@@ -529,6 +564,31 @@ public final class LeaseHolder {
     if (lastReturnsTaken) {
       lateLease.run();
     }
+  }
+
+  /**
+   * Whether {@code lease}, {@code key}'s lease as just read, or the one behind it is short or
+   * paced; if not, {@code key} leaves {@link #shortLeaseKeys}. A short lease stored meanwhile is
+   * put in the map before its key is added ({@link #store}), so after the removal the map is read
+   * again and the key added back for it: no short lease is ever left to the full sweeps alone.
+   */
+  private boolean keepIfShort(String key, @Nullable Lease lease) {
+    if (isShort(lease)) {
+      return true;
+    }
+    shortLeaseKeys.remove(key);
+    if (isShort(leases.get(key))) {
+      shortLeaseKeys.add(key);
+    }
+    return false;
+  }
+
+  private static boolean isShort(@Nullable Lease lease) {
+    if (lease == null) {
+      return false;
+    }
+    Lease next = lease.next;
+    return !lease.endsWithItsWindow || (next != null && !next.endsWithItsWindow);
   }
 
   /**
@@ -556,14 +616,18 @@ public final class LeaseHolder {
       done.add(lease);
     }
     long now = nanoClock.getAsLong();
-    for (Map.Entry<String, Lease> entry : leases.entrySet()) {
-      Lease lease = entry.getValue();
-      if (!all && !lease.endedAt(now) && !lease.idleAt(now)) {
+    boolean everyLease = all || sweeps.getAndIncrement() % FULL_SWEEP_EVERY == 0;
+    for (String stateKey : everyLease ? leases.keySet() : shortLeaseKeys) {
+      Lease lease = leases.get(stateKey);
+      if (!everyLease && !keepIfShort(stateKey, lease)) {
+        continue;
+      }
+      if (lease == null || (!all && !lease.endedAt(now) && !lease.idleAt(now))) {
         continue;
       }
       // Atomic with keep(), which may be linking a next lease to this one right now.
       leases.computeIfPresent(
-          entry.getKey(),
+          stateKey,
           (key, current) -> {
             if (current != lease) {
               return current;

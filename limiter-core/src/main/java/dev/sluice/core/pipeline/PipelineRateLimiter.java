@@ -596,12 +596,26 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
         check, stateKey, new KeyCommand(stateKey, check.ref(), new KeyOp[] {op}), sentAt, leases);
   }
 
-  /** An acquire of {@code check}, with a request for a lease when its key is hot here. */
+  /** An acquire of {@code check}, with a request for a lease when one would pay here. */
   private KeyOp acquireOp(Check check, String stateKey) {
     if (!leasable(check)) {
       return KeyOp.acquire(check.permits(), check.maxWait().toNanos());
     }
-    return leases.wanted(check, stateKey).acquire(check.permits());
+    return leases.wanted(check, stateKey, windowLeaseNanos(check)).acquire(check.permits());
+  }
+
+  /**
+   * How long a lease to the end of the window lasts at most on {@code check}'s rule as known here
+   * ({@link dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}), reading nothing; 0 where
+   * the rule has none or is not known here.
+   */
+  private long windowLeaseNanos(Check check) {
+    try {
+      CompiledPolicy policy = backend.policyOf(check.ref(), true);
+      return policy == null ? 0 : policy.algorithm().windowLeaseNanos();
+    } catch (RuntimeException e) {
+      return 0; // the owner will answer for the rule
+    }
   }
 
   /** Sends a batch's commands (none when leases answered every check). */
@@ -700,7 +714,10 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
         if (answered[i] != null) {
           continue;
         }
-        wanted.merge(stateKey, holder.wanted(check, stateKey), (a, b) -> b.exceeds(a) ? b : a);
+        wanted.merge(
+            stateKey,
+            holder.wanted(check, stateKey, windowLeaseNanos(check)),
+            (a, b) -> b.exceeds(a) ? b : a);
       }
       Group group = byKey.computeIfAbsent(stateKey, key -> new Group(key, check.ref()));
       group.indexes.add(i);

@@ -53,6 +53,15 @@ public abstract class RealClockSaturationContract {
    */
   private static final int SATURATING_CALLS_PER_SECOND = 50;
 
+  /** How often a warm caller asks its key: 10 a second or more, one every 50 ms, never a burst. */
+  private static final int WARM_CALLS_PER_SECOND = 20;
+
+  /**
+   * How often the first caller asks a warm key: with the warm callers, above the limit of 100 a
+   * second, but not at once, so a warm caller early in a window still finds room for a lease.
+   */
+  private static final int SATURATING_WARM_CALLS_PER_SECOND = 90;
+
   /** Limiters on one shared state, deciding on the system clock. */
   protected abstract List<RateLimiter> callers();
 
@@ -124,27 +133,65 @@ public abstract class RealClockSaturationContract {
    */
   @Test
   void steadyCallers_leasedToTheEndOfTheWindow_admitNoMoreThanTheBound() throws Exception {
+    besideASaturatingCaller(
+        "std",
+        SaturationCase.steadyKeys(),
+        STEADY_CALLS_PER_SECOND,
+        SATURATING_CALLS_PER_SECOND,
+        "steady");
+  }
+
+  /**
+   * Warm keys ({@link SaturationCase#warmKeys()}) where leases are held: every caller but the first
+   * asks the key {@value #WARM_CALLS_PER_SECOND} times a second, evenly (warm, never a burst), so
+   * that it asks for a lease to the end of the window, granted on the window algorithms while the
+   * key has room and answered with a short or paced one where not (the token bucket, the key at its
+   * limit); the first, at {@value #SATURATING_WARM_CALLS_PER_SECOND} a second, takes the key past
+   * its limit. Judged as above; on the fixed window some admissions must come from a lease.
+   */
+  @Test
+  void warmCallers_leasedToTheEndOfTheWindowOrShortly_admitNoMoreThanTheBound() throws Exception {
+    besideASaturatingCaller(
+        "warm",
+        SaturationCase.warmKeys(),
+        WARM_CALLS_PER_SECOND,
+        SATURATING_WARM_CALLS_PER_SECOND,
+        "warm");
+  }
+
+  /**
+   * Every case's key asked by each caller but the first {@code callsPerSecond} times a second and
+   * by the first {@code saturatingPerSecond} times, evenly; judged, with the admissions of the
+   * other callers' leases in a column of their own.
+   */
+  private void besideASaturatingCaller(
+      String prefix,
+      List<SaturationCase> cases,
+      int callsPerSecond,
+      int saturatingPerSecond,
+      String callers)
+      throws Exception {
     Assumptions.assumeTrue(holdsLeases() && callers().size() >= 2, "callers that hold leases");
-    List<Run> runs = runsOf("std", SaturationCase.steadyKeys());
+    List<Run> runs = runsOf(prefix, cases);
     List<Load> loads = new ArrayList<>();
     for (Run run : runs) {
       for (int caller = 0; caller < callers().size(); caller++) {
         RateLimiter limiter = callers().get(caller);
-        boolean steady = caller > 0;
+        boolean paced = caller > 0;
         long pauseNanos =
-            TimeUnit.SECONDS.toNanos(1)
-                / (steady ? STEADY_CALLS_PER_SECOND : SATURATING_CALLS_PER_SECOND);
-        loads.add(deadline -> run.pace(limiter, pauseNanos, steady, deadline));
+            TimeUnit.SECONDS.toNanos(1) / (paced ? callsPerSecond : saturatingPerSecond);
+        loads.add(deadline -> run.pace(limiter, pauseNanos, paced, deadline));
       }
     }
     runTogether(loads);
     judge(
         runs,
-        ", steady callers",
-        "steady by lease",
+        ", " + callers + " callers",
+        callers + " by lease",
         run ->
             run.c.policy().only().algorithm() == Algorithm.FIXED_WINDOW && run.byLease.get() == 0
-                ? Optional.of(run.c.name() + ": no steady caller's admission came from a lease")
+                ? Optional.of(
+                    run.c.name() + ": no " + callers + " caller's admission came from a lease")
                 : Optional.empty());
   }
 

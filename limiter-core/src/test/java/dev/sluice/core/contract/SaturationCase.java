@@ -126,6 +126,30 @@ public record SaturationCase(String name, Policy policy) {
                 .buckets(2)));
   }
 
+  /**
+   * Keys that some callers ask a few dozen times a second each (warm keys, which ask for a lease to
+   * the end of the window and take a short or paced one where the owner cannot grant it) while
+   * another caller saturates them: the window algorithms, and a token bucket, which has no window
+   * to lease to. Their names start with {@code warm-}.
+   */
+  public static List<SaturationCase> warmKeys() {
+    return List.of(
+        of(
+            "warm-fw-100-1s",
+            Policy.builder().algorithm(Algorithm.FIXED_WINDOW).limit(100).window(ms(1000))),
+        of("warm-sw-100-1s", Policy.builder().limit(100).window(ms(1000))),
+        of(
+            "warm-buckets-100-1s-2",
+            Policy.builder()
+                .algorithm(Algorithm.SLIDING_BUCKETS)
+                .limit(100)
+                .window(ms(1000))
+                .buckets(2)),
+        of(
+            "warm-tb-100-1s",
+            Policy.builder().algorithm(Algorithm.TOKEN_BUCKET).limit(100).window(ms(1000))));
+  }
+
   /** Whether this case's key is hot enough to lease: a {@link #hotKeys()} case. */
   public boolean hot() {
     return name.startsWith("hot-");

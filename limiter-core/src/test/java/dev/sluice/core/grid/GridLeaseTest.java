@@ -2,6 +2,7 @@ package dev.sluice.core.grid;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.Algorithm;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
@@ -31,6 +32,14 @@ import org.junit.jupiter.api.TestInfo;
  * lease ends or the holder closes, a reset, a rule that turns leases off, batches, and the metrics.
  */
 class GridLeaseTest {
+  /**
+   * The rule most tests use: a window of ten seconds, so that a key asked a few times here takes no
+   * lease until it is hot, warm or steady (a quiet key leases only on a window of a second or
+   * less), and no test meets the window's end unless it says so.
+   */
+  private static final Policy HUNDRED_PER_TEN_SECONDS = Policy.of(100, Duration.ofSeconds(10));
+
+  /** A window of a second: where a test needs the window to end, or quiet keys to lease. */
   private static final Policy HUNDRED_PER_SECOND = Policy.of(100, Duration.ofSeconds(1));
 
   private static GridTestCluster cluster;
@@ -44,7 +53,8 @@ class GridLeaseTest {
     observer =
         cluster.limiter(
             cluster.members.get(1), GridRateLimiter.Options.defaults().withLeases(false));
-    observer.rules().put(new Rule("api", HUNDRED_PER_SECOND));
+    observer.rules().put(new Rule("api", HUNDRED_PER_TEN_SECONDS));
+    observer.rules().put(new Rule("api1s", HUNDRED_PER_SECOND));
     observer.rules().put(new Rule("bulk", Policy.of(100_000, Duration.ofHours(1))));
   }
 
@@ -58,12 +68,12 @@ class GridLeaseTest {
   void freshHolderAndKey(TestInfo test) {
     holder = cluster.limiter(0);
     k = test.getTestMethod().orElseThrow().getName();
-    // Each test starts 10 ms into a second, whatever the tests before it advanced the shared clock
-    // by: a lease of "api" ends with its one-second window, and a test's lease must not meet that
-    // end unless the test says so.
-    long second = Duration.ofSeconds(1).toNanos();
+    // Each test starts 10 ms into a ten-second window (and so into a second), whatever the tests
+    // before it advanced the shared clock by: a lease to the end of the window ends with it, and a
+    // test's lease must not meet that end unless the test says so.
+    long tenSeconds = Duration.ofSeconds(10).toNanos();
     cluster.clock.advanceNanos(
-        second - Math.floorMod(cluster.clock.nowNanos(), second) + 10_000_000L);
+        tenSeconds - Math.floorMod(cluster.clock.nowNanos(), tenSeconds) + 10_000_000L);
   }
 
   @Test
@@ -156,13 +166,13 @@ class GridLeaseTest {
     untilASteadyLeaseIsGranted("api");
     long leased = statistics.permitsLeased();
     assertThat(leased)
-        .as("an eighth of what is left at most, and what was asked")
+        .as("a quarter of what is left at most, and what was asked")
         .isBetween(1L, 6L);
     assertThat(holder.tryAcquire("api", k).decidedBy()).isEqualTo(DecidedBy.LEASE);
 
-    // Past the window's end a return would free nothing at the owner: it is not sent, and the
-    // unused permits are counted as expired.
-    cluster.clock.advance(Duration.ofSeconds(1));
+    // Past the window's end (at 10 s) a return would free nothing at the owner: it is not sent,
+    // and the unused permits are counted as expired.
+    cluster.clock.advance(Duration.ofSeconds(9));
     awaitUntil(() -> statistics.expiredUnused() == leased - 1, "the ended lease taken out");
     assertThat(statistics.returned()).isZero();
     assertThat(holder.tryAcquire("api", k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
@@ -364,6 +374,121 @@ class GridLeaseTest {
                     - holder.leaseStatistics().answeredLocally()));
   }
 
+  /**
+   * A warm key (20 a second here, never 8 within 100 ms) asks for a lease to the end of its window
+   * where there is room: it answers for longer than a short lease could, and is not sent back once
+   * its window has ended. Through a client too: the owner marks on the wire which kind it granted.
+   */
+  @Test
+  void warmKey_isLeasedToTheEndOfItsWindow_byAMember() {
+    assertAWarmKeyIsLeasedToTheEndOfItsWindow(holder);
+  }
+
+  @Test
+  void warmKey_isLeasedToTheEndOfItsWindow_throughAClient() {
+    assertAWarmKeyIsLeasedToTheEndOfItsWindow(
+        cluster.limiter(cluster.newClient(), GridRateLimiter.Options.defaults()));
+  }
+
+  private void assertAWarmKeyIsLeasedToTheEndOfItsWindow(GridRateLimiter warmHolder) {
+    LeaseHolder.Statistics statistics = warmHolder.leaseStatistics();
+    // Ten requests 50 ms apart, from 10 ms into the window: the tenth, at 460 ms, makes the key
+    // warm (10 in the last second) and asks for 10 × 1.5 = 15; 90 are left after it, a quarter of
+    // them is 22, so all 15 are leased, to the window's end at 10 s.
+    for (int i = 0; i < 10; i++) {
+      assertThat(warmHolder.tryAcquire("api", k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+      cluster.clock.advance(Duration.ofMillis(50));
+    }
+    assertThat(statistics.granted()).isEqualTo(1);
+    assertThat(statistics.permitsLeased()).isEqualTo(15);
+    assertThat(observer.peek("api", k).remaining()).isEqualTo(75);
+
+    // The next ten, over 500 ms, all from the lease: a short one would have ended after 100 ms.
+    for (int i = 0; i < 10; i++) {
+      Decision decision = warmHolder.tryAcquire("api", k);
+      assertThat(decision.decidedBy())
+          .as("request %d after the grant", i + 1)
+          .isEqualTo(DecidedBy.LEASE);
+      assertThat(decision.remaining()).isEqualTo(89 - i);
+      cluster.clock.advance(Duration.ofMillis(50));
+    }
+    assertThat(statistics.granted()).isEqualTo(1);
+
+    // At 10,010 ms its window has ended: the 5 left are not sent back (the owner would free
+    // nothing), and the next request goes to the owner.
+    cluster.clock.advance(Duration.ofSeconds(9));
+    awaitUntil(() -> statistics.expiredUnused() == 5, "the ended lease taken out");
+    assertThat(statistics.returned()).isZero();
+    assertThat(warmHolder.tryAcquire("api", k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+  }
+
+  /**
+   * A token bucket has no window to lease to: the same warm key's ask is answered with a short
+   * lease of the ask's tenth of a second (15 a second: 2), given back when it ends.
+   */
+  @Test
+  void warmKeyOfATokenBucket_isLeasedForAShortWhile() {
+    String rule = "bucket-" + k;
+    observer
+        .rules()
+        .put(
+            new Rule(
+                rule,
+                Policy.builder()
+                    .algorithm(Algorithm.TOKEN_BUCKET)
+                    .limit(100)
+                    .window(Duration.ofSeconds(1))
+                    .build()));
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    for (int i = 0; i < 10; i++) {
+      assertThat(holder.tryAcquire(rule, k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+      cluster.clock.advance(Duration.ofMillis(50));
+    }
+    assertThat(statistics.permitsLeased()).isEqualTo(2);
+    assertThat(holder.tryAcquire(rule, k).decidedBy()).isEqualTo(DecidedBy.LEASE);
+    // 100 ms after the grant the lease has ended: the permit left goes back.
+    cluster.clock.advance(Duration.ofMillis(50));
+    awaitUntil(() -> statistics.returned() == 1, "the ended short lease given back");
+    assertThat(statistics.expiredUnused()).isZero();
+  }
+
+  /**
+   * A quiet key (asked every 300 ms here: never hot, not yet steady) on a window of a second asks
+   * for a lease to the end of the window from its first request, so its later requests within the
+   * window are answered here; the ended lease is not sent back. On a window of ten seconds it asks
+   * for none, since an unused one would be sent back after a second idle.
+   */
+  @Test
+  void quietKey_isLeasedToTheEndOfAWindowOfASecond_notOfALongerOne() {
+    LeaseHolder.Statistics statistics = holder.leaseStatistics();
+    // At 10 ms: 1 in the last second, once and a half rounded up: 2 leased (99 left, a quarter
+    // is 24), to the window's end at 1 s.
+    assertThat(holder.tryAcquire("api1s", k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    assertThat(statistics.permitsLeased()).isEqualTo(2);
+    assertThat(observer.peek("api1s", k).remaining()).isEqualTo(97);
+    List<DecidedBy> decidedBy = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      cluster.clock.advance(Duration.ofMillis(300));
+      decidedBy.add(holder.tryAcquire("api1s", k).decidedBy());
+    }
+    // 310 and 610 ms from the lease; at 910 ms it is spent, and the owner grants the next: 4 in
+    // the last second, 6 requests' worth, to the same window's end.
+    assertThat(decidedBy).containsExactly(DecidedBy.LEASE, DecidedBy.LEASE, DecidedBy.LIMITER);
+    assertThat(statistics.granted()).isEqualTo(2);
+    assertThat(statistics.permitsLeased()).isEqualTo(2 + 6);
+    // Past the window's end the 6 unused are not sent back.
+    cluster.clock.advance(Duration.ofMillis(300));
+    awaitUntil(() -> statistics.expiredUnused() == 6, "the ended lease taken out");
+    assertThat(statistics.returned()).isZero();
+
+    String longer = k + "-ten-seconds";
+    for (int i = 0; i < 3; i++) {
+      assertThat(holder.tryAcquire("api", longer).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+      cluster.clock.advance(Duration.ofMillis(300));
+    }
+    assertThat(statistics.granted()).isEqualTo(2);
+  }
+
   @Test
   void aClient_holdsLeasesToo() {
     GridRateLimiter client =
@@ -388,20 +513,20 @@ class GridLeaseTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LeaseMetrics.bind(holder, registry);
     for (int i = 0; i < 100; i++) {
-      assertThat(observer.tryAcquire("api", k).allowed()).isTrue();
+      assertThat(observer.tryAcquire("api1s", k).allowed()).isTrue();
     }
     cluster.clock.advance(Duration.ofMillis(1_490)); // half past the next second
-    assertThat(observer.tryAcquire(Check.of("api", k, 50)).allowed()).isTrue();
+    assertThat(observer.tryAcquire(Check.of("api1s", k, 50)).allowed()).isTrue();
     LeaseHolder.Statistics statistics = holder.leaseStatistics();
     for (int i = 0; i < 8; i++) {
-      Decision denied = holder.tryAcquire("api", k);
+      Decision denied = holder.tryAcquire("api1s", k);
       assertThat(denied.allowed()).isFalse();
       assertThat(denied.decidedBy()).isEqualTo(DecidedBy.LIMITER); // the eighth asks for a lease
     }
     assertThat(statistics.granted()).as("a paced lease").isEqualTo(1);
     assertThat(statistics.permitsLeased()).as("what frees up in 100 ms").isEqualTo(10);
 
-    Decision early = holder.tryAcquire("api", k);
+    Decision early = holder.tryAcquire("api1s", k);
     assertThat(early.allowed()).isFalse();
     assertThat(early.decidedBy()).isEqualTo(DecidedBy.LEASE);
     assertThat(early.retryAfterNanos()).as("the first frees up 1 ns after half past").isEqualTo(1);
@@ -412,7 +537,7 @@ class GridLeaseTest {
     List<Long> ownerAtMillis = new ArrayList<>();
     for (int ms = 1; ms <= 150; ms++) {
       cluster.clock.advance(Duration.ofMillis(1));
-      Decision decision = holder.tryAcquire("api", k);
+      Decision decision = holder.tryAcquire("api1s", k);
       if (decision.decidedBy() == DecidedBy.LIMITER) {
         assertThat(decision.allowed()).as("at %d ms", ms).isFalse();
         ownerAtMillis.add((long) ms);
@@ -423,7 +548,7 @@ class GridLeaseTest {
             .as("at %d ms, the wait for the next instant", ms)
             .isEqualTo(Duration.ofMillis((10 - ms % 10) % 10).toNanos() + 1);
       }
-      assertThat(observer.peek("api", k).remaining()).as("at %d ms", ms).isZero();
+      assertThat(observer.peek("api1s", k).remaining()).as("at %d ms", ms).isZero();
     }
     assertThat(admittedAtMillis)
         .containsExactly(

@@ -193,19 +193,25 @@ class SerializationTest {
   }
 
   @Test
-  void keyOutcome_roundTripsPlainAndPacedLeases_besideEachOther() {
+  void keyOutcome_roundTripsPlainPacedAndWindowEndLeases_besideEachOther() {
     long decidedAt = 1_767_265_200_123_456_789L;
-    KeyOutcome outcome = new KeyOutcome(3, decidedAt);
+    KeyOutcome outcome = new KeyOutcome(4, decidedAt);
     outcome.setDecision(0, Decision.allow(100, 40, 1_000_000_000L));
     outcome.setLease(0, 20, decidedAt + 100_000_000L);
     outcome.setDecision(1, Decision.deny(100, 0, 1, 1_000_000_000L));
     outcome.setPacedLease(
         1, new PacedLease(10, decidedAt + 1, 10_000_000L, decidedAt + 100_000_000L));
     outcome.setError(2, KeyOutcome.Code.INVALID, "cost", "cost: 101 exceeds the capacity 100");
+    outcome.setDecision(3, Decision.allow(100, 80, 600_000_000L));
+    outcome.setLeaseToWindowEnd(3, 20, decidedAt + 600_000_000L);
     KeyOutcome back = roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
     assertThat(back).isEqualTo(outcome);
     assertThat(back.pacedLease(0)).isNull();
     assertThat(back.leased(0)).isEqualTo(20);
+    assertThat(back.leaseToWindowEnd(0)).isFalse();
+    assertThat(back.leaseToWindowEnd(3)).isTrue();
+    assertThat(back.leaseEndsAtNanos(3)).isEqualTo(decidedAt + 600_000_000L);
+    assertThat(back.slice(3, 1).leaseToWindowEnd(0)).isTrue();
     assertThat(back.pacedLease(1))
         .isEqualTo(new PacedLease(10, decidedAt + 1, 10_000_000L, decidedAt + 100_000_000L));
     assertThat(back.slice(1, 1).pacedLease(0)).isEqualTo(back.pacedLease(1));

@@ -29,32 +29,39 @@ class LeaseDemandTest {
   }
 
   @Test
-  void steadyRateOfTenASecond_asksForAShortLeaseOnItsTenthRequestWithinASecond() {
+  void steadyRateOfTenASecond_asksAsAWarmKeyOnItsTenthRequestWithinASecond() {
     Check check = Check.of("hot", "warm", 1);
     // One request every 100 ms: never more than one in an interval, so never a burst.
     LeaseAsk asked = LeaseAsk.NONE;
     int request = 0;
-    while (asked.lifetimeNanos() != LeaseAsk.SHORT_OR_PACED && request < 30) {
+    while (asked.lifetimeNanos() != LeaseAsk.WINDOW_SHORT_OR_PACED && request < 30) {
       asked = wanted(check);
       request++;
       clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
     assertThat(request).as("the request that asked, 900 ms after the first").isEqualTo(10);
-    assertThat(asked.permits())
-        .as("one request in its busier interval, once and a half: 1")
-        .isEqualTo(1);
+    assertThat(asked.permits()).as("10 in the last second, once and a half: 15").isEqualTo(15);
   }
 
   @Test
-  void steadyRate_leasesWhatItsBusierIntervalUsed_onceAndAHalf() {
+  void warmKey_leasesWhatItsLastSecondUsed_onceAndAHalf_andABurstWhatItsBusierIntervalUsed() {
     Check check = Check.of("hot", "forty", 1);
-    // 40 a second, 4 in each interval: never a burst; warm at the tenth request, 4 × 1.5 = 6.
+    // 40 a second, 4 in each interval: never a burst; warm at the tenth request, 10 × 1.5 = 15.
     LeaseAsk asked = LeaseAsk.NONE;
-    for (int i = 0; i < 40 && asked.lifetimeNanos() != LeaseAsk.SHORT_OR_PACED; i++) {
+    for (int i = 0; i < 40 && asked.lifetimeNanos() != LeaseAsk.WINDOW_SHORT_OR_PACED; i++) {
       asked = wanted(check);
       clock.advance(Duration.ofMillis(25));
     }
-    assertThat(asked.permits()).isEqualTo(6);
+    assertThat(asked).isEqualTo(new LeaseAsk(15, LeaseAsk.WINDOW_SHORT_OR_PACED));
+    demand.askEnded(check.key());
+
+    // Then 8 within one interval: a burst, which asks for a short lease of 8 × 1.5 = 12.
+    clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
+    for (int i = 0; i < 7; i++) {
+      assertThat(wanted(check).lifetimeNanos()).isNotEqualTo(LeaseAsk.SHORT_OR_PACED);
+      demand.askEnded(check.key());
+    }
+    assertThat(wanted(check)).isEqualTo(new LeaseAsk(12, LeaseAsk.SHORT_OR_PACED));
   }
 
   @Test
@@ -119,12 +126,12 @@ class LeaseDemandTest {
     clock.advance(Duration.ofMillis(2_500));
     Check warm = Check.of("hot", "warm", 1);
     for (int i = 0; i < 9; i++) {
-      assertThat(wanted(warm).lifetimeNanos()).isNotEqualTo(LeaseAsk.SHORT_OR_PACED);
+      assertThat(wanted(warm).lifetimeNanos()).isNotEqualTo(LeaseAsk.WINDOW_SHORT_OR_PACED);
       clock.advance(Duration.ofMillis(LeaseDemand.INTERVAL_MILLIS));
     }
     // One more key fills the tracker: the idle keys go, the warm one stays and asks at its tenth.
     wanted(Check.of("hot", "new", 1));
-    assertThat(wanted(warm).lifetimeNanos()).isEqualTo(LeaseAsk.SHORT_OR_PACED);
+    assertThat(wanted(warm).lifetimeNanos()).isEqualTo(LeaseAsk.WINDOW_SHORT_OR_PACED);
   }
 
   @Test
@@ -178,9 +185,41 @@ class LeaseDemandTest {
     assertThat(demand.heat(fresh.stateKey())).isNotNull();
   }
 
-  /** The request's ask, left on its way. */
+  @Test
+  void quietKey_asksForALeaseToTheEndOfItsWindow_onlyWhereThatWindowLastsASecondAtMost() {
+    Check check = Check.of("hot", "quiet", 2);
+    long second = Duration.ofSeconds(1).toNanos();
+    // Its first request: 1 in the last second (itself), once and a half rounded up: 2 requests'
+    // worth, of two permits each.
+    LeaseAsk first = demand.wanted(check, check.stateKey(), clock.nowNanos(), false, second);
+    assertThat(first).isEqualTo(new LeaseAsk(2 * 2, LeaseAsk.UNTIL_WINDOW_END));
+    demand.askEnded(check.stateKey());
+
+    // Two seconds later, on a window of a minute: a lease would outlast a second idle here and be
+    // sent back, a second call for this one, so none is asked for; nor where there is no window
+    // lease (0: a token bucket, or a rule not known here).
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(demand.wanted(check, check.stateKey(), clock.nowNanos(), false, 60 * second))
+        .isEqualTo(LeaseAsk.NONE);
+    assertThat(ask(check)).isEqualTo(LeaseAsk.NONE);
+
+    // On a window of a second again, 500 ms on: 3 in the last second (the two just counted and
+    // this one), once and a half rounded up: 5 requests' worth.
+    clock.advance(Duration.ofMillis(500));
+    assertThat(demand.wanted(check, check.stateKey(), clock.nowNanos(), false, second))
+        .isEqualTo(new LeaseAsk(5 * 2, LeaseAsk.UNTIL_WINDOW_END));
+    // One ask at a time, and never for a check of no permits.
+    assertThat(demand.wanted(check, check.stateKey(), clock.nowNanos(), false, second))
+        .isEqualTo(LeaseAsk.NONE);
+    demand.askEnded(check.stateKey());
+    Check reading = Check.of("hot", "quiet", 0);
+    assertThat(demand.wanted(reading, reading.stateKey(), clock.nowNanos(), false, second))
+        .isEqualTo(LeaseAsk.NONE);
+  }
+
+  /** The request's ask, left on its way, on a rule with no lease to the end of the window. */
   private LeaseAsk ask(Check check) {
-    return demand.wanted(check, check.stateKey(), clock.nowNanos(), false);
+    return demand.wanted(check, check.stateKey(), clock.nowNanos(), false, 0);
   }
 
   /** The request's ask, ended at once: the answer is not the subject here. */

@@ -176,18 +176,57 @@ class LeaseGrantPropertiesTest {
   }
 
   @Test
-  void askToTheWindowEnd_takesAtMostAnEighthOfWhatIsLeft_untilTheWindowEnds() {
+  void askToTheWindowEnd_takesAtMostAQuarterOfWhatIsLeft_untilTheWindowEnds() {
     CompiledPolicy policy =
         CompiledPolicy.of(Policy.builder().limit(100).window(Duration.ofSeconds(10)).build());
     long at = ORIGIN + Duration.ofSeconds(3).toNanos(); // 7 s before the window ends
     KeyDecision.Result result =
         decideOne(policy, null, at, KeyOp.acquireWithLease(1, 1_000, LeaseAsk.UNTIL_WINDOW_END));
     KeyOutcome outcome = result.outcome();
-    // 99 left after the request: at most 12 leased, until the window's end, 7 s on.
-    assertThat(outcome.leased(0)).isEqualTo(12);
+    // 99 left after the request: at most 24 leased, until the window's end, 7 s on; an ask that
+    // knew what it asked for is not marked.
+    assertThat(outcome.leased(0)).isEqualTo(24);
     assertThat(outcome.leaseEndsAtNanos(0) - at).isEqualTo(Duration.ofSeconds(7).toNanos());
+    assertThat(outcome.leaseToWindowEnd(0)).isFalse();
     Decision after = decideOne(policy, result.written(), at, KeyOp.peek()).outcome().decision(0);
-    assertThat(after.remaining()).isEqualTo(87);
+    assertThat(after.remaining()).isEqualTo(75);
+  }
+
+  @Test
+  void warmKeysAsk_isALeaseToTheWindowEnd_whereThereIsRoom_andShortOrPacedWhereNot() {
+    long at = ORIGIN + Duration.ofSeconds(3).toNanos();
+    KeyOp warmAsk = KeyOp.acquireWithLease(1, 30, LeaseAsk.WINDOW_SHORT_OR_PACED);
+
+    // A window algorithm with room: a quarter of what is left at most, to the window's end, marked.
+    CompiledPolicy tenSeconds =
+        CompiledPolicy.of(Policy.builder().limit(100).window(Duration.ofSeconds(10)).build());
+    KeyOutcome roomy = decideOne(tenSeconds, null, at, warmAsk).outcome();
+    assertThat(roomy.leased(0)).isEqualTo(24);
+    assertThat(roomy.leaseEndsAtNanos(0) - at).isEqualTo(Duration.ofSeconds(7).toNanos());
+    assertThat(roomy.leaseToWindowEnd(0)).isTrue();
+
+    // A token bucket has no window to lease to: a short lease of the ask's tenth of a second
+    // (30 a second: 3), unmarked.
+    KeyOutcome bucket =
+        decideOne(CompiledPolicy.of(hundredPerSecond(Algorithm.TOKEN_BUCKET)), null, at, warmAsk)
+            .outcome();
+    assertThat(bucket.leased(0)).isEqualTo(3);
+    assertThat(bucket.leaseEndsAtNanos(0) - at).isEqualTo(Policy.MAX_LEASE_NANOS);
+    assertThat(bucket.leaseToWindowEnd(0)).isFalse();
+
+    // A sliding window at its limit: paced, as a burst's ask would be, with the same instants.
+    CompiledPolicy hundred = CompiledPolicy.of(hundredPerSecond(Algorithm.SLIDING_WINDOW));
+    StoredState full = atItsLimitHalfPastTheNextSecond(hundred);
+    KeyOutcome atLimit = decideOne(hundred, full, HALF_PAST_THE_NEXT_SECOND, warmAsk).outcome();
+    KeyOutcome burstAsk =
+        decideOne(
+                hundred,
+                full,
+                HALF_PAST_THE_NEXT_SECOND,
+                KeyOp.acquireWithLease(1, 3, LeaseAsk.SHORT_OR_PACED))
+            .outcome();
+    assertThat(atLimit.leaseToWindowEnd(0)).isFalse();
+    assertThat(atLimit.pacedLease(0)).isNotNull().isEqualTo(burstAsk.pacedLease(0));
   }
 
   @Test
@@ -288,14 +327,14 @@ class LeaseGrantPropertiesTest {
     // The grant: a request that asks for a lease, as a holder sends it.
     long permits = 1 + random.nextInt((int) Math.min(capacity, 3));
     long wanted = 1 + random.nextInt(2_000);
-    // A short lease, one to the end of the window (a steady key's ask), or a short one that may be
-    // paced (a hot key's ask: paced where the key has nothing to spare).
-    int ask = atLimit ? 1 : random.nextInt(3);
-    boolean toWindowEnd = ask == 0;
+    // A short lease, one to the end of the window (a steady key's ask), a short one that may be
+    // paced (a key in a burst: paced where it has nothing to spare), or either (a warm key's).
+    int ask = atLimit ? 1 + 2 * random.nextInt(2) : random.nextInt(4);
     long lifetime =
         switch (ask) {
           case 0 -> LeaseAsk.UNTIL_WINDOW_END;
           case 1 -> LeaseAsk.SHORT_OR_PACED;
+          case 3 -> LeaseAsk.WINDOW_SHORT_OR_PACED;
           default -> 1 + (long) (random.nextDouble() * Policy.MAX_LEASE_NANOS);
         };
     long grantAt = now + gap(random, shape, pace);
@@ -308,6 +347,10 @@ class LeaseGrantPropertiesTest {
       grantAt = Math.max(grantAt, boundary - 1 - (long) (random.nextDouble() * span));
     }
     KeyOutcome grant = fork.lease(grantAt, KeyOp.acquireWithLease(permits, wanted, lifetime));
+    if (ask != 3) {
+      assertThat(grant.leaseToWindowEnd(0)).as("marked only for the ask that needs it").isFalse();
+    }
+    boolean toWindowEnd = ask == 0 || grant.leaseToWindowEnd(0);
     Decision serialAnswer = fork.serial(grantAt, KeyOp.acquire(permits));
     assertThat(grant.decision(0).allowed()).isEqualTo(serialAnswer.allowed());
     long leased = grant.leased(0);
@@ -319,7 +362,8 @@ class LeaseGrantPropertiesTest {
     assertThat(endsAt).isGreaterThan(grantAt);
     assertThat(endsAt - grantAt).isLessThanOrEqualTo(lifetime);
     if (toWindowEnd) {
-      assertThat(leased).isLessThanOrEqualTo(grant.decision(0).remaining() / 8);
+      assertThat(leased)
+          .isLessThanOrEqualTo(grant.decision(0).remaining() / KeyDecision.WINDOW_LEASE_SHARE);
       assertThat(endsAt - grantAt).isLessThanOrEqualTo(policy.algorithm().windowLeaseNanos());
     } else {
       assertThat(endsAt - grantAt).isLessThanOrEqualTo(shape.maxLeaseNanos());

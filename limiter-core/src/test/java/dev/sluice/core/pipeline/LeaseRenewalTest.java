@@ -101,11 +101,11 @@ class LeaseRenewalTest {
   void failedAsk_letsTheNextRequestAskAgain() {
     grant(100);
     answer(75);
-    assertThat(holder.wanted(check, stateKey).permits()).as("an ask is on its way").isZero();
+    assertThat(holder.wanted(check, stateKey, 0).permits()).as("an ask is on its way").isZero();
 
     holder.askFailed(stateKey);
 
-    assertThat(holder.wanted(check, stateKey).permits()).isPositive();
+    assertThat(holder.wanted(check, stateKey, 0).permits()).isPositive();
   }
 
   @Test
@@ -142,7 +142,7 @@ class LeaseRenewalTest {
         .containsExactly(50L);
 
     for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
-      assertThat(holder.wanted(check, stateKey).permits())
+      assertThat(holder.wanted(check, stateKey, 0).permits())
           .as("a closed holder asks for no lease")
           .isZero();
     }
@@ -164,9 +164,9 @@ class LeaseRenewalTest {
   void checkOfNoPermits_onAHotKey_asksForNoLease() {
     Check reading = check.withPermits(0);
     for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
-      assertThat(holder.wanted(reading, stateKey).permits()).as("read %d", i + 1).isZero();
+      assertThat(holder.wanted(reading, stateKey, 0).permits()).as("read %d", i + 1).isZero();
     }
-    assertThat(holder.wanted(check, stateKey).permits())
+    assertThat(holder.wanted(check, stateKey, 0).permits())
         .as("the reads made the key hot")
         .isPositive();
   }
@@ -175,7 +175,7 @@ class LeaseRenewalTest {
   private void grant(long permits) {
     if (!holder.holds(stateKey)) {
       for (int i = 0; i < LeaseDemand.HOT_REQUESTS; i++) {
-        holder.wanted(check, stateKey);
+        holder.wanted(check, stateKey, 0);
       }
     }
     long now = clock.nowNanos();
