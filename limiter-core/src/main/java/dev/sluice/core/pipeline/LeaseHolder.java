@@ -125,11 +125,11 @@ public final class LeaseHolder {
 
   /**
    * The keys whose lease, or the one waiting behind it, is short or paced: every sweep looks at
-   * them, so such a lease goes back within a sweep of its end. Leases to the end of the window,
-   * which a quiet key on a window of a second takes on every key it asks (up to {@link
-   * LeaseDemand#MAX_TRACKED_KEYS} of them), are looked at by every {@value #FULL_SWEEP_EVERY}th
-   * sweep only: they go back only after a second idle, and when their window has ended they are
-   * only taken out.
+   * them, so such a lease goes back within a sweep of its end. Leases to the end of the window, of
+   * which a holder may hold one for every key it asked in the current window of a rule with a
+   * window of a second (up to {@link LeaseDemand#MAX_TRACKED_KEYS} of them), are looked at by every
+   * {@value #FULL_SWEEP_EVERY}th sweep only: they go back only after a second idle, and once their
+   * window has ended they are only taken out, so 100 ms later costs nothing.
    */
   private final Set<String> shortLeaseKeys = ConcurrentHashMap.newKeySet();
 
