@@ -219,7 +219,14 @@ public final class LeaseHolder {
     volatile long lastAnsweredAtNanos;
 
     final long limit;
-    final long resetAfterNanos;
+
+    /**
+     * When the key is back to full capacity, on this holder's clock: the grant's {@code resetAfter}
+     * counted from when the answer arrived. The lease's permits are already counted at the owner,
+     * so for a holder alone on the key this instant only comes nearer as time passes, and counting
+     * from the arrival (after the owner decided) says it no earlier than the owner would.
+     */
+    final long resetAtNanos;
 
     /** What the key had left for this holder at the grant: the owner's rest plus the lease. */
     final long remainingAtGrant;
@@ -242,6 +249,7 @@ public final class LeaseHolder {
         int shape,
         long firstUsableAtNanos,
         long spacingNanos,
+        long arrivedAtNanos,
         Decision grant,
         long permits,
         LeaseDemand.@Nullable Heat heat) {
@@ -257,7 +265,7 @@ public final class LeaseHolder {
       this.shape = shape;
       this.lastAnsweredAtNanos = endsAtHolderNanos - leaseNanos;
       this.limit = grant.limit();
-      this.resetAfterNanos = grant.resetAfterNanos();
+      this.resetAtNanos = arrivedAtNanos + grant.resetAfterNanos();
       this.remainingAtGrant = grant.remaining();
       this.permits = permits;
       this.left = new AtomicLong(permits);
@@ -383,7 +391,7 @@ public final class LeaseHolder {
             lease.limit,
             Math.max(0, lease.remainingAtGrant - used),
             0,
-            lease.resetAfterNanos,
+            Math.max(0, lease.resetAtNanos - now),
             0,
             false,
             Decision.DecidedBy.LEASE);
@@ -424,7 +432,7 @@ public final class LeaseHolder {
         lease.limit,
         0,
         retryAfter,
-        Math.max(lease.resetAfterNanos, retryAfter),
+        Math.max(lease.resetAtNanos - now, retryAfter),
         0,
         false,
         Decision.DecidedBy.LEASE);
@@ -517,6 +525,7 @@ public final class LeaseHolder {
             toWindowEnd ? shapeOf.applyAsInt(check.ref()) : 0,
             firstUsableAt,
             paced == null ? 0 : paced.spacingNanos(),
+            now,
             grant,
             permits,
             h);

@@ -463,14 +463,22 @@ class GridLeaseTest {
     LeaseHolder.Statistics statistics = holder.leaseStatistics();
     // At 10 ms: 1 in the last second, once and a half rounded up: 2 leased (99 left, a quarter
     // is 24), to the window's end at 1 s.
-    assertThat(holder.tryAcquire("api1s", k).decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    Decision first = holder.tryAcquire("api1s", k);
+    assertThat(first.decidedBy()).isEqualTo(DecidedBy.LIMITER);
     assertThat(statistics.permitsLeased()).isEqualTo(2);
     assertThat(observer.peek("api1s", k).remaining()).isEqualTo(97);
     List<DecidedBy> decidedBy = new ArrayList<>();
+    List<Decision> answers = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       cluster.clock.advance(Duration.ofMillis(300));
-      decidedBy.add(holder.tryAcquire("api1s", k).decidedBy());
+      Decision decision = holder.tryAcquire("api1s", k);
+      decidedBy.add(decision.decidedBy());
+      answers.add(decision);
     }
+    // A local answer's reset counts down from the grant's, as the owner's would: the lease's
+    // permits were counted there at the grant.
+    assertThat(answers.get(1).resetAfterNanos())
+        .isEqualTo(first.resetAfterNanos() - Duration.ofMillis(600).toNanos());
     // 310 and 610 ms from the lease; at 910 ms it is spent, and the owner grants the next: 4 in
     // the last second, 6 requests' worth, to the same window's end.
     assertThat(decidedBy).containsExactly(DecidedBy.LEASE, DecidedBy.LEASE, DecidedBy.LIMITER);
