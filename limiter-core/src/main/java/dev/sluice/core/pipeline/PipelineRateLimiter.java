@@ -538,18 +538,31 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     return leases != null && !check.waits() && (policy == null || !policy.policy().inFlight());
   }
 
-  /** {@link #leasable(Check, CompiledPolicy)} with the policy as known here, reading nothing. */
-  private boolean leasable(Check check) {
+  /** What {@link #windowLeaseIfLeasable} answers for a check no lease may answer here. */
+  private static final long NOT_LEASABLE = -1;
+
+  /**
+   * With one lookup of {@code check}'s policy as known here, reading nothing: {@link #NOT_LEASABLE}
+   * where a lease may not answer it ({@link #leasable(Check, CompiledPolicy)}) or the policy cannot
+   * be read (the owner will answer for the rule); otherwise how long a lease to the end of the
+   * window lasts at most on it ({@link
+   * dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}), 0 where it has none or is not
+   * known here.
+   */
+  private long windowLeaseIfLeasable(Check check) {
     if (leases == null || check.waits()) {
-      return false;
+      return NOT_LEASABLE;
     }
     CompiledPolicy policy;
     try {
       policy = backend.policyOf(check.ref(), true);
     } catch (RuntimeException e) {
-      return false; // the owner will answer for the rule
+      return NOT_LEASABLE;
     }
-    return leasable(check, policy);
+    if (!leasable(check, policy)) {
+      return NOT_LEASABLE;
+    }
+    return policy == null ? 0 : policy.algorithm().windowLeaseNanos();
   }
 
   /**
@@ -598,24 +611,11 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
 
   /** An acquire of {@code check}, with a request for a lease when one would pay here. */
   private KeyOp acquireOp(Check check, String stateKey) {
-    if (!leasable(check)) {
+    long windowLeaseNanos = windowLeaseIfLeasable(check);
+    if (windowLeaseNanos == NOT_LEASABLE) {
       return KeyOp.acquire(check.permits(), check.maxWait().toNanos());
     }
-    return leases.wanted(check, stateKey, windowLeaseNanos(check)).acquire(check.permits());
-  }
-
-  /**
-   * How long a lease to the end of the window lasts at most on {@code check}'s rule as known here
-   * ({@link dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}), reading nothing; 0 where
-   * the rule has none or is not known here.
-   */
-  private long windowLeaseNanos(Check check) {
-    try {
-      CompiledPolicy policy = backend.policyOf(check.ref(), true);
-      return policy == null ? 0 : policy.algorithm().windowLeaseNanos();
-    } catch (RuntimeException e) {
-      return 0; // the owner will answer for the rule
-    }
+    return leases.wanted(check, stateKey, windowLeaseNanos).acquire(check.permits());
   }
 
   /** Sends a batch's commands (none when leases answered every check). */
@@ -709,14 +709,15 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
       String stateKey = check.stateKey();
-      if (holder != null && leasable(check)) {
+      long windowLeaseNanos = holder == null ? NOT_LEASABLE : windowLeaseIfLeasable(check);
+      if (windowLeaseNanos != NOT_LEASABLE) {
         answered[i] = holder.answer(check, stateKey);
         if (answered[i] != null) {
           continue;
         }
         wanted.merge(
             stateKey,
-            holder.wanted(check, stateKey, windowLeaseNanos(check)),
+            holder.wanted(check, stateKey, windowLeaseNanos),
             (a, b) -> b.exceeds(a) ? b : a);
       }
       Group group = byKey.computeIfAbsent(stateKey, key -> new Group(key, check.ref()));
