@@ -29,8 +29,8 @@ public final class DebianPackages {
   private DebianPackages() {}
 
   /**
-   * Makes sure {@code packages} are installed, or aborts the calling test (JUnit's assumption)
-   * with the reason they cannot be.
+   * Makes sure {@code packages} are installed, or aborts the calling test (JUnit's assumption) with
+   * the reason they cannot be.
    */
   public static void require(String... packages) {
     Path script = script();
