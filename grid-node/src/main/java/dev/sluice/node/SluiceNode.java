@@ -13,7 +13,7 @@ import dev.sluice.core.TimeSource;
 import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
-import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.metrics.DecisionMetrics;
 import dev.sluice.core.rules.RulesFile;
 import dev.sluice.node.NodeSettings.Setting;
 import dev.sluice.node.envoy.EnvoyFrontEnd;
@@ -275,7 +275,7 @@ public final class SluiceNode implements AutoCloseable {
         decisions = front;
       }
       // Every front end (REST, Envoy) decides through one limiter that counts each decision once.
-      decisions = MeteredRateLimiter.wrap(decisions, registry);
+      decisions = DecisionMetrics.record(decisions, registry);
       try {
         envoy.start(
             decisions,

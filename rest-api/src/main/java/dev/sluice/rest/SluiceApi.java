@@ -7,7 +7,7 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.UnknownRuleException;
-import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.metrics.DecisionMetrics;
 import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -86,7 +86,7 @@ public final class SluiceApi {
       List<ExtraRoute> extraRoutes) {
     List<ExtraRoute> extras = List.copyOf(extraRoutes);
     SluiceMetrics metrics = new SluiceMetrics(registry, keysOwned);
-    RateLimiter metered = MeteredRateLimiter.wrap(limiter, registry);
+    RateLimiter metered = DecisionMetrics.record(limiter, registry);
     Bodies bodies = new Bodies(settings.maxBodyBytes());
     CheckRoutes checks = new CheckRoutes(metered, bodies, settings.maxBatchChecks());
     RuleRoutes rules = new RuleRoutes(limiter.rules(), bodies);

@@ -113,6 +113,18 @@ public final class CompiledPolicy {
     }
   }
 
+  /**
+   * {@link #checkCost} of every operation of {@code command} that takes permits: a command sent
+   * whole refuses them all before anything is counted.
+   */
+  public void checkCosts(KeyCommand command) {
+    for (KeyOp op : command.ops()) {
+      if (op.kind() == KeyOp.Kind.ACQUIRE || op.kind() == KeyOp.Kind.RESERVE) {
+        checkCost(op.permits(), command.ref());
+      }
+    }
+  }
+
   /** The fingerprint of the shape of {@code policy}'s state; see the class comment. */
   public static int fingerprint(Policy policy) {
     return hash(policy, true);

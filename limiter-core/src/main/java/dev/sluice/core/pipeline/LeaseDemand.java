@@ -1,6 +1,5 @@
 package dev.sluice.core.pipeline;
 
-import dev.sluice.core.Check;
 import dev.sluice.core.Policy;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -244,13 +243,14 @@ final class LeaseDemand {
   }
 
   /**
-   * What to ask the key's owner to lease along with {@code check} at {@code now}: {@link
-   * LeaseAsk#NONE} unless its key is in a burst, warm or steady here, or its rule's lease to the
-   * end of the window ({@code windowLeaseNanos}, as known here; 0 where there is none or it is not
-   * known) lasts a second or less; and for a check of no permits, or when the holder is {@code
-   * closing}. Counts the request; an ask starts one, which {@link #askEnded} ends.
+   * What to ask the owner of {@code stateKey} to lease along with a request for {@code permits} at
+   * {@code now}: {@link LeaseAsk#NONE} unless the key is in a burst, warm or steady here, or its
+   * rule's lease to the end of the window ({@code windowLeaseNanos}, as known here; 0 where there
+   * is none or it is not known) lasts a second or less; and for a request of no permits, or when
+   * the holder is {@code closing}. Counts the request; an ask starts one, which {@link #askEnded}
+   * ends.
    */
-  LeaseAsk wanted(Check check, String stateKey, long now, boolean closing, long windowLeaseNanos) {
+  LeaseAsk wanted(String stateKey, long permits, long now, boolean closing, long windowLeaseNanos) {
     if (heat.size() > MAX_TRACKED_KEYS) {
       forgetIdleKeys(now);
     }
@@ -268,7 +268,7 @@ final class LeaseDemand {
       // second or less: see QUIET_KEY_WINDOW_NANOS.
       boolean quietKeyLeases = windowLeaseNanos > 0 && windowLeaseNanos <= QUIET_KEY_WINDOW_NANOS;
       if ((!inBurst && !warm && !quietKeyLeases && !h.steadyAt(now, perSecond))
-          || check.permits() == 0
+          || permits == 0
           || closing
           || h.askPendingAt(now)) {
         return LeaseAsk.NONE;
@@ -283,7 +283,7 @@ final class LeaseDemand {
       h.asking = true;
       h.askedAt = now;
     }
-    return new LeaseAsk(wanted * Math.max(1, check.permits()), lifetime);
+    return new LeaseAsk(wanted * Math.max(1, permits), lifetime);
   }
 
   /** The heat of {@code stateKey}, or null if it is not tracked. */

@@ -38,6 +38,10 @@ final class LeaseReturns implements AutoCloseable {
   private final Backend backend;
   private final ScheduledFuture<?> task;
 
+  /**
+   * @param backend how returns reach the owners: the runtime's transport (its batching lanes over
+   *     its storage), never the layers that answer in front of it
+   */
   LeaseReturns(LeaseHolder holder, Backend backend) {
     this.holder = holder;
     this.backend = backend;
@@ -85,7 +89,7 @@ final class LeaseReturns implements AutoCloseable {
     }
     try {
       return backend
-          .executeAll(returns)
+          .executeAll(returns, Deadline.NONE)
           .whenComplete(
               (outcomes, failure) -> {
                 if (failure != null) {

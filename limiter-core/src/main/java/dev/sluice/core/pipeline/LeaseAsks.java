@@ -1,0 +1,139 @@
+package dev.sluice.core.pipeline;
+
+import dev.sluice.core.PolicyRef;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Leasing's second place, next to batching: a command on its way to the owner asks for a lease
+ * along with it when its key is hot here ({@link LeaseHolder#wanted}, which counts each request on
+ * the key), and the lease that comes back is kept ({@link LeaseHolder#keep}). Below the
+ * denied-until cache and the failure policy, so that a request answered there (a cached denial, a
+ * failure policy's answer) neither counts as a request on the key nor parks an ask; leases are
+ * answered from in front of every layer ({@link LeaseAnswers}).
+ *
+ * <p>An ask rides on the last operation of a command that a lease could have answered ({@link
+ * KeyCommand#mayAnswerHere}); each of those counts as a request, and the largest ask goes. No ask
+ * is made on a policy known here to limit permits in flight (each permit is an entry at the owner
+ * with its own id); where the policy is not known here, the owner keeps the promise and grants none
+ * ({@link CompiledPolicy#leases}).
+ */
+final class LeaseAsks extends BackendDecorator {
+  /** What {@link #windowLeaseIfLeasable} answers for a policy no lease may be asked on. */
+  private static final long NOT_LEASABLE = -1;
+
+  private final LeaseHolder holder;
+
+  LeaseAsks(Backend below, LeaseHolder holder) {
+    super(below);
+    this.holder = holder;
+  }
+
+  @Override
+  public KeyOutcome execute(KeyCommand command, Deadline deadline) {
+    Asking asking = asking(command);
+    return asking.kept(below.execute(asking.sent, deadline));
+  }
+
+  @Override
+  public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
+    Asking asking = asking(command);
+    return below.executeAsync(asking.sent, deadline).thenApply(asking::kept);
+  }
+
+  @Override
+  public CompletableFuture<List<KeyOutcome>> executeAll(
+      List<KeyCommand> commands, Deadline deadline) {
+    List<Asking> askings = new ArrayList<>(commands.size());
+    List<KeyCommand> sent = new ArrayList<>(commands.size());
+    for (KeyCommand command : commands) {
+      Asking asking = asking(command);
+      askings.add(asking);
+      sent.add(asking.sent);
+    }
+    return below
+        .executeAll(sent, deadline)
+        .thenApply(
+            outcomes -> {
+              for (int i = 0; i < outcomes.size(); i++) {
+                askings.get(i).kept(outcomes.get(i));
+              }
+              return outcomes;
+            });
+  }
+
+  /**
+   * A command on its way to the owner, with the ask its last operation carries.
+   *
+   * @param askedAt the index of the operation that carries an ask, or -1
+   * @param sentAtNanos the holder's clock just before {@code sent} went out (with an ask)
+   */
+  private record Asking(LeaseHolder holder, KeyCommand sent, int askedAt, long sentAtNanos) {
+    /** Keeps the lease granted to the ask, if any; answers {@code outcome}. */
+    KeyOutcome kept(KeyOutcome outcome) {
+      if (askedAt >= 0) {
+        holder.keep(
+            sent.ref(), sent.stateKey(), sent.ops()[askedAt], outcome, askedAt, sentAtNanos);
+      }
+      return outcome;
+    }
+  }
+
+  /** {@code command} with an ask for a lease on its last operation, where one pays here. */
+  private Asking asking(KeyCommand command) {
+    KeyOp[] ops = command.ops();
+    int last = ops.length - 1;
+    if (!anyAnswerable(command)) {
+      return new Asking(holder, command, -1, 0);
+    }
+    long windowLeaseNanos = windowLeaseIfLeasable(command.ref());
+    if (windowLeaseNanos == NOT_LEASABLE) {
+      return new Asking(holder, command, -1, 0);
+    }
+    LeaseAsk ask = LeaseAsk.NONE;
+    for (int i = 0; i < ops.length; i++) {
+      if (command.mayAnswerHere(i)) {
+        LeaseAsk wanted = holder.wanted(command.stateKey(), ops[i].permits(), windowLeaseNanos);
+        if (wanted.exceeds(ask)) {
+          ask = wanted;
+        }
+      }
+    }
+    if (ask.permits() == 0 || !command.mayAnswerHere(last)) {
+      return new Asking(holder, command, -1, 0);
+    }
+    KeyOp[] asked = ops.clone();
+    asked[last] = ask.acquire(ops[last].permits());
+    return new Asking(holder, command.withOps(asked), last, holder.now());
+  }
+
+  private static boolean anyAnswerable(KeyCommand command) {
+    for (int i = 0; i < command.ops().length; i++) {
+      if (command.mayAnswerHere(i)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * With one lookup of {@code ref}'s policy as known here, reading nothing: {@link #NOT_LEASABLE}
+   * where no lease may be asked on it (it limits permits in flight) or it cannot be read (the owner
+   * will answer for the rule); otherwise how long a lease to the end of the window lasts at most on
+   * it ({@link dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}), 0 where it has none
+   * or is not known here.
+   */
+  private long windowLeaseIfLeasable(PolicyRef ref) {
+    CompiledPolicy policy;
+    try {
+      policy = below.policyOf(ref, true);
+    } catch (RuntimeException e) {
+      return NOT_LEASABLE;
+    }
+    if (policy == null) {
+      return 0;
+    }
+    return policy.policy().inFlight() ? NOT_LEASABLE : policy.algorithm().windowLeaseNanos();
+  }
+}
