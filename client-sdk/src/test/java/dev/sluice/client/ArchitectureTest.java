@@ -14,6 +14,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void everyLimiter_isAPipeline() {
+    Arrows.LIMITERS_ARE_PIPELINES.check(CLASSES);
+  }
+
+  @Test
   void hazelcastInternals_onlyInTheGridTransport() {
     Arrows.HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT.check(CLASSES);
   }
