@@ -13,7 +13,7 @@ import java.util.function.LongSupplier;
 /**
  * The {@link RateLimiter} of a Sluice grid, over any {@link HazelcastInstance}: an embedded member
  * or a client, the same class. Every decision runs as one entry processor on the member that owns
- * the key, reading that member's clock (DESIGN §3), or is answered here from a lease that owner
+ * the key, reading that member's clock (docs/grid.md), or is answered here from a lease that owner
  * granted; the pipeline ({@link PipelineRateLimiter}) validates, groups and releases, the grid
  * runtime ({@link GridBackend}) stores and sends, and in between stand leasing and batching ({@link
  * BackendStack}).

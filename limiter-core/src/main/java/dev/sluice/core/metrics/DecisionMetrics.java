@@ -17,8 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Records every decision a limiter's callers get, the same on every runtime (DESIGN §7), as its
- * pipeline's {@link DecisionRecorder}:
+ * Records every decision a limiter's callers get, the same on every runtime (docs/rest-api.md,
+ * "Metrics"), as its pipeline's {@link DecisionRecorder}:
  *
  * <ul>
  *   <li>{@code sluice_decisions_total{rule, outcome}}: one per decision; outcome {@code allowed},

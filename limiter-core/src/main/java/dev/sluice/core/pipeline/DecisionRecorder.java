@@ -7,8 +7,9 @@ import dev.sluice.core.Reservation;
 import java.util.List;
 
 /**
- * Who records the answers a {@link PipelineRateLimiter} gives its callers (the metrics of DESIGN
- * §7): told each one once, where the pipeline answers, whichever layer of its stack made it.
+ * Who records the answers a {@link PipelineRateLimiter} gives its callers (the metrics of
+ * docs/rest-api.md): told each one once, where the pipeline answers, whichever layer of its stack
+ * made it.
  */
 public interface DecisionRecorder {
 

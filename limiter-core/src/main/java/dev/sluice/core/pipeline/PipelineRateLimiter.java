@@ -67,8 +67,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Metrics</h2>
  *
- * With a {@link DecisionRecorder} (the metrics of DESIGN §7), every answer the caller gets is
- * recorded here, once: the stack's layers record nothing of the kind.
+ * With a {@link DecisionRecorder} (the metrics of docs/rest-api.md), every answer the caller gets
+ * is recorded here, once: the stack's layers record nothing of the kind.
  */
 public class PipelineRateLimiter implements RateLimiter {
   private final BackendStack stack;
