@@ -117,11 +117,6 @@ public final class BatchingBackend extends BackendDecorator {
     this.maxKeysPerBatch = maxKeysPerBatch;
   }
 
-  /** How synchronous calls travel here. */
-  public SyncCalls syncCalls() {
-    return syncCalls;
-  }
-
   @Override
   public KeyOutcome execute(KeyCommand command, Deadline deadline) {
     if (command.readOnly() || syncCalls == SyncCalls.DIRECT) {

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -145,17 +146,9 @@ public class PipelineRateLimiter implements RateLimiter {
   public CompletableFuture<Decision> tryAcquireAsync(Check check) {
     KeyCommand command = command(Objects.requireNonNull(check, "check"), acquireOp(check));
     long start = startNanos();
-    CompletableFuture<Decision> answer =
-        backend.executeAsync(command, Deadline.NONE).thenApply(outcome -> outcome.decision(0));
-    if (recorder == null) {
-      return answer;
-    }
-    return answer.whenComplete(
-        (decision, failure) -> {
-          if (decision != null) {
-            recorder.decided(check, decision, start);
-          }
-        });
+    return recorded(
+        backend.executeAsync(command, Deadline.NONE).thenApply(outcome -> outcome.decision(0)),
+        decision -> recorder.decided(check, decision, start));
   }
 
   /**
@@ -201,15 +194,7 @@ public class PipelineRateLimiter implements RateLimiter {
                 return execute(batch, deadline).thenApply(batch::decisions);
               });
     }
-    if (recorder == null) {
-      return answer;
-    }
-    return answer.whenComplete(
-        (decisions, failure) -> {
-          if (decisions != null) {
-            recorder.decidedAll(checks, decisions, start);
-          }
-        });
+    return recorded(answer, decisions -> recorder.decidedAll(checks, decisions, start));
   }
 
   @Override
@@ -429,6 +414,18 @@ public class PipelineRateLimiter implements RateLimiter {
   /** When a decision the recorder times started; nothing is read without a recorder. */
   private long startNanos() {
     return recorder == null ? 0 : System.nanoTime();
+  }
+
+  /** {@code answer}, told to the recorder when it comes (a failure is no decision). */
+  private <T> CompletableFuture<T> recorded(CompletableFuture<T> answer, Consumer<T> record) {
+    return recorder == null
+        ? answer
+        : answer.whenComplete(
+            (value, failure) -> {
+              if (value != null) {
+                record.accept(value);
+              }
+            });
   }
 
   /** Sends a batch's commands. */
