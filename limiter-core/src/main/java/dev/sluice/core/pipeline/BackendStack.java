@@ -136,6 +136,16 @@ public final class BackendStack {
   }
 
   /**
+   * Gives back, now, the leases that have ended (what the periodic sweep does, {@link
+   * Builder#leaseReturnsByHand}); nothing without leases.
+   */
+  public void sweepLeases() {
+    if (leases != null) {
+      leases.returns.sweep();
+    }
+  }
+
+  /**
    * Gives every lease back to its owner and asks for none from now on, if this stack made the lease
    * holder; one that shares another's leaves them to it. Call it while the transport still works.
    */
@@ -149,6 +159,8 @@ public final class BackendStack {
   public static final class Builder {
     private final Backend storage;
     private @Nullable LongSupplier leaseClock;
+    private LeasePolicy.Factory leasePolicy = LeasePolicy.DEFAULT;
+    private boolean periodicLeaseReturns = true;
     private @Nullable Leases sharedLeases;
     private @Nullable Layer deniedCache;
     private @Nullable Layer failurePolicy;
@@ -165,6 +177,8 @@ public final class BackendStack {
     private Builder copy() {
       Builder copy = new Builder(storage);
       copy.leaseClock = leaseClock;
+      copy.leasePolicy = leasePolicy;
+      copy.periodicLeaseReturns = periodicLeaseReturns;
       copy.deniedCache = deniedCache;
       copy.failurePolicy = failurePolicy;
       copy.batching = batching;
@@ -180,7 +194,23 @@ public final class BackendStack {
      * manual clock a test's grid decides on); null: none asked for.
      */
     public Builder leases(@Nullable LongSupplier clock) {
+      return leases(clock, LeasePolicy.DEFAULT);
+    }
+
+    /** Leases held on {@code clock}, asked for as {@code policy} decides; null clock: none. */
+    public Builder leases(@Nullable LongSupplier clock, LeasePolicy.Factory policy) {
       this.leaseClock = clock;
+      this.leasePolicy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Ended leases go back only when {@link BackendStack#sweepLeases} is called, not every {@value
+     * LeaseReturns#PERIOD_MILLIS} ms on the JVM's sweeper thread: for a caller that runs on a clock
+     * of its own (the lease-policy simulator's virtual one).
+     */
+    public Builder leaseReturnsByHand() {
+      this.periodicLeaseReturns = false;
       return this;
     }
 
@@ -239,7 +269,7 @@ public final class BackendStack {
       Leases held = sharedLeases;
       boolean owns = false;
       if (held == null && leaseClock != null) {
-        held = new Leases(leaseClock, transport);
+        held = new Leases(leaseClock, leasePolicy, periodicLeaseReturns, transport);
         owns = true;
       }
       Backend head = transport;
@@ -272,11 +302,16 @@ public final class BackendStack {
     final LeaseReturns returns;
     private final Backend transport;
 
-    Leases(LongSupplier clock, Backend transport) {
+    Leases(
+        LongSupplier clock,
+        LeasePolicy.Factory policy,
+        boolean periodicReturns,
+        Backend transport) {
       this.transport = transport;
       this.holder =
           new LeaseHolder(
               clock,
+              policy,
               new LeaseHolder.Shapes() {
                 @Override
                 public int of(PolicyRef ref) {
@@ -290,7 +325,7 @@ public final class BackendStack {
               },
               this::renew,
               this::returnLate);
-      this.returns = new LeaseReturns(holder, transport);
+      this.returns = new LeaseReturns(holder, transport, periodicReturns);
     }
 
     /**

@@ -56,7 +56,7 @@ import org.jspecify.annotations.Nullable;
  * At most about {@value #MAX_TRACKED_KEYS} keys are tracked; beyond it the keys idle for two
  * seconds are forgotten, and all of them if that leaves more than three quarters. Thread-safe.
  */
-final class LeaseDemand {
+final class LeaseDemand implements LeasePolicy {
   /** Requests on a key within one {@link #INTERVAL_MILLIS} before a short lease (a burst). */
   static final int HOT_REQUESTS = 8;
 
@@ -121,7 +121,7 @@ final class LeaseDemand {
    * Requests on one key in the current and the last interval, and in the current and the last
    * second, and whether an ask for a lease of it is on its way.
    */
-  static final class Heat {
+  static final class Heat implements LeasePolicy.Key {
     private long intervalStart;
     private int current;
     private int last;
@@ -143,20 +143,23 @@ final class LeaseDemand {
      */
     private final LongAdder answeredLocally = new LongAdder();
 
-    /** Counts one request a short lease answered (a hot or warm key's: many threads at once). */
-    void countLocalAnswer() {
-      answeredLocally.increment();
-    }
-
     /**
-     * Counts one request a lease to the end of the window answered, at its own instant, under the
-     * monitor: a steady key's few requests a second do not contend for it. Counted later, all at
-     * once, they would look like a burst when the lease is spent, and the key would take short
-     * leases that end unused between its requests; and its seconds, not counted meanwhile, would
-     * start over, so that it would not look steady for a second.
+     * Counts one request a lease answered. A short lease's (a hot or warm key's: many threads at
+     * once) goes to the adder. One a lease to the end of the window answered is counted at its own
+     * instant, under the monitor: a steady key's few requests a second do not contend for it.
+     * Counted later, all at once, they would look like a burst when the lease is spent, and the key
+     * would take short leases that end unused between its requests; and its seconds, not counted
+     * meanwhile, would start over, so that it would not look steady for a second.
      */
-    synchronized void countLocalAnswerAt(long now) {
-      count(now, 1);
+    @Override
+    public void answeredLocally(long nowNanos, boolean endsWithItsWindow) {
+      if (endsWithItsWindow) {
+        synchronized (this) {
+          count(nowNanos, 1);
+        }
+      } else {
+        answeredLocally.increment();
+      }
     }
 
     /**
@@ -224,20 +227,25 @@ final class LeaseDemand {
     }
 
     /**
-     * Starts an ask for the next lease ahead of the current one's end, unless one is on its way;
-     * returns the requests of the busier interval, or -1 when an ask is on its way.
+     * Starts an ask for the next lease ahead of the current one's end, unless one is on its way: a
+     * short lease of what the busier interval used, one and a half times, and at least {@link
+     * LeaseHolder#RENEW_AHEAD_MIN_PERMITS} requests' worth.
      */
-    synchronized long renewal(long now) {
-      if (askPendingAt(now)) {
-        return -1;
+    @Override
+    public synchronized LeaseAsk renewal(long nowNanos, long permitsPerRequest) {
+      if (askPendingAt(nowNanos)) {
+        return LeaseAsk.NONE;
       }
       asking = true;
-      askedAt = now;
-      return Math.max(last, count(now, 0));
+      askedAt = nowNanos;
+      long seen = Math.max(last, count(nowNanos, 0));
+      long wanted =
+          Math.min(MAX_WANTED, Math.max(seen + seen / 2, LeaseHolder.RENEW_AHEAD_MIN_PERMITS));
+      return new LeaseAsk(wanted * Math.max(1, permitsPerRequest), Policy.MAX_LEASE_NANOS);
     }
 
-    /** The ask on its way came back (with or without a lease) or failed. */
-    synchronized void askEnded() {
+    @Override
+    public synchronized void askEnded() {
       asking = false;
     }
   }
@@ -250,7 +258,9 @@ final class LeaseDemand {
    * the holder is {@code closing}. Counts the request; an ask starts one, which {@link #askEnded}
    * ends.
    */
-  LeaseAsk wanted(String stateKey, long permits, long now, boolean closing, long windowLeaseNanos) {
+  @Override
+  public LeaseAsk wanted(
+      String stateKey, long permits, long now, boolean closing, long windowLeaseNanos) {
     if (heat.size() > MAX_TRACKED_KEYS) {
       forgetIdleKeys(now);
     }
@@ -287,12 +297,18 @@ final class LeaseDemand {
   }
 
   /** The heat of {@code stateKey}, or null if it is not tracked. */
-  @Nullable Heat heat(String stateKey) {
+  @Override
+  public @Nullable Heat key(String stateKey) {
     return heat.get(stateKey);
   }
 
-  /** The ask for a lease of {@code stateKey} came back or failed: the next request may ask. */
-  void askEnded(String stateKey) {
+  @Override
+  public int keysTracked() {
+    return heat.size();
+  }
+
+  @Override
+  public void askEnded(String stateKey) {
     Heat h = heat.get(stateKey);
     if (h != null) {
       h.askEnded();
@@ -303,7 +319,8 @@ final class LeaseDemand {
    * Whether an ask for a lease is on its way at {@code now}: one whose answer has neither come back
    * nor failed, sent less than an interval ago.
    */
-  boolean asking(long now) {
+  @Override
+  public boolean asking(long now) {
     for (Heat h : heat.values()) {
       synchronized (h) {
         if (h.askPendingAt(now)) {

@@ -1,7 +1,6 @@
 package dev.sluice.core.pipeline;
 
 import dev.sluice.core.Decision;
-import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.algorithm.PacedLease;
 import java.util.ArrayList;
@@ -158,7 +157,7 @@ public final class LeaseHolder {
    */
   private final AtomicLong sweeps = new AtomicLong();
 
-  private final LeaseDemand demand = new LeaseDemand(leases::containsKey);
+  private final LeasePolicy demand;
   private final ConcurrentLinkedQueue<Lease> replaced = new ConcurrentLinkedQueue<>();
   private final Statistics statistics = new Statistics();
 
@@ -172,6 +171,21 @@ public final class LeaseHolder {
    *     takeReturns(true)}
    */
   public LeaseHolder(LongSupplier nanoClock, Shapes shapes, Renewal renewal, Runnable lateLease) {
+    this(nanoClock, LeasePolicy.DEFAULT, shapes, renewal, lateLease);
+  }
+
+  /**
+   * A holder whose asks {@code policy} decides (see the other constructor for the rest).
+   *
+   * @param policy which keys ask for leases here, and for how many permits
+   */
+  public LeaseHolder(
+      LongSupplier nanoClock,
+      LeasePolicy.Factory policy,
+      Shapes shapes,
+      Renewal renewal,
+      Runnable lateLease) {
+    this.demand = policy.create(leases::containsKey);
     this.nanoClock = nanoClock;
     this.shapes = shapes;
     this.renewal = renewal;
@@ -254,7 +268,7 @@ public final class LeaseHolder {
     volatile @Nullable Lease next;
 
     /** The key's heat, to count this lease's answers in; null if the key was not tracked. */
-    final LeaseDemand.@Nullable Heat heat;
+    final LeasePolicy.@Nullable Key heat;
 
     Lease(
         PolicyRef ref,
@@ -270,7 +284,7 @@ public final class LeaseHolder {
         long arrivedAtNanos,
         Decision grant,
         long permits,
-        LeaseDemand.@Nullable Heat heat) {
+        LeasePolicy.@Nullable Key heat) {
       this.heat = heat;
       this.firstUsableAtNanos = firstUsableAtNanos;
       this.spacingNanos = spacingNanos;
@@ -396,10 +410,8 @@ public final class LeaseHolder {
         if (lease.endsWithItsWindow) {
           lease.lastAnsweredAtNanos = now; // a steady key's lease: no contention to speak of
         }
-        if (lease.heat != null && lease.endsWithItsWindow) {
-          lease.heat.countLocalAnswerAt(now);
-        } else if (lease.heat != null) {
-          lease.heat.countLocalAnswer();
+        if (lease.heat != null) {
+          lease.heat.answeredLocally(now, lease.endsWithItsWindow);
         }
         if (lease.crossedRenewal(left, permits)) {
           renewAhead(lease, permits, now);
@@ -458,7 +470,7 @@ public final class LeaseHolder {
   private Decision deniedUntilUsable(Lease lease, long permits, long now) {
     statistics.deniedLocally.increment();
     if (lease.heat != null) {
-      lease.heat.countLocalAnswer();
+      lease.heat.answeredLocally(now, false);
     }
     long used = lease.permits - lease.left.get();
     long retryAfter = Math.max(0, lease.usableAt(used + permits) - now);
@@ -478,22 +490,16 @@ public final class LeaseHolder {
    * permits}, unless an ask is on its way already.
    */
   private void renewAhead(Lease lease, long permits, long now) {
-    LeaseDemand.Heat h = lease.heat;
+    LeasePolicy.Key h = lease.heat;
     if (h == null || closing) {
       return;
     }
-    long seen = h.renewal(now);
-    if (seen < 0) {
+    LeaseAsk ask = h.renewal(now, permits);
+    if (ask.permits() == 0) {
       return;
     }
     statistics.renewals.increment();
-    long wanted =
-        Math.min(LeaseDemand.MAX_WANTED, Math.max(seen + seen / 2, RENEW_AHEAD_MIN_PERMITS));
-    renewal.send(
-        lease.ref,
-        lease.stateKey,
-        KeyOp.acquireWithLease(0, wanted * Math.max(1, permits), Policy.MAX_LEASE_NANOS),
-        now);
+    renewal.send(lease.ref, lease.stateKey, ask.acquire(0), now);
   }
 
   /** An ask for a lease of {@code stateKey} failed: the next request may ask again. */
@@ -527,7 +533,7 @@ public final class LeaseHolder {
       KeyOutcome outcome,
       int index,
       long sentAtNanos) {
-    LeaseDemand.Heat h = demand.heat(stateKey);
+    LeasePolicy.Key h = demand.key(stateKey);
     try {
       store(ref, stateKey, asked, outcome, index, sentAtNanos, h);
     } finally {
@@ -545,7 +551,7 @@ public final class LeaseHolder {
       KeyOutcome outcome,
       int index,
       long sentAtNanos,
-      LeaseDemand.@Nullable Heat h) {
+      LeasePolicy.@Nullable Key h) {
     long permits = outcome.leased(index);
     if (permits <= 0) {
       return;
@@ -744,8 +750,11 @@ public final class LeaseHolder {
     return statistics;
   }
 
-  /** The counts of a holder: leases granted, permits leased, answered here, given back, lost. */
-  public static final class Statistics {
+  /**
+   * The counts of a holder: leases granted, permits leased, answered here, given back, lost; and
+   * what it keeps now.
+   */
+  public final class Statistics {
     private final LongAdder granted = new LongAdder();
     private final LongAdder leased = new LongAdder();
     private final LongAdder answeredLocally = new LongAdder();
@@ -765,6 +774,16 @@ public final class LeaseHolder {
     /** Asks for a lease sent ahead of the current lease's end ("Renewing ahead"). */
     public long renewals() {
       return renewals.sum();
+    }
+
+    /** Keys with a lease here now, live or ended but not yet given back. */
+    public long leasesHeld() {
+      return leases.size();
+    }
+
+    /** Keys the lease policy keeps something of now ({@link LeasePolicy#keysTracked}). */
+    public long keysTracked() {
+      return demand.keysTracked();
     }
 
     /** Leases the owners granted. */

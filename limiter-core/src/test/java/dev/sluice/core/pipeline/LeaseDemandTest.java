@@ -180,9 +180,9 @@ class LeaseDemandTest {
     wanted(Check.of("hot", "overflow", 1));
     // The tracker overflowed with every earlier key idle: they are forgotten, but for the key whose
     // lease's answers are counted in its heat.
-    assertThat(demand.heat(held.stateKey())).isNotNull();
-    assertThat(demand.heat(idle.stateKey())).isNull();
-    assertThat(demand.heat(fresh.stateKey())).isNotNull();
+    assertThat(demand.key(held.stateKey())).isNotNull();
+    assertThat(demand.key(idle.stateKey())).isNull();
+    assertThat(demand.key(fresh.stateKey())).isNotNull();
   }
 
   @Test
