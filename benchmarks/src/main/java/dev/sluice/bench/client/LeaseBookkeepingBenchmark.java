@@ -2,6 +2,7 @@ package dev.sluice.bench.client;
 
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
 import dev.sluice.core.pipeline.LeaseHolder;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +87,6 @@ public class LeaseBookkeepingBenchmark {
       throw new IllegalStateException("no lease was ever granted here");
     }
     // 0: as for a rule with no lease to the end of the window (a quiet key then asks for none).
-    return holder.wanted(stateKeys[i], 1, 0).permits();
+    return holder.wanted(stateKeys[i], 1, 0, Policy.MAX_LEASE_NANOS).permits();
   }
 }

@@ -1,6 +1,6 @@
 package dev.sluice.core.pipeline;
 
-import dev.sluice.core.PolicyRef;
+import dev.sluice.core.Policy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,9 +20,6 @@ import java.util.concurrent.CompletableFuture;
  * ({@link CompiledPolicy#leases}).
  */
 final class LeaseAsks extends BackendDecorator {
-  /** What {@link #windowLeaseIfLeasable} answers for a policy no lease may be asked on. */
-  private static final long NOT_LEASABLE = -1;
-
   private final LeaseHolder holder;
 
   LeaseAsks(Backend below, LeaseHolder holder) {
@@ -87,14 +84,23 @@ final class LeaseAsks extends BackendDecorator {
     if (!anyAnswerable(command)) {
       return new Asking(holder, command, -1, 0);
     }
-    long windowLeaseNanos = windowLeaseIfLeasable(command.ref());
-    if (windowLeaseNanos == NOT_LEASABLE) {
+    CompiledPolicy policy;
+    try {
+      policy = below.policyOf(command.ref(), true);
+    } catch (RuntimeException e) {
+      return new Asking(holder, command, -1, 0); // the owner will answer for the rule
+    }
+    if (policy != null && policy.policy().inFlight()) {
       return new Asking(holder, command, -1, 0);
     }
+    long windowLeaseNanos = policy == null ? 0 : policy.algorithm().windowLeaseNanos();
+    long shortLeaseNanos =
+        policy == null ? Policy.MAX_LEASE_NANOS : policy.policy().maxLeaseNanos();
     LeaseAsk ask = LeaseAsk.NONE;
     for (int i = 0; i < ops.length; i++) {
       if (command.mayAnswerHere(i)) {
-        LeaseAsk wanted = holder.wanted(command.stateKey(), ops[i].permits(), windowLeaseNanos);
+        LeaseAsk wanted =
+            holder.wanted(command.stateKey(), ops[i].permits(), windowLeaseNanos, shortLeaseNanos);
         if (wanted.exceeds(ask)) {
           ask = wanted;
         }
@@ -115,25 +121,5 @@ final class LeaseAsks extends BackendDecorator {
       }
     }
     return false;
-  }
-
-  /**
-   * With one lookup of {@code ref}'s policy as known here, reading nothing: {@link #NOT_LEASABLE}
-   * where no lease may be asked on it (it limits permits in flight) or it cannot be read (the owner
-   * will answer for the rule); otherwise how long a lease to the end of the window lasts at most on
-   * it ({@link dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}), 0 where it has none
-   * or is not known here.
-   */
-  private long windowLeaseIfLeasable(PolicyRef ref) {
-    CompiledPolicy policy;
-    try {
-      policy = below.policyOf(ref, true);
-    } catch (RuntimeException e) {
-      return NOT_LEASABLE;
-    }
-    if (policy == null) {
-      return 0;
-    }
-    return policy.policy().inFlight() ? NOT_LEASABLE : policy.algorithm().windowLeaseNanos();
   }
 }

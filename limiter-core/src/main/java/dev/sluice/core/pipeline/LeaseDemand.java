@@ -260,7 +260,12 @@ final class LeaseDemand implements LeasePolicy {
    */
   @Override
   public LeaseAsk wanted(
-      String stateKey, long permits, long now, boolean closing, long windowLeaseNanos) {
+      String stateKey,
+      long permits,
+      long now,
+      boolean closing,
+      long windowLeaseNanos,
+      long shortLeaseNanos) {
     if (heat.size() > MAX_TRACKED_KEYS) {
       forgetIdleKeys(now);
     }

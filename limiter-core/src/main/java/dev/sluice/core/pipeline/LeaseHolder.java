@@ -516,9 +516,11 @@ public final class LeaseHolder {
    * LeaseDemand#MAX_TRACKED_KEYS}): a rule keyed by something with millions of values, each asked
    * once, must not fill the holder with leases.
    */
-  public LeaseAsk wanted(String stateKey, long permits, long windowLeaseNanos) {
+  public LeaseAsk wanted(
+      String stateKey, long permits, long windowLeaseNanos, long shortLeaseNanos) {
     long quietKeysLease = leases.size() < LeaseDemand.MAX_TRACKED_KEYS ? windowLeaseNanos : 0;
-    return demand.wanted(stateKey, permits, nanoClock.getAsLong(), closing, quietKeysLease);
+    return demand.wanted(
+        stateKey, permits, nanoClock.getAsLong(), closing, quietKeysLease, shortLeaseNanos);
   }
 
   /**

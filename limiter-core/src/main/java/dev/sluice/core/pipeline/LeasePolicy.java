@@ -26,9 +26,16 @@ public interface LeasePolicy {
    *     policy as known here ({@link dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos});
    *     0 where it has none or the policy is not known here
    * @param closing whether the holder is closing: then no lease is asked for
+   * @param shortLeaseNanos how long a short lease lasts at most on the key's policy as known here
+   *     ({@link dev.sluice.core.Policy#maxLeaseNanos}), the longest of any policy where it is not
    */
   LeaseAsk wanted(
-      String stateKey, long permits, long nowNanos, boolean closing, long windowLeaseNanos);
+      String stateKey,
+      long permits,
+      long nowNanos,
+      boolean closing,
+      long windowLeaseNanos,
+      long shortLeaseNanos);
 
   /**
    * What this policy keeps of {@code stateKey}, or null if it keeps nothing: a lease holds it, so
@@ -82,6 +89,17 @@ public interface LeasePolicy {
    * (short or paced, to the end of the window, either), {@link LeaseDemand}.
    */
   Factory KINDS = LeaseDemand::new;
+
+  /**
+   * One rate per key, the owner choosing the lease ({@link RateLeasePolicy}), tuned by {@link
+   * LeaseTuning#DEFAULT}.
+   */
+  Factory RATE = rate(LeaseTuning.DEFAULT);
+
+  /** {@link #RATE} tuned otherwise (the owner's grants keep {@link LeaseTuning#DEFAULT}). */
+  static Factory rate(LeaseTuning tuning) {
+    return leased -> new RateLeasePolicy(tuning, leased);
+  }
 
   /** The policy holders use unless told otherwise. */
   Factory DEFAULT = KINDS;

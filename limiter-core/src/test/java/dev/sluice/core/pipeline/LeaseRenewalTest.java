@@ -103,13 +103,14 @@ class LeaseRenewalTest {
   void failedAsk_letsTheNextRequestAskAgain() {
     grant(100);
     answer(75);
-    assertThat(holder.wanted(stateKey, check.permits(), 0).permits())
+    assertThat(holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
         .as("an ask is on its way")
         .isZero();
 
     holder.askFailed(stateKey);
 
-    assertThat(holder.wanted(stateKey, check.permits(), 0).permits()).isPositive();
+    assertThat(holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
+        .isPositive();
   }
 
   @Test
@@ -146,7 +147,7 @@ class LeaseRenewalTest {
         .containsExactly(50L);
 
     for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
-      assertThat(holder.wanted(stateKey, check.permits(), 0).permits())
+      assertThat(holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
           .as("a closed holder asks for no lease")
           .isZero();
     }
@@ -168,11 +169,11 @@ class LeaseRenewalTest {
   void checkOfNoPermits_onAHotKey_asksForNoLease() {
     Check reading = check.withPermits(0);
     for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
-      assertThat(holder.wanted(stateKey, reading.permits(), 0).permits())
+      assertThat(holder.wanted(stateKey, reading.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
           .as("read %d", i + 1)
           .isZero();
     }
-    assertThat(holder.wanted(stateKey, check.permits(), 0).permits())
+    assertThat(holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
         .as("the reads made the key hot")
         .isPositive();
   }
@@ -181,7 +182,7 @@ class LeaseRenewalTest {
   private void grant(long permits) {
     if (!holder.holds(stateKey)) {
       for (int i = 0; i < LeaseDemand.HOT_REQUESTS; i++) {
-        holder.wanted(stateKey, check.permits(), 0);
+        holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS);
       }
     }
     long now = clock.nowNanos();
