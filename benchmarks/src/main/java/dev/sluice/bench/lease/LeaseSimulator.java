@@ -17,11 +17,12 @@ import java.util.Locale;
  * test) on a virtual clock, and prints, per trace, one table with a row per policy: where requests
  * were decided, what a lease cost in strictness, over-admission (0, or the run is wrong) and the
  * holders' memory. Deterministic: the same seed prints the same tables (docs/decisions/
- * lease-policy.md has the result and what it decided). Run it from the repository root:
+ * lease-policy.md has the result and what it decided). An admission over the rule's bound under any
+ * policy fails the run (an exception and a non-zero exit, after the tables): a lease may make a
+ * holder stricter, never laxer. Run it from the repository root:
  *
  * <pre>
- * ./mvnw -q -pl benchmarks -am package -DskipTests -Pjmh
- * java -cp benchmarks/target/benchmarks.jar dev.sluice.bench.lease.LeaseSimulator [options]
+ * ./mvnw -q -pl benchmarks -am package -DskipTests -Pjmh &amp;&amp; java -cp benchmarks/target/benchmarks.jar dev.sluice.bench.lease.LeaseSimulator [options]
  *
  *   --policies a,b,...   the policies compared (default: all of them)
  *   --trace name|file    a standard trace, or a trace file; repeat for several (default: all)
@@ -39,8 +40,7 @@ import java.util.Locale;
 public final class LeaseSimulator {
   static final String USAGE =
       """
-      ./mvnw -q -pl benchmarks -am package -DskipTests -Pjmh
-      java -cp benchmarks/target/benchmarks.jar dev.sluice.bench.lease.LeaseSimulator [options]
+      ./mvnw -q -pl benchmarks -am package -DskipTests -Pjmh && java -cp benchmarks/target/benchmarks.jar dev.sluice.bench.lease.LeaseSimulator [options]
 
         --policies a,b,...   the policies compared (default: all of them)
         --trace name|file    a standard trace, or a trace file; repeat for several (default: all)
@@ -147,7 +147,11 @@ public final class LeaseSimulator {
     run(options, out);
   }
 
-  /** Runs every chosen trace under every chosen policy, printing each trace's table as it ends. */
+  /**
+   * Runs every chosen trace under every chosen policy, printing each trace's table as it ends.
+   *
+   * @throws IllegalStateException after the tables, if any run admitted beyond the rule's bound
+   */
   static List<Simulation.Result> run(Options options, PrintStream out) throws IOException {
     out.printf(
         Locale.ROOT,
@@ -168,6 +172,15 @@ public final class LeaseSimulator {
     }
     out.println();
     out.print(SimReport.summary(all));
+    List<String> over =
+        all.stream()
+            .filter(r -> r.overAdmitted() > 0)
+            .map(r -> r.trace() + " under " + r.policy() + ": " + r.overAdmitted())
+            .toList();
+    if (!over.isEmpty()) {
+      throw new IllegalStateException(
+          "admissions over the rule's bound, which a lease must never cause: " + over);
+    }
     return all;
   }
 }
