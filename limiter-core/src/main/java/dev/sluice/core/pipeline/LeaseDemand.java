@@ -312,14 +312,6 @@ final class LeaseDemand implements LeasePolicy {
     return heat.size();
   }
 
-  @Override
-  public void askEnded(String stateKey) {
-    Heat h = heat.get(stateKey);
-    if (h != null) {
-      h.askEnded();
-    }
-  }
-
   /**
    * Whether an ask for a lease is on its way at {@code now}: one whose answer has neither come back
    * nor failed, sent less than an interval ago.

@@ -44,7 +44,12 @@ public interface LeasePolicy {
   @Nullable Key key(String stateKey);
 
   /** The ask for a lease of {@code stateKey} came back or failed: the next request may ask. */
-  void askEnded(String stateKey);
+  default void askEnded(String stateKey) {
+    Key key = key(stateKey);
+    if (key != null) {
+      key.askEnded();
+    }
+  }
 
   /**
    * Whether an ask is on its way at {@code nowNanos}: one whose answer has neither come back nor

@@ -188,14 +188,6 @@ final class RateLeasePolicy implements LeasePolicy {
   }
 
   @Override
-  public void askEnded(String stateKey) {
-    Rate rate = rates.get(stateKey);
-    if (rate != null) {
-      rate.askEnded();
-    }
-  }
-
-  @Override
   public boolean asking(long nowNanos) {
     for (Rate rate : rates.values()) {
       synchronized (rate) {
