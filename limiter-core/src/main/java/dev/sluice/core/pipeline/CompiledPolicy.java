@@ -96,12 +96,14 @@ public final class CompiledPolicy {
 
   /**
    * Refuses a request that could never be admitted, before anything is counted: the one check every
-   * runtime makes where it knows the policy.
+   * runtime makes where it knows the policy. A shadow policy refuses nothing: it never denies,
+   * whatever the cost, and answers such a request as the would-be denial it is ({@link
+   * KeyDecision}), as envoyproxy/ratelimit's shadow mode does.
    *
    * @throws InvalidPolicyException naming {@code cost}
    */
   public void checkCost(long permits, PolicyRef ref) {
-    if (permits > capacity()) {
+    if (permits > capacity() && !policy.shadow()) {
       throw new InvalidPolicyException(
           "cost",
           "asks for "

@@ -112,40 +112,43 @@ public final class KeyDecision {
       writes |= op.writes();
       try {
         Decision decision =
-            switch (op.kind()) {
-              case ACQUIRE ->
-                  Booking.acquire(
-                      algorithm,
-                      state,
-                      nowNanos,
-                      op.permits(),
-                      policy.policy().shadow() ? 0 : op.maxWaitNanos());
-              case PEEK -> algorithm.apply(state, nowNanos, 0);
-              case RELEASE ->
-                  op.admittedAtNanos() == KeyOp.UNKNOWN
-                      ? algorithm.release(state, nowNanos, op.permits())
-                      : algorithm.release(state, nowNanos, op.permits(), op.admittedAtNanos());
-              case RETURN_LEASE ->
-                  algorithm.returnLease(
-                      state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
-              case RELEASE_PERMIT -> algorithm.releasePermit(state, nowNanos, op.permitId());
-              case RESERVE -> {
-                // Room first: a full ledger refuses before the estimate is counted.
-                long[] room = ReservationLedger.withRoom(ledger);
-                Decision reserved = reserve(policy, state, nowNanos, op);
-                if (reserved.permitId() != 0) {
-                  ledger = ReservationLedger.open(room, nowNanos, op.permits(), op.leaseNanos());
-                  reserved = reserved.withPermitId(ReservationLedger.lastId(ledger));
-                }
-                yield reserved;
-              }
-              case COMMIT -> {
-                int at = openReservation(ledger, nowNanos, op);
-                Decision settled = commit(policy, state, nowNanos, ledger, at, op.permits());
-                ledger = ReservationLedger.commit(ledger, at, op.permits());
-                yield settled;
-              }
-            };
+            op.takes() && op.permits() > algorithm.capacity() && policy.policy().shadow()
+                ? aboveShadowCapacity(algorithm, state, nowNanos)
+                : switch (op.kind()) {
+                  case ACQUIRE ->
+                      Booking.acquire(
+                          algorithm,
+                          state,
+                          nowNanos,
+                          op.permits(),
+                          policy.policy().shadow() ? 0 : op.maxWaitNanos());
+                  case PEEK -> algorithm.apply(state, nowNanos, 0);
+                  case RELEASE ->
+                      op.admittedAtNanos() == KeyOp.UNKNOWN
+                          ? algorithm.release(state, nowNanos, op.permits())
+                          : algorithm.release(state, nowNanos, op.permits(), op.admittedAtNanos());
+                  case RETURN_LEASE ->
+                      algorithm.returnLease(
+                          state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
+                  case RELEASE_PERMIT -> algorithm.releasePermit(state, nowNanos, op.permitId());
+                  case RESERVE -> {
+                    // Room first: a full ledger refuses before the estimate is counted.
+                    long[] room = ReservationLedger.withRoom(ledger);
+                    Decision reserved = reserve(policy, state, nowNanos, op);
+                    if (reserved.permitId() != 0) {
+                      ledger =
+                          ReservationLedger.open(room, nowNanos, op.permits(), op.leaseNanos());
+                      reserved = reserved.withPermitId(ReservationLedger.lastId(ledger));
+                    }
+                    yield reserved;
+                  }
+                  case COMMIT -> {
+                    int at = openReservation(ledger, nowNanos, op);
+                    Decision settled = commit(policy, state, nowNanos, ledger, at, op.permits());
+                    ledger = ReservationLedger.commit(ledger, at, op.permits());
+                    yield settled;
+                  }
+                };
         if (op.leasePermits() > 0
             && op.maxWaitNanos() == 0
             && decision.delayNanos() == 0
@@ -177,6 +180,19 @@ public final class KeyDecision {
             ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
         forgotten,
         ReservationLedger.expiredOpen(storedLedger, nowNanos));
+  }
+
+  /**
+   * A shadow policy's answer to a request for more than it can ever hold: an enforced policy
+   * refuses such a cost as invalid, but a shadow policy never denies nor refuses (envoyproxy/
+   * ratelimit answers OK under shadow mode whatever {@code hits_addend} asks). So it is the
+   * would-be denial it is, flagged once the policy's shadow is applied, and it counts nothing: no
+   * penalty either, since no limit could have admitted it.
+   */
+  private static Decision aboveShadowCapacity(
+      LimiterAlgorithm algorithm, long[] state, long nowNanos) {
+    Decision now = algorithm.apply(state, nowNanos, 0);
+    return Decision.deny(now.limit(), now.remaining(), 0, now.resetAfterNanos());
   }
 
   /**

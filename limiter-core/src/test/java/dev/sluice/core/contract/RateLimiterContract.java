@@ -337,6 +337,26 @@ public abstract class RateLimiterContract {
   }
 
   @Test
+  void shadowRule_costAboveItsCapacity_isAllowedFlaggedAndCountsNothing() {
+    for (Algorithm algorithm : Algorithm.values()) {
+      Policy shadow = policy(algorithm, 20, Duration.ofMinutes(1)).withShadow(true);
+      String rule = rule(shadow);
+      String key = key("shadow-over-" + algorithm.wireName());
+      long capacity = peek(rule, key).remaining();
+
+      // envoyproxy/ratelimit's shadow mode: 20 per minute and 25 hits at once is still OK.
+      Decision above = limiter().tryAcquire(rule, key, capacity + 5);
+      assertThat(above.allowed()).as(algorithm.wireName()).isTrue();
+      assertThat(above.shadowDenied()).as(algorithm.wireName()).isTrue();
+      assertThat(above.retryAfterMillis()).isZero();
+      Decision inline = limiter().tryAcquire(shadow, key, capacity + 5);
+      assertThat(inline.allowed() && inline.shadowDenied()).as(algorithm.wireName()).isTrue();
+
+      assertThat(peek(rule, key).remaining()).as(algorithm.wireName()).isEqualTo(capacity);
+    }
+  }
+
+  @Test
   void countDenied_keepsAHammeringClientLimited() {
     Policy lenient = policy(Algorithm.SLIDING_WINDOW, 2, Duration.ofSeconds(10));
     Policy penalty =
