@@ -388,7 +388,9 @@ public final class SluiceNode implements AutoCloseable {
                     + " to another port"
                     + (setting == Setting.REST_PORT
                         ? " (0: any free port)"
-                        : setting == Setting.RLS_PORT ? " (0: turns it off)" : ""),
+                        : setting == Setting.RLS_PORT ? " (0: turns it off)" : "")
+                    + "; several nodes on one host: give each its own "
+                    + Setting.PORT_OFFSET.environmentVariable(),
                 e));
       }
     }

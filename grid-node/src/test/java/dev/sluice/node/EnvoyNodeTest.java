@@ -99,7 +99,8 @@ class EnvoyNodeTest {
               "rlsPort: port "
                   + taken.getLocalPort()
                   + " on 127.0.0.1 is already in use; stop what holds it, or set SLUICE_RLS_PORT"
-                  + " to another port (0: turns it off)");
+                  + " to another port (0: turns it off); several nodes on one host: give each"
+                  + " its own SLUICE_PORT_OFFSET");
     }
   }
 
