@@ -1,5 +1,7 @@
 package dev.sluice.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The answer to one request for permits (DESIGN §2).
  *
@@ -17,6 +19,9 @@ package dev.sluice.core;
  * @param decidedBy who decided: the limiter itself, or a client-side shortcut
  * @param permitId concurrency rules: the id of the permit an admitted request holds, to give to
  *     {@link RateLimiter#releasePermit}; 0 for every other decision
+ * @param receipt an admission's proof, to give the permits back with ({@link
+ *     RateLimiter#release(Receipt)}); null for every decision that took nothing (a denial, a peek,
+ *     a shadow rule's would-be denial, a failure policy's answer)
  */
 public record Decision(
     boolean allowed,
@@ -27,7 +32,8 @@ public record Decision(
     long delayNanos,
     boolean shadowDenied,
     DecidedBy decidedBy,
-    long permitId) {
+    long permitId,
+    @Nullable Receipt receipt) {
 
   /**
    * Who made a decision. Everything but {@link #LIMITER} and {@link #LEASE} was decided without the
@@ -90,6 +96,30 @@ public record Decision(
     }
   }
 
+  /** A decision that carries no receipt (yet): what the deciding step answers. */
+  public Decision(
+      boolean allowed,
+      long limit,
+      long remaining,
+      long retryAfterNanos,
+      long resetAfterNanos,
+      long delayNanos,
+      boolean shadowDenied,
+      DecidedBy decidedBy,
+      long permitId) {
+    this(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        null);
+  }
+
   /** A decision that holds no permit id (every algorithm but concurrency). */
   public Decision(
       boolean allowed,
@@ -137,7 +167,7 @@ public record Decision(
       return this;
     }
     return new Decision(
-        true, limit, remaining, 0, resetAfterNanos, delayNanos, true, decidedBy, permitId);
+        true, limit, remaining, 0, resetAfterNanos, delayNanos, true, decidedBy, permitId, null);
   }
 
   public Decision decidedBy(DecidedBy by) {
@@ -150,7 +180,8 @@ public record Decision(
         delayNanos,
         shadowDenied,
         by,
-        permitId);
+        permitId,
+        receipt);
   }
 
   /** This decision holding the permit {@code id} (a concurrency rule's admission). */
@@ -164,7 +195,23 @@ public record Decision(
         delayNanos,
         shadowDenied,
         decidedBy,
-        id);
+        id,
+        receipt);
+  }
+
+  /** This admission carrying {@code proof} of itself (see {@link #receipt()}). */
+  public Decision withReceipt(@Nullable Receipt proof) {
+    return new Decision(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        proof);
   }
 
   /**
@@ -182,6 +229,40 @@ public record Decision(
         retryAfterNanos,
         saturatedAdd(resetAfterNanos, waitNanos),
         saturatedAdd(delayNanos, waitNanos),
+        shadowDenied,
+        decidedBy,
+        permitId,
+        receipt);
+  }
+
+  /**
+   * Decisions are equal when they decide the same: every component but the {@link #receipt()},
+   * which names one admission (its number is unique to it), so that two admissions alike, a
+   * synchronous and an asynchronous one say, compare equal as they did before receipts.
+   */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Decision other
+        && allowed == other.allowed
+        && limit == other.limit
+        && remaining == other.remaining
+        && retryAfterNanos == other.retryAfterNanos
+        && resetAfterNanos == other.resetAfterNanos
+        && delayNanos == other.delayNanos
+        && shadowDenied == other.shadowDenied
+        && decidedBy == other.decidedBy
+        && permitId == other.permitId;
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
         shadowDenied,
         decidedBy,
         permitId);

@@ -25,8 +25,12 @@ import java.util.Locale;
  * @param leases whether the owner may lease permits of a hot key to the callers that ask for them
  *     ({@link Leases#AUTO}, the default), or decides every request itself ({@link Leases#OFF});
  *     always {@link Leases#OFF} for a concurrency policy, whose permits each have their own id
+ * @param release what a release must show to give permits back: proof of the admission ({@link
+ *     Release#PROOF}, the default), or nothing, for a rule that trusts every caller with a bare
+ *     count ({@link Release#OPEN}; never an inline policy)
  */
-public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Leases leases) {
+public record Policy(
+    List<Limit> limits, boolean shadow, boolean countDenied, Leases leases, Release release) {
 
   /**
    * Whether permits of a key may be leased to a caller that answers its own requests from them for
@@ -59,12 +63,50 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
     }
   }
 
+  /**
+   * What a release must show to give permits back (docs/rest-api.md, "Giving permits back"). A
+   * release that frees on anyone's word lets any caller refund its own usage after every request
+   * and never be limited, so by default it needs proof that the permits were admitted: the {@link
+   * Receipt} the admitting decision carried, a permit id or a reservation id.
+   */
+  public enum Release {
+    /** Proof of the admission: a receipt, a permit id or a reservation id. */
+    PROOF,
+    /**
+     * Also a bare count of permits from anyone: for a rule whose every caller is trusted (a rule
+     * counting work that the callers themselves report), as releases were before receipts.
+     */
+    OPEN;
+
+    /** The name used in rules files and JSON: {@code proof} or {@code open}. */
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The value with this wire name.
+     *
+     * @throws InvalidPolicyException naming the field {@code release}
+     */
+    public static Release fromWireName(String name) {
+      for (Release release : values()) {
+        if (release.wireName().equals(name)) {
+          return release;
+        }
+      }
+      throw new InvalidPolicyException("release", "must be 'proof' or 'open', was '" + name + "'");
+    }
+  }
+
   /** The most limits one policy may hold. */
   public static final int MAX_LIMITS = 8;
 
   public Policy {
     if (leases == null) {
       throw new InvalidPolicyException("leases", "is required");
+    }
+    if (release == null) {
+      throw new InvalidPolicyException("release", "is required");
     }
     if (limits == null || limits.isEmpty()) {
       throw new InvalidPolicyException("limits", "at least one limit is required");
@@ -98,6 +140,11 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
         }
       }
     }
+  }
+
+  /** A policy of these limits and flags whose releases need proof. */
+  public Policy(List<Limit> limits, boolean shadow, boolean countDenied, Leases leases) {
+    this(limits, shadow, countDenied, leases, Release.PROOF);
   }
 
   /** A policy of these limits and flags that may lease. */
@@ -187,12 +234,12 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
 
   /** The same policy with every limit's count replaced: for one-limit policies, tuning tests. */
   public Policy withLimit(long newLimit) {
-    return new Policy(List.of(only().withLimit(newLimit)), shadow, countDenied, leases);
+    return new Policy(List.of(only().withLimit(newLimit)), shadow, countDenied, leases, release);
   }
 
   /** The same limits as a shadow policy or not. */
   public Policy withShadow(boolean newShadow) {
-    return new Policy(limits, newShadow, countDenied, leases);
+    return new Policy(limits, newShadow, countDenied, leases, release);
   }
 
   /**
@@ -231,7 +278,8 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
           .append(',')
           .append(limit.buckets());
     }
-    // Not the lease setting: leases change who answers, not what is counted.
+    // Not the lease setting nor the release one: they change who answers and who may give back,
+    // not what is counted (and an inline policy never opens its releases).
     canonical.append(';').append(shadow ? 's' : '-').append(countDenied ? 'd' : '-');
     long hash = 0xcbf29ce484222325L;
     for (int i = 0; i < canonical.length(); i++) {
@@ -252,6 +300,7 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
     private boolean shadow;
     private boolean countDenied;
     private Leases leases = Leases.AUTO;
+    private Release release = Release.PROOF;
 
     private Builder() {}
 
@@ -314,6 +363,15 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
     }
 
     /**
+     * What a release must show ({@link Release#PROOF} by default); {@link Release#OPEN} takes a
+     * bare count of permits from anyone.
+     */
+    public Builder release(Release release) {
+      this.release = release;
+      return this;
+    }
+
+    /**
      * The policy, validated. The first limit comes from the single-limit setters, if any was called
      * (or if no limit was added at all, so that a missing limit or window is reported).
      */
@@ -323,7 +381,7 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
         all.add(first.build());
       }
       all.addAll(more);
-      return new Policy(all, shadow, countDenied, leases);
+      return new Policy(all, shadow, countDenied, leases, release);
     }
   }
 }

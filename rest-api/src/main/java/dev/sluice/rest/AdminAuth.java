@@ -43,6 +43,20 @@ final class AdminAuth {
     }
   }
 
+  /**
+   * Whether the caller may give permits back with a bare count on its own word, as an admin may:
+   * when no token is set (admin routes are open then, on loopback or with {@code insecure}), or
+   * when it sends the token. Without one it is not an admin here, and the release must prove itself
+   * ({@code POST /v1/release}); with a wrong one it is refused, 401 or 403, before anything else.
+   */
+  boolean admitsBareCount(Context ctx) {
+    if (tokenDigest != null && ctx.header("Authorization") == null) {
+      return false;
+    }
+    check(ctx);
+    return true;
+  }
+
   private static byte[] sha256(String text) {
     try {
       return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));

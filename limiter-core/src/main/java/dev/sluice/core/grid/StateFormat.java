@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.pipeline.ReservationLedger;
+import dev.sluice.core.pipeline.SpentReceipts;
 import dev.sluice.core.pipeline.StoredState;
 import java.io.IOException;
 
@@ -25,6 +26,7 @@ import java.io.IOException;
  *   format 3: each value a zig-zag varint
  *   format 4: each value a zig-zag varint of (m &lt;&lt; 2 | k), the value being m × 1000^k
  *   format | 0x10: then the reservation ledger, [length: varint][zig-zag varint × length]
+ *   format | 0x20: then the spent receipts, [length: varint][zig-zag varint × length]
  * </pre>
  *
  * Format 4 exists for timestamps: window starts are aligned to the epoch, so a window of whole
@@ -49,6 +51,13 @@ final class StateFormat {
    */
   static final int WITH_RESERVATIONS = 0x10;
 
+  /**
+   * Set on the format byte when the key remembers receipts given back on it: their {@link
+   * SpentReceipts} follow (after the ledger, if any), as {@code [length: varint][value × length]}
+   * in zig-zag varints. A state that remembers none is written exactly as before receipts existed.
+   */
+  static final int WITH_SPENT_RECEIPTS = 0x20;
+
   /** 1000^k for each scale code k. */
   private static final long[] SCALES = {1L, 1_000L, 1_000_000L, 1_000_000_000L};
 
@@ -59,8 +68,11 @@ final class StateFormat {
     long[] state = stored.values();
     boolean scaled = scaledSize(state) < varintSize(state);
     long[] ledger = stored.reservations();
+    long[] spent = stored.spentReceipts();
     out.writeByte(
-        (scaled ? FORMAT_SCALED : FORMAT_VARINT) | (ledger.length > 0 ? WITH_RESERVATIONS : 0));
+        (scaled ? FORMAT_SCALED : FORMAT_VARINT)
+            | (ledger.length > 0 ? WITH_RESERVATIONS : 0)
+            | (spent.length > 0 ? WITH_SPENT_RECEIPTS : 0));
     out.writeInt(stored.fingerprint());
     WireFormat.writeVarInt(out, state.length);
     for (long value : state) {
@@ -76,11 +88,17 @@ final class StateFormat {
         WireFormat.writeVarLong(out, value);
       }
     }
+    if (spent.length > 0) {
+      WireFormat.writeVarInt(out, spent.length);
+      for (long value : spent) {
+        WireFormat.writeVarLong(out, value);
+      }
+    }
   }
 
   static StoredState read(ObjectDataInput in) throws IOException {
     int flagged = in.readByte();
-    int format = flagged & ~WITH_RESERVATIONS;
+    int format = flagged & ~(WITH_RESERVATIONS | WITH_SPENT_RECEIPTS);
     if (format != FORMAT_VARINT && format != FORMAT_SCALED) {
       throw new IOException(
           "unknown state format " + format + (format == 1 || format == 2 ? OLD_FORMAT_HINT : ""));
@@ -103,7 +121,17 @@ final class StateFormat {
         ledger[i] = WireFormat.readVarLong(in);
       }
     }
-    return new StoredState(fingerprint, state, ledger);
+    long[] spent = SpentReceipts.EMPTY;
+    if ((flagged & WITH_SPENT_RECEIPTS) != 0) {
+      spent = new long[WireFormat.readVarInt(in)];
+      if (spent.length == 0 || !SpentReceipts.wellFormed(spent)) {
+        throw new IOException("implausible spent receipts length " + spent.length);
+      }
+      for (int i = 0; i < spent.length; i++) {
+        spent[i] = WireFormat.readVarLong(in);
+      }
+    }
+    return new StoredState(fingerprint, state, ledger, spent);
   }
 
   private static final String OLD_FORMAT_HINT =

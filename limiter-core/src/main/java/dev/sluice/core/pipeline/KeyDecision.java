@@ -4,6 +4,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.algorithm.Booking;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
@@ -28,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  *       whose former policy is no longer known starts afresh, and the result says so.
  *   <li>Decide each operation in order on that state: acquire (waiting up to its {@code maxWait}: a
  *       booking, {@link Booking}), release (plain, the exact undo of an admission at a given
- *       instant, or a concurrency permit by its id), peek, reserve and commit (the key's {@link
+ *       instant, a receipt's admission once within its window ({@link SpentReceipts}), or a
+ *       concurrency permit by its id), peek, reserve and commit (the key's {@link
  *       ReservationLedger}, kept beside the algorithm's state and changed in the same step). A
  *       shadow policy reports would-be denials as allowances flagged {@code shadowDenied}. A cost
  *       above the capacity is that operation's error and counts nothing.
@@ -104,6 +106,8 @@ public final class KeyDecision {
 
     long[] storedLedger = stored == null ? ReservationLedger.EMPTY : stored.reservations();
     long[] ledger = ReservationLedger.purge(storedLedger, nowNanos);
+    long[] storedSpent = stored == null ? SpentReceipts.EMPTY : stored.spentReceipts();
+    long[] spent = storedSpent;
 
     KeyOutcome outcome = new KeyOutcome(ops.length, nowNanos);
     boolean writes = false;
@@ -148,6 +152,17 @@ public final class KeyDecision {
                     ledger = ReservationLedger.commit(ledger, at, op.permits());
                     yield settled;
                   }
+                  case RELEASE_RECEIPT -> {
+                    Decision freed = releaseReceipt(policy, state, spent, nowNanos, op);
+                    spent =
+                        SpentReceipts.spend(
+                            spent,
+                            op.admittedAtNanos(),
+                            op.permitId(),
+                            nowNanos,
+                            policy::receiptWindowEndNanos);
+                    yield freed;
+                  }
                 };
         if (op.leasePermits() > 0
             && op.maxWaitNanos() == 0
@@ -160,12 +175,15 @@ public final class KeyDecision {
         outcome.setError(i, KeyOutcome.Code.INVALID, e.field(), e.getMessage());
       } catch (ReservationException e) {
         outcome.setError(i, KeyOutcome.Code.RESERVATION, e.reason().name(), e.getMessage());
+      } catch (ReleaseException e) {
+        outcome.setError(i, KeyOutcome.Code.RELEASE, e.reason().name(), e.getMessage());
       }
     }
     boolean changed =
         writes
             && (carried
                 || !Arrays.equals(storedLedger, ledger)
+                || !Arrays.equals(storedSpent, spent)
                 || (before != null
                     ? !Arrays.equals(before, state)
                     : !Arrays.equals(algorithm.newState(), state)));
@@ -174,10 +192,12 @@ public final class KeyDecision {
     }
     return new Result(
         outcome,
-        new StoredState(policy.fingerprint(), state, ledger),
+        new StoredState(policy.fingerprint(), state, ledger, spent),
         Math.max(
-            algorithm.untilFreshNanos(state, nowNanos),
-            ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
+            Math.max(
+                algorithm.untilFreshNanos(state, nowNanos),
+                ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
+            SpentReceipts.untilForgettableNanos(spent, nowNanos, policy::receiptWindowEndNanos)),
         forgotten,
         ReservationLedger.expiredOpen(storedLedger, nowNanos));
   }
@@ -211,6 +231,38 @@ public final class KeyDecision {
     }
     Decision decision = Booking.acquire(policy.algorithm(), state, nowNanos, op.permits(), 0);
     return decision.allowed() ? decision.withPermitId(1) : decision;
+  }
+
+  /**
+   * Gives back the admission a receipt proves (the caller checked its seal): its exact undo, as an
+   * all-or-nothing batch gives back its admissions (the lease's exact undo for an answer from a
+   * lease, the permit itself under a concurrency policy, whose admission numbers its permits). Only
+   * within the window it was admitted in, and only once: the key's spent receipts say whether it
+   * was given back before ({@link SpentReceipts}).
+   *
+   * @throws ReleaseException if its window has ended, or it was given back already
+   */
+  private static Decision releaseReceipt(
+      CompiledPolicy policy, long[] state, long[] spent, long nowNanos, KeyOp op) {
+    long admittedAt = op.admittedAtNanos();
+    if (nowNanos >= policy.receiptWindowEndNanos(admittedAt)) {
+      throw new ReleaseException(
+          ReleaseException.Reason.EXPIRED,
+          "receipt: the window its permits were admitted in has ended, and they count in no"
+              + " window now; nothing was freed");
+    }
+    if (SpentReceipts.spent(spent, admittedAt, op.permitId())) {
+      throw new ReleaseException(
+          ReleaseException.Reason.SPENT,
+          "receipt: was given back already (a receipt frees once); nothing was freed");
+    }
+    LimiterAlgorithm algorithm = policy.algorithm();
+    if (policy.policy().inFlight()) {
+      return algorithm.releasePermit(state, nowNanos, op.permitId());
+    }
+    return op.leaseNanos() > 0
+        ? algorithm.returnLease(state, nowNanos, op.permits(), admittedAt, op.leaseNanos())
+        : algorithm.release(state, nowNanos, op.permits(), admittedAt);
   }
 
   /**

@@ -22,6 +22,7 @@ import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.ReservationLedger;
 import dev.sluice.core.pipeline.StoredState;
 import dev.sluice.core.test.Seeds;
 import java.io.Serializable;
@@ -250,7 +251,9 @@ class SerializationTest {
               KeyOp.releaseAdmittedAt(1, 1_767_265_200_000_000_007L),
               KeyOp.reserve(40, 60_000_000_000L),
               KeyOp.commit(1_767_265_200_000_000_009L, 1_767_265_260_000_000_009L, 0),
-              KeyOp.commit(1_767_265_200_000_000_010L, 1_767_265_260_000_000_010L, 77)
+              KeyOp.commit(1_767_265_200_000_000_010L, 1_767_265_260_000_000_010L, 77),
+              KeyOp.releaseReceipt(3, 1_767_265_200_000_000_011L, 0, -4_611_686_018_427_387_904L),
+              KeyOp.releaseReceipt(1, 1_767_265_200_000_000_012L, 100_000_000L, 42)
             });
     KeyCommand inline = KeyCommand.of(PolicyRef.inline(TWO_LIMITS), "bob", KeyOp.acquire(5));
     DecideProcessor back =
@@ -277,6 +280,28 @@ class SerializationTest {
     assertThat(SERIALIZATION.toData(StateValue.of(plain)).toByteArray())
         .hasSizeLessThan(SERIALIZATION.toData(StateValue.of(held)).toByteArray().length);
     assertThat(StateValue.of(plain)).isInstanceOf(StateValue.Packed.class);
+  }
+
+  /**
+   * A key that remembers receipts given back keeps them through the stored format, the map's value
+   * and a backup, with or without reservations beside them.
+   */
+  @Test
+  void stateWithSpentReceipts_roundTripsThem() {
+    long[] values = {1_767_265_200_000_000_000L, 40, 0};
+    long[] spent = {Long.MIN_VALUE, 1_767_265_200_000_000_001L, -7, 1_767_265_200_500_000_000L, 9};
+    long[] ledger = {1_767_265_200_000_000_000L, 40, 1_767_265_200_000_000_000L, 1L << 62, -1};
+    for (StoredState held :
+        List.of(
+            new StoredState(3, values, ReservationLedger.EMPTY, spent),
+            new StoredState(3, values, ledger, spent))) {
+      assertThat(roundTripState(held)).isEqualTo(held);
+      assertThat(StateValue.of(held)).isInstanceOf(StateValue.Wide.class);
+      assertThat(StateValue.of(held).toStored()).isEqualTo(held);
+      StoreStatesBackup backup =
+          new StoreStatesBackup(new String[] {"a|1"}, new StoredState[] {held}, new long[] {-1});
+      assertThat(roundTrip(backup)).isEqualTo(backup);
+    }
   }
 
   @Test
