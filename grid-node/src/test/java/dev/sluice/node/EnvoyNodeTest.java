@@ -115,6 +115,10 @@ class EnvoyNodeTest {
       clientEnv.put("SLUICE_MODE", "client");
       clientEnv.put("SLUICE_CLUSTER_NAME", member.settings().clusterName());
       clientEnv.put("SLUICE_MEMBERS", "127.0.0.1:" + member.settings().memberPort());
+      // This test is about where the counts go, not about timeouts: with the default 50 ms, a
+      // loaded 2-core machine made the client node answer by its failure policy (fail-open,
+      // nothing counted) and the member saw fewer than three.
+      clientEnv.put("SLUICE_CALL_TIMEOUT", "30s");
       try (SluiceNode client = SluiceNode.start(NodeSettings.load(null, clientEnv), clock);
           RlsClient rls = new RlsClient(client.rlsPort())) {
         for (int i = 0; i < 3; i++) {
