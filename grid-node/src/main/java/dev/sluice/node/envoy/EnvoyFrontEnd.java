@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,10 +81,13 @@ public final class EnvoyFrontEnd implements AutoCloseable {
       RateLimiter limiter, MeterRegistry registry, TimeSource clock, Options options) {
     EnvoyMetrics metrics = new EnvoyMetrics(registry);
     EnvoyConfigWatcher watching = watcher;
+    Supplier<EnvoyConfig> config = watching == null ? () -> EnvoyConfig.EMPTY : watching::current;
+    SluiceCounting counting = new SluiceCounting(limiter, config);
+    counting.define(config.get());
     ShouldRateLimit answers =
         new ShouldRateLimit(
-            watching == null ? () -> EnvoyConfig.EMPTY : watching::current,
-            new SluiceCounting(limiter),
+            config,
+            counting,
             metrics,
             new ResponseHeaders(options.headers()),
             options.shadowMode(),
@@ -91,7 +95,7 @@ public final class EnvoyFrontEnd implements AutoCloseable {
     this.decider = answers;
     if (watching != null) {
       metrics.configLoaded(true);
-      watching.start(metrics::configLoaded);
+      watching.start(metrics::configLoaded, counting::define);
     } else {
       LOG.warn(
           "no Envoy config (envoyConfig, SLUICE_ENVOY_CONFIG): every rate limit request is"

@@ -136,7 +136,10 @@ final class ShouldRateLimit {
         Policy policy = java.util.Objects.requireNonNull(limit.policy());
         counted.add(
             new SluiceCounting.Request(
-                policy, SluiceCounting.subject(domain, planned.match.counterPath()), planned.hits));
+                limit.rule(),
+                policy,
+                SluiceCounting.subject(domain, planned.match.counterPath()),
+                planned.hits));
       }
     }
     return counting
@@ -382,8 +385,11 @@ final class ShouldRateLimit {
               field, "Sluice cannot count this limit: " + e.getMessage());
         }
       }
+      // Counted inline: a limit a request carries has no descriptor path of the config to keep
+      // counters under, and counts on a state of its own policy, as the peer's per-request
+      // override does.
       Limit limit =
-          new Limit(requestsPerUnit, unit, "", false, false, false, true, List.of(), policy);
+          new Limit(requestsPerUnit, unit, "", false, false, false, true, List.of(), policy, null);
       StringBuilder keys = new StringBuilder();
       StringBuilder values = new StringBuilder();
       StringBuilder counter = new StringBuilder();

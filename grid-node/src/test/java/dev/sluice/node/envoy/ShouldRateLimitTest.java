@@ -44,7 +44,7 @@ class ShouldRateLimitTest {
   private ShouldRateLimit decider(boolean globalShadow, Set<EnvoyHeader> headers) {
     return new ShouldRateLimit(
         () -> CONFIG,
-        new SluiceCounting(LocalRateLimiter.builder().timeSource(clock).build()),
+        new SluiceCounting(LocalRateLimiter.builder().timeSource(clock).build(), () -> CONFIG),
         new EnvoyMetrics(registry),
         new ResponseHeaders(headers),
         globalShadow,
@@ -171,6 +171,42 @@ class ShouldRateLimitTest {
     assertThat(count("shadow_mode")).isZero();
   }
 
+  @Test
+  void limitRule_namedAfterDomainAndPath_definedAgainWhenDeleted() {
+    assertThat(SluiceCounting.ruleName("edge", "ip="))
+        .matches("envoy\\.edge\\.[0-9a-f]{24}")
+        .isEqualTo(SluiceCounting.ruleName("edge", "ip="))
+        .isNotEqualTo(SluiceCounting.ruleName("edge", "slow="))
+        .isNotEqualTo(SluiceCounting.ruleName("other", "ip="));
+    assertThat(SluiceCounting.ruleName("a.b|c=d".repeat(20), "ip=")).hasSizeLessThanOrEqualTo(64);
+    LocalRateLimiter limiter = LocalRateLimiter.builder().timeSource(clock).build();
+    ShouldRateLimit decider =
+        new ShouldRateLimit(
+            () -> CONFIG,
+            new SluiceCounting(limiter, () -> CONFIG),
+            new EnvoyMetrics(registry),
+            new ResponseHeaders(Set.of()),
+            false,
+            clock::nowNanos);
+    decide(decider, request("slow", "f"));
+    String rule =
+        CONFIG.rules().keySet().stream()
+            .filter(name -> name.startsWith("envoy.edge."))
+            .findFirst()
+            .orElseThrow();
+    assertThat(limiter.rules().find(rule)).isPresent();
+    for (String name : CONFIG.rules().keySet()) {
+      limiter.rules().remove(name); // an operator deleting them through the API
+    }
+
+    RateLimitResponse again = decide(decider, request("slow", "f"));
+
+    assertThat(again.getStatuses(0).getLimitRemaining())
+        .as("defined again, the key's counter still there")
+        .isZero();
+    assertThat(limiter.rules().find(rule)).isPresent();
+  }
+
   /**
    * envoyproxy/ratelimit's own {@code test/config/shadowmode_config.yaml}, as the peer ships it
    * (its tests read it; {@code key2} is 20 per minute in shadow mode), plus a blocked shadow limit.
@@ -221,7 +257,8 @@ class ShouldRateLimitTest {
     ShouldRateLimit decider =
         new ShouldRateLimit(
             () -> PEER_SHADOW_MODE,
-            new SluiceCounting(LocalRateLimiter.builder().timeSource(clock).build()),
+            new SluiceCounting(
+                LocalRateLimiter.builder().timeSource(clock).build(), () -> PEER_SHADOW_MODE),
             new EnvoyMetrics(registry),
             new ResponseHeaders(Set.of()),
             false,
