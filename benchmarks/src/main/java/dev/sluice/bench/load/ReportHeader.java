@@ -7,9 +7,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 /**
- * The report's opening: what kind of run it was, how busy the machine was, the command, the date,
- * the machine, versions, JVM flags, the state map settings, and how load and exactness are
- * measured.
+ * The page's {@code run} block: what kind of run it was, how busy the machine was, the command, the
+ * date, the machine, versions, JVM flags, the state map settings, and how the load is generated.
  */
 final class ReportHeader {
   private ReportHeader() {}
@@ -41,8 +40,9 @@ final class ReportHeader {
                 + " s, interleaved across contenders, each after a lead-in of "
                 + settings.round().dividedBy(5).toMillis()
                 + " ms whose admissions are judged but not counted in the round's figures (wrk's"
-                + " rows have none); tables show the median round and the spread"
-                + " (min..max), and over-admissions summed over all measured rounds.");
+                + " rows have none); tables show the median round, the spread of the rounds (±"
+                + " half their range, against the median) and over-admissions summed over all"
+                + " measured rounds.");
     int cores = Runtime.getRuntime().availableProcessors();
     if (loadMedian > cores) {
       report.header("");
@@ -114,13 +114,5 @@ final class ReportHeader {
             + "+thread, the same sequence for every contender."
             + " Latency is per call on the calling thread (service time; a closed loop hides"
             + " queueing delay that an open-loop generator would show).");
-    report.header(
-        "- Exactness (S3, S4, S7, S8): admitted/s is the median round's admissions per second;"
-            + " over-admitted is the number of admissions beyond the contender's own rule's bound"
-            + " (Sluice and Redis: the sliding-window estimate; Bucket4j: its token bucket), per"
-            + " key, summed over every measured round, counted from per-key counters per 1/16 of a"
-            + " window. It can only undercount: an admission whose send and answer straddle a"
-            + " sub-window edge is not judged (the share judged is in the notes). See \"How"
-            + " over-admission is counted\" below the tables.");
   }
 }
