@@ -15,7 +15,7 @@ import java.util.Locale;
 
 /**
  * Writes {@code docs/accuracy.md}: the approximate algorithms against the exact sliding log on
- * seeded traces (DESIGN §2).
+ * seeded traces (docs/algorithms.md).
  *
  * <p>Run it from the repository root:
  *
