@@ -44,6 +44,25 @@ class ReportTest {
     return new RoundResult(ops, 1_000_000_000L, Latency.of(histogram), outcomes, null, exactness);
   }
 
+  /** A scenario of one-round rows: a name, then its decisions per second, for each row. */
+  static ScenarioResult scenario(Object... namesAndRates) {
+    ScenarioResult s = new ScenarioResult("S", "scenario", "");
+    for (int i = 0; i < namesAndRates.length; i += 2) {
+      long rate = ((Number) namesAndRates[i + 1]).longValue();
+      s.add(ContenderRun.measured((String) namesAndRates[i], List.of(round(rate, 50, 0))));
+    }
+    return s;
+  }
+
+  /**
+   * {@code sluice}'s throughput target of at least {@code minRatio} over the best of {@code peers}.
+   */
+  static TargetRow throughputTarget(
+      ScenarioResult s, String sluice, double minRatio, String... peers) {
+    return Targets.ratioTarget(
+        "T", "t", Optional.of(s), sluice, List.of(peers), minRatio, Double.NaN);
+  }
+
   @Test
   void contenderRun_oddAndEvenRounds_reportMedianAndSpread() {
     ContenderRun three =
@@ -96,19 +115,10 @@ class ReportTest {
 
   @Test
   void ratioTarget_aMissByLessThanTheLastDigit_printsTheDigitThatShowsIt() {
-    ScenarioResult s = new ScenarioResult("S7", "skewed", "");
-    s.add(ContenderRun.measured("Sluice client", List.of(round(119_700, 50, 0))));
-    s.add(ContenderRun.measured("Bucket4j client (delaying)", List.of(round(100_000, 60, 0))));
+    String delaying = "Bucket4j client (delaying)";
+    ScenarioResult s = scenario("Sluice client", 119_700, delaying, 100_000);
 
-    TargetRow row =
-        Targets.ratioTarget(
-            "L4",
-            "t",
-            Optional.of(s),
-            "Sluice client",
-            List.of("Bucket4j client (delaying)"),
-            1.2,
-            Double.NaN);
+    TargetRow row = throughputTarget(s, "Sluice client", 1.2, delaying);
 
     assertThat(row.measured()).startsWith("1.197× Bucket4j client (delaying)");
     assertThat(row.verdict()).contains("throughput 1.197× is below 1.20×");
@@ -116,20 +126,12 @@ class ReportTest {
 
   @Test
   void ratioTarget_comparesWithTheBestPeerMode() {
-    ScenarioResult s = new ScenarioResult("S3", "hot", "");
-    s.add(ContenderRun.measured(OWNER_PATH, List.of(round(500_000, 50, 0))));
-    s.add(ContenderRun.measured("Bucket4j client", List.of(round(50_000, 60, 0))));
-    s.add(ContenderRun.measured("Bucket4j client (batching)", List.of(round(200_000, 60, 0))));
+    ScenarioResult s =
+        scenario(
+            OWNER_PATH, 500_000, "Bucket4j client", 50_000, "Bucket4j client (batching)", 200_000);
 
     TargetRow row =
-        Targets.ratioTarget(
-            "P6",
-            "t",
-            Optional.of(s),
-            OWNER_PATH,
-            List.of("Bucket4j client", "Bucket4j client (batching)"),
-            5.0,
-            Double.NaN);
+        throughputTarget(s, OWNER_PATH, 5.0, "Bucket4j client", "Bucket4j client (batching)");
 
     assertThat(row.measured()).startsWith("2.50× Bucket4j client (batching)");
     assertThat(row.verdict()).contains("MISSED").contains("below 5.00×");
@@ -137,20 +139,11 @@ class ReportTest {
 
   @Test
   void ratioTarget_leasedRow_comparesOnlyWithAPeerThatAnswersInTheCallerToo() {
-    ScenarioResult s = new ScenarioResult("S3", "hot", "");
-    s.add(ContenderRun.measured(LEASED, List.of(round(1_000_000, 50, 0))));
-    s.add(ContenderRun.measured("Bucket4j client (batching)", List.of(round(200_000, 60, 0))));
-    s.add(ContenderRun.measured("Bucket4j client (delaying)", List.of(round(100_000, 60, 0))));
+    String batching = "Bucket4j client (batching)";
+    String delaying = "Bucket4j client (delaying)";
+    ScenarioResult s = scenario(LEASED, 1_000_000, batching, 200_000, delaying, 100_000);
 
-    TargetRow row =
-        Targets.ratioTarget(
-            "L1",
-            "t",
-            Optional.of(s),
-            LEASED,
-            List.of("Bucket4j client (batching)", "Bucket4j client (delaying)"),
-            10.0,
-            Double.NaN);
+    TargetRow row = throughputTarget(s, LEASED, 10.0, batching, delaying);
 
     assertThat(row.measured()).startsWith("10.00× Bucket4j client (delaying)");
     assertThat(row.verdict()).isEqualTo("met");
@@ -158,28 +151,31 @@ class ReportTest {
 
   @Test
   void ratioTarget_leasedRowAgainstAPeerThatGoesToTheOwner_isNeverJudged() {
-    ScenarioResult s = new ScenarioResult("S2", "client", "");
-    s.add(ContenderRun.measured(LEASED, List.of(round(1_000_000, 50, 0))));
-    s.add(ContenderRun.measured("Redis + Lua", List.of(round(100_000, 60, 0))));
+    ScenarioResult s = scenario(LEASED, 1_000_000, "Redis + Lua", 100_000);
 
-    TargetRow row =
-        Targets.ratioTarget(
-            "P3", "t", Optional.of(s), LEASED, List.of("Redis + Lua"), 1.5, Double.NaN);
+    TargetRow row = throughputTarget(s, LEASED, 1.5, "Redis + Lua");
 
     assertThat(row.verdict()).startsWith("not run: no peer that compares with " + LEASED);
   }
 
+  /**
+   * S7-like rows, every admission judged: Sluice leased at 400,000/s over-admitting {@code
+   * leasedOver}, Sluice's owner path at {@code ownerPath}/s, Redis + Lua at 100,000/s.
+   */
+  static ScenarioResult skewed(long leasedOver, long ownerPath) {
+    ScenarioResult s = new ScenarioResult("S7", "skewed", "");
+    s.add(ContenderRun.measured(LEASED, List.of(judged(400_000, 1_000, leasedOver, "z3"))));
+    s.add(ContenderRun.measured(OWNER_PATH, List.of(judged(ownerPath, 1_000, 0, ""))));
+    s.add(ContenderRun.measured("Redis + Lua", List.of(judged(100_000, 1_000, 0, ""))));
+    return s;
+  }
+
   @Test
   void beside_putsTheLeasedFigureBesideTheOwnerPathVerdict_neverAsARatio() {
-    ScenarioResult s = new ScenarioResult("S7", "skewed", "");
-    s.add(ContenderRun.measured(LEASED, List.of(judged(400_000, 1_000, 0, ""))));
-    s.add(ContenderRun.measured(OWNER_PATH, List.of(judged(150_000, 1_000, 0, ""))));
-    s.add(ContenderRun.measured("Redis + Lua", List.of(judged(100_000, 1_000, 0, ""))));
-    TargetRow owner =
-        Targets.ratioTarget(
-            "L3", "t", Optional.of(s), OWNER_PATH, List.of("Redis + Lua"), 2.0, Double.NaN);
+    ScenarioResult s = skewed(0, 150_000);
 
-    TargetRow row = Targets.beside(owner, Optional.of(s), LEASED);
+    TargetRow row =
+        Targets.beside(throughputTarget(s, OWNER_PATH, 2.0, "Redis + Lua"), Optional.of(s), LEASED);
 
     assertThat(row.measured())
         .startsWith("1.50× Redis + Lua (150,000 vs 100,000 /s)")
@@ -191,13 +187,8 @@ class ReportTest {
 
   @Test
   void beside_leasedRowOverAdmitted_missesTheTarget() {
-    ScenarioResult s = new ScenarioResult("S7", "skewed", "");
-    s.add(ContenderRun.measured(LEASED, List.of(judged(400_000, 1_000, 2, "z3"))));
-    s.add(ContenderRun.measured(OWNER_PATH, List.of(judged(300_000, 1_000, 0, ""))));
-    s.add(ContenderRun.measured("Redis + Lua", List.of(judged(100_000, 1_000, 0, ""))));
-    TargetRow owner =
-        Targets.ratioTarget(
-            "L3", "t", Optional.of(s), OWNER_PATH, List.of("Redis + Lua"), 2.0, Double.NaN);
+    ScenarioResult s = skewed(2, 300_000);
+    TargetRow owner = throughputTarget(s, OWNER_PATH, 2.0, "Redis + Lua");
 
     TargetRow row = Targets.beside(owner, Optional.of(s), LEASED);
 
