@@ -136,14 +136,15 @@ public final class Report {
         md.append(plots(s, doc, imageDir)).append("\n");
       }
       if (!s.notes().isEmpty()) {
-        md.append("\n");
+        // A list may follow the paragraph above without a blank line; not a table.
+        md.append(s.measured().isEmpty() && ratios.isEmpty() ? "\n" : "");
         s.notes().forEach(note -> md.append("- ").append(note).append("\n"));
       }
       if (extras.containsKey(s.id())) {
         md.append("\n").append(extras.get(s.id()));
       }
     }
-    md.append("\n### S6 Memory: bytes per active sliding_window key\n\n");
+    md.append("\n### S6 Memory: bytes per active sliding_window key\n");
     md.append("| store | active keys | bytes per key | how counted |\n|---|---:|---:|---|\n");
     for (MemoryRow m : memory) {
       if (!m.ran()) {

@@ -22,7 +22,7 @@ final class ReportHeader {
             .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
     report.header(
         settings.quick()
-            ? "**Quick mode** (the CI smoke run): "
+            ? "- **Quick mode** (the CI smoke run): "
                 + settings.rounds()
                 + " rounds of "
                 + settings.round().toMillis()
@@ -31,7 +31,7 @@ final class ReportHeader {
                 + " ms warm-up per contender (wrk: whole seconds), and the server JVMs boot in the"
                 + " background during S1. These figures only show the harness works; the published"
                 + " figures come from the full run."
-            : "**Full run**: per contender a "
+            : "- **Full run**: per contender a "
                 + settings.warmup().toSeconds()
                 + " s warm-up, then "
                 + settings.rounds()
@@ -45,11 +45,10 @@ final class ReportHeader {
                 + " measured rounds.");
     int cores = Runtime.getRuntime().availableProcessors();
     if (loadMedian > cores) {
-      report.header("");
       report.header(
           String.format(
               Locale.ROOT,
-              "**This machine was busy with other work during the run** (1-minute load average"
+              "- **This machine was busy with other work during the run** (1-minute load average"
                   + " %.0f to %.0f, median %.0f, on %d cores): every contender got a fraction of"
                   + " the CPUs, so absolute figures are low and latencies long. Ratios from the"
                   + " same run are more robust, but a path with more thread hand-offs (a client,"
@@ -60,7 +59,6 @@ final class ReportHeader {
               loadMedian,
               cores));
     }
-    report.header("");
     report.header("- Command: `" + settings.command() + "`");
     report.header(
         "- Date: "
