@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Runs Sluice's load and peer comparison (issue 7) and writes docs/benchmarks.md + docs/img/*.png.
+# Runs Sluice's load and peer comparison and renders docs/benchmarks.md from its template
+# (benchmarks/src/main/resources/dev/sluice/bench/load/benchmarks-page.md) + docs/img/bench-*.png.
 #
-#   benchmarks/run.sh            full run (several rounds per contender; about 20 minutes)
-#   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; ~1 minute);
+#   benchmarks/run.sh            full run (5 rounds per contender; about 40 minutes)
+#   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; a minute or two);
 #                                it reports to benchmarks/target/benchmarks-quick.md, not docs/
 #
 # Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S8,
 # --doc FILE, --img DIR, --strict (exit 1 if a Sluice contender could not run; peers may be absent).
 # An --only run reports to benchmarks/target/benchmarks-only.md unless --doc says otherwise: the
-# report replaces the whole generated section of its file, so a partial run written to
-# docs/benchmarks.md would drop every other scenario's table (copy a partial run's figures by hand).
+# report writes a whole page, so a partial run written to docs/benchmarks.md would drop every other
+# scenario's table (a partial run's figures belong in a decision record, docs/decisions/).
 # It builds the project, installs redis-server and wrk from the OS packages when absent (their rows
 # say "not run: reason" if that fails), starts every server it measures as its own process on
 # 127.0.0.1 and stops exactly those processes again. A missing peer never fails the run; a broken

@@ -24,10 +24,10 @@ import org.jspecify.annotations.Nullable;
  * invalidates them by pushing every change of the rules map to the client as an entry event.
  *
  * <p>Why not Hazelcast's own client near cache? Its invalidations are batched on the members (up to
- * ten seconds by default, DESIGN §9) unless every member disables batching; entry events are sent
- * at once, so a rule change reaches the client in milliseconds without asking anything of the
- * members' configuration. Events missed while disconnected are covered by dropping everything when
- * the client (re)connects, and reading every rule again then ({@link #preload}).
+ * ten seconds by default) unless every member disables batching; entry events are sent at once, so
+ * a rule change reaches the client in milliseconds without asking anything of the members'
+ * configuration. Events missed while disconnected are covered by dropping everything when the
+ * client (re)connects, and reading every rule again then ({@link #preload}).
  *
  * <p>A lookup racing an invalidation must not put the stale answer back: each invalidation bumps a
  * generation, and an answer is cached only if no invalidation happened while it was fetched.

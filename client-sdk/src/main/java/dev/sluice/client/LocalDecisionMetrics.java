@@ -4,10 +4,10 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * The client's counters (DESIGN §7): {@code sluice_client_local_decisions_total{reason}} counts the
- * answers made without the grid, and {@code sluice_client_denied_cache_misses_total} the lookups
- * that had to go to the grid, so the denied cache's hit rate is {@code denied_cache / (denied_cache
- * + misses)}.
+ * The client's counters (docs/client.md, "Metrics"): {@code
+ * sluice_client_local_decisions_total{reason}} counts the answers made without the grid, and {@code
+ * sluice_client_denied_cache_misses_total} the lookups that had to go to the grid, so the denied
+ * cache's hit rate is {@code denied_cache / (denied_cache + misses)}.
  */
 final class LocalDecisionMetrics {
   static final String LOCAL_DECISIONS = "sluice.client.local.decisions";

@@ -68,7 +68,7 @@ class ClientModeOutageTest {
     try (SluiceNode node = SluiceNode.start(NodeSettings.load(null, clientEnv), clock)) {
       int port = node.restPort();
 
-      // Grid up: the limiter decides, and the body is the plain one of DESIGN §4.
+      // Grid up: the limiter decides, and the body is the plain one of docs/rest-api.md.
       TestNodes.Answer api = check(port, "api");
       assertThat(api.status()).isEqualTo(200);
       assertThat(api.json().has("decidedBy")).isFalse();

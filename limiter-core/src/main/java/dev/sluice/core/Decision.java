@@ -1,7 +1,7 @@
 package dev.sluice.core;
 
 /**
- * The answer to one request for permits (DESIGN §2).
+ * The answer to one request for permits (docs/algorithms.md).
  *
  * <p>Delays are in nanoseconds here; API surfaces round {@code retryAfter} <em>up</em> (whole
  * milliseconds in JSON, whole seconds in headers) so that a client that waits that long succeeds.

@@ -3,7 +3,7 @@ package dev.sluice.core;
 import java.util.Locale;
 
 /**
- * The key a limiter's state is stored under: {@code <rule>|<subject>} (DESIGN §3), and {@code
+ * The key a limiter's state is stored under: {@code <rule>|<subject>} (docs/grid.md), and {@code
  * ~<policy identity>|<subject>} for an inline policy, so that each inline policy on a subject has a
  * state of its own ({@link Policy#identity()}). No rule can take a {@code ~} name: rule names are
  * {@code [A-Za-z0-9_.-]}.

@@ -7,8 +7,8 @@ import dev.sluice.core.Policy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The answer to one check (DESIGN §4). Delays are whole milliseconds rounded up, so a client that
- * waits {@code retryAfterMs} succeeds.
+ * The answer to one check (docs/rest-api.md). Delays are whole milliseconds rounded up, so a client
+ * that waits {@code retryAfterMs} succeeds.
  *
  * @param allowed whether the request may proceed (always true under a shadow rule)
  * @param limit the most permits the key can hold

@@ -12,7 +12,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The rate-limit headers of every check answer (DESIGN §4).
+ * The rate-limit headers of every check answer (docs/rest-api.md).
  *
  * <p>The IETF httpapi draft ("RateLimit header fields for HTTP") names each policy and reports on
  * the one that binds, with two Structured Fields:

@@ -28,8 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The REST API of DESIGN §4 over any {@link RateLimiter}: build one, {@link #start} it, and every
- * route below is served.
+ * The REST API of docs/rest-api.md over any {@link RateLimiter}: build one, {@link #start} it, and
+ * every route below is served.
  *
  * <pre>{@code
  * SluiceApi api = new SluiceApi(limiter, registry, ApiSettings.withAdminToken(token),
@@ -58,7 +58,8 @@ public final class SluiceApi {
 
   /**
    * @param limiter decides every check; its {@link RateLimiter#rules()} backs the rule routes
-   * @param registry where the meters of DESIGN §7 live; {@code /metrics} scrapes it
+   * @param registry where the meters of docs/rest-api.md, "Metrics", live; {@code /metrics} scrapes
+   *     it
    * @param settings admin token and size limits
    * @param readiness answers {@code /health/ready}
    * @param keysOwned limiter entries this node owns, for the {@code sluice_keys} gauge

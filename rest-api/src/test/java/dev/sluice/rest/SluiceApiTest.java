@@ -9,7 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The routes of DESIGN §4 on a real server, as timelines on a manual clock. */
+/** The routes of docs/rest-api.md on a real server, as timelines on a manual clock. */
 class SluiceApiTest {
   private ApiServer server;
 

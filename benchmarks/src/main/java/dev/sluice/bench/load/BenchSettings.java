@@ -59,8 +59,8 @@ public record BenchSettings(
       }
     }
     // Only a full run of every scenario publishes: a quick (CI smoke) run and an --only run report
-    // under target/ unless told otherwise. Report replaces the whole generated section of the doc,
-    // so an --only run written to docs/benchmarks.md would drop every other scenario's table.
+    // under target/ unless told otherwise. Report writes the whole page, so an --only run written
+    // to docs/benchmarks.md would drop every other scenario's table.
     boolean publishes = !quick && only.isEmpty();
     if (doc == null) {
       doc =

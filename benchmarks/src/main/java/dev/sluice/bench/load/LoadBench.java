@@ -1,5 +1,6 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.bench.Usage;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,9 +15,15 @@ import java.util.concurrent.TimeUnit;
  * docs/benchmarks.md} with plots under {@code docs/img/}.
  *
  * <p>Run it through {@code benchmarks/run.sh [--quick]}, which builds, installs redis-server and
- * wrk when absent and starts this class. Directly: {@code java -cp <benchmarks classpath>
- * dev.sluice.bench.load.LoadBench [--quick] [--only S2,S5] [--doc docs/benchmarks.md] [--img
- * docs/img] [--node-jar grid-node/target/sluice-node.jar] [--strict]} ({@link BenchSettings}).
+ * wrk when absent and starts this class with the JVM flags of the published runs. Directly ({@link
+ * BenchSettings}):
+ *
+ * <pre>
+ * ./mvnw -q -DskipTests package
+ * java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \
+ *   dev.sluice.bench.load.LoadBench [--quick] [--only S2,S5] [--doc FILE] [--img DIR] \
+ *   [--node-jar grid-node/target/sluice-node.jar] [--grid-output FILE] [--strict]
+ * </pre>
  *
  * <h2>Where to look</h2>
  *
@@ -48,9 +55,20 @@ public final class LoadBench {
           new SkewedKeysScenario(),
           new GatewayScenario());
 
+  static final String USAGE =
+      """
+      ./mvnw -q -DskipTests package
+      java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.load.LoadBench [--quick] [--only S2,S5] [--doc FILE] [--img DIR] \\
+        [--node-jar grid-node/target/sluice-node.jar] [--grid-output FILE] [--strict]
+      """;
+
   private LoadBench() {}
 
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     BenchSettings settings;
     try {
       settings =

@@ -26,7 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * scenario that needs it reports "not run: reason" instead of failing the run.
  */
 public final class Servers implements AutoCloseable {
-  /** The rules every Sluice grid node of the run serves (a rules file in DESIGN §6's format). */
+  /**
+   * The rules every Sluice grid node of the run serves (a rules file in the format of
+   * docs/configuration.md).
+   */
   public static final String RULES_YAML = BenchRule.rulesYaml(BenchRule.ALL);
 
   /**

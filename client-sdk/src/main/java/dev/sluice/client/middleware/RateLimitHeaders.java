@@ -7,8 +7,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The response headers and error body of a rate-limited HTTP answer (DESIGN §4), in one place for
- * every middleware (and for any other HTTP surface that wants to answer the same way).
+ * The response headers and error body of a rate-limited HTTP answer (docs/rest-api.md), in one
+ * place for every middleware (and for any other HTTP surface that wants to answer the same way).
  *
  * <pre>
  *   RateLimit-Policy: "login";q=5;w=60        the policy: quota q per window w seconds

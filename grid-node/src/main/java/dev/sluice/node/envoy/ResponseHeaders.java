@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The headers the answer asks Envoy to add to its response ({@code response_headers_to_add}), the
- * same as the REST API's (DESIGN §4), about the one limit that binds the request:
+ * same as the REST API's (docs/rest-api.md), about the one limit that binds the request:
  *
  * <pre>
  * RateLimit-Policy: "edge.remote_address";q=100;w=60    quota q per window w seconds

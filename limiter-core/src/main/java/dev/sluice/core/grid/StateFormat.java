@@ -16,9 +16,9 @@ import java.io.IOException;
  * <h2>Stored format</h2>
  *
  * Every state is stored twice (owner and backup) for every active key, so its bytes are the one
- * part of an entry's cost that Sluice controls (docs/benchmarks.md accounts for the rest). It is
- * written by {@link GridStateSerializer}, a Hazelcast stream serializer: an
- * IdentifiedDataSerializable would add a 9-byte header (flag, factory id, class id) to every copy.
+ * part of an entry's cost that Sluice controls (docs/grid.md accounts for the rest). It is written
+ * by {@link GridStateSerializer}, a Hazelcast stream serializer: an IdentifiedDataSerializable
+ * would add a 9-byte header (flag, factory id, class id) to every copy.
  *
  * <pre>
  *   [format: byte][fingerprint: int32][length: varint][value × length]

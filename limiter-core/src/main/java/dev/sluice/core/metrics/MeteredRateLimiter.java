@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Records every decision of the limiter it wraps, the same on every runtime (DESIGN §7):
+ * Records every decision of the limiter it wraps, the same on every runtime (docs/rest-api.md,
+ * "Metrics"):
  *
  * <ul>
  *   <li>{@code sluice_decisions_total{rule, outcome}}: one per decision; outcome {@code allowed},

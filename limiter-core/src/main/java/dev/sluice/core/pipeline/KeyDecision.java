@@ -43,7 +43,7 @@ public final class KeyDecision {
    * A lease to the end of its window holds at most this share of what is left after the request
    * (1/4): it is asked for keys far from their limit, and others keep at least three quarters. An
    * eighth made a warm key of 20 to 50 a second (asking for its second's worth) come back four or
-   * five times a window (docs/benchmarks.md, "Warm keys lease to the end of the window").
+   * five times a window (docs/decisions/warm-and-quiet-keys-to-window-end.md).
    */
   static final long WINDOW_LEASE_SHARE = 4;
 

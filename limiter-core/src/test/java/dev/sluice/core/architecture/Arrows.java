@@ -10,8 +10,8 @@ import com.tngtech.archunit.lang.ArchRule;
 import java.nio.file.Path;
 
 /**
- * DESIGN §1's arrows as ArchUnit rules, defined once and checked by each module's {@code
- * ArchitectureTest} against its own main classes:
+ * The arrows of docs/architecture.md as ArchUnit rules, defined once and checked by each module's
+ * {@code ArchitectureTest} against its own main classes:
  *
  * <pre>
  *   limiter-core ← rest-api ← grid-node        limiter-core ← client-sdk
@@ -36,7 +36,7 @@ public final class Arrows {
           .onlyDependOnClassesThat()
           .resideInAnyPackage(
               "java..", "dev.sluice.core", "dev.sluice.core.algorithm..", "org.jspecify..")
-          .because("DESIGN §1: algorithms are pure functions of (state, now, permits)");
+          .because("algorithms are pure functions of (state, now, permits): docs/architecture.md");
 
   /** The decision pipeline and the local runtime are free of Hazelcast: a runtime is a Backend. */
   public static final ArchRule PIPELINE_KNOWS_NO_HAZELCAST =
@@ -54,7 +54,8 @@ public final class Arrows {
           .should()
           .dependOnClassesThat()
           .resideInAPackage("com.hazelcast..")
-          .because("DESIGN §1: the decision pipeline lives in limiter-core, free of Hazelcast");
+          .because(
+              "the decision pipeline lives in limiter-core, free of Hazelcast: docs/architecture.md");
 
   /** The core knows nothing of its front ends. */
   public static final ArchRule CORE_KNOWS_NO_FRONT_END =
@@ -71,7 +72,7 @@ public final class Arrows {
               "jakarta.servlet..",
               "org.springframework..",
               "io.grpc..")
-          .because("DESIGN §1: limiter-core is used by every front end and knows none of them");
+          .because("limiter-core is used by every front end and knows none of them");
 
   /** The client SDK knows the core, not the REST API or the grid node. */
   public static final ArchRule CLIENT_KNOWS_NO_REST_OR_NODE =
@@ -81,7 +82,7 @@ public final class Arrows {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("dev.sluice.rest..", "dev.sluice.node..")
-          .because("DESIGN §1: limiter-core ← client-sdk");
+          .because("limiter-core ← client-sdk: docs/architecture.md");
 
   /** The REST API knows the core, not the node that serves it or the client SDK. */
   public static final ArchRule REST_KNOWS_NO_NODE_OR_CLIENT =
@@ -91,7 +92,7 @@ public final class Arrows {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("dev.sluice.node..", "dev.sluice.client..")
-          .because("DESIGN §1: limiter-core ← rest-api ← grid-node");
+          .because("limiter-core ← rest-api ← grid-node: docs/architecture.md");
 
   /** Hazelcast's internal APIs only behind the grid transport. */
   public static final ArchRule HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT =
@@ -102,7 +103,7 @@ public final class Arrows {
           .dependOnClassesThat()
           .resideInAnyPackage(HAZELCAST_INTERNALS)
           .because(
-              "DESIGN §1: the grid's transport is the only place allowed Hazelcast's internal"
+              "the grid's transport is the only place allowed Hazelcast's internal"
                   + " APIs, behind GridTransport, with a public-API twin");
 
   /**

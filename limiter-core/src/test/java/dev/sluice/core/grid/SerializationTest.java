@@ -425,7 +425,7 @@ class SerializationTest {
         .isEqualTo(new StoredState(0x12345678, new long[] {start + 1, 3, 5}));
   }
 
-  /** What S6 in docs/benchmarks.md stores per key: 8 bytes of Hazelcast header, 13 of state. */
+  /** What S6 of the load harness stored per key: 8 bytes of Hazelcast header, 13 of state. */
   @Test
   void gridState_oneMinuteSlidingWindow_takesTwentyOneBytes() {
     long start = 29_454_420L * 60_000_000_000L;
