@@ -153,6 +153,18 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
     return only().window();
   }
 
+  /**
+   * The most permits one request may ask for: the smallest {@link Limit#capacity()} of the limits,
+   * since a request is admitted only if every limit admits it.
+   */
+  public long capacity() {
+    long smallest = Long.MAX_VALUE;
+    for (Limit limit : limits) {
+      smallest = Math.min(smallest, limit.capacity());
+    }
+    return smallest;
+  }
+
   /** Whether this policy limits permits in flight (its one limit is {@code concurrency}). */
   public boolean inFlight() {
     return limits.get(0).algorithm().inFlight();

@@ -8,7 +8,6 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.StateKey;
-import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -99,7 +98,7 @@ final class SluiceCounting {
 
   /** The most hits one request can ask of {@code policy}; more could never be admitted. */
   static long capacity(Policy policy) {
-    return LimiterAlgorithm.of(policy).capacity();
+    return policy.capacity();
   }
 
   /** The counter key of a matched descriptor (see the class comment). */
