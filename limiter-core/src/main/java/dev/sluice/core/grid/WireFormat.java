@@ -177,12 +177,16 @@ final class WireFormat {
   private static final int SHADOW_DENIED = 2;
   // Since concurrency rules: a permit id follows the delay. Absent in what older builds wrote.
   private static final int HAS_PERMIT_ID = 4;
+  // Since headers name the limit that decided: its index follows (the permit id, if any). Absent
+  // when 0, the only value a policy of one limit has, and in what older builds wrote.
+  private static final int HAS_BINDING_LIMIT = 8;
 
   static void writeDecision(ObjectDataOutput out, Decision decision) throws IOException {
     out.writeByte(
         (decision.allowed() ? ALLOWED : 0)
             | (decision.shadowDenied() ? SHADOW_DENIED : 0)
-            | (decision.permitId() != 0 ? HAS_PERMIT_ID : 0));
+            | (decision.permitId() != 0 ? HAS_PERMIT_ID : 0)
+            | (decision.bindingLimitIndex() != 0 ? HAS_BINDING_LIMIT : 0));
     out.writeByte(decision.decidedBy().code());
     writeVarLong(out, decision.limit());
     writeVarLong(out, decision.remaining());
@@ -191,6 +195,9 @@ final class WireFormat {
     writeVarLong(out, decision.delayNanos());
     if (decision.permitId() != 0) {
       writeVarLong(out, decision.permitId());
+    }
+    if (decision.bindingLimitIndex() != 0) {
+      writeVarInt(out, decision.bindingLimitIndex());
     }
   }
 
@@ -208,6 +215,10 @@ final class WireFormat {
     long resetAfter = readVarLong(in);
     long delay = readVarLong(in);
     long permitId = (flags & HAS_PERMIT_ID) != 0 ? readVarLong(in) : 0;
+    int bindingLimitIndex = (flags & HAS_BINDING_LIMIT) != 0 ? readVarInt(in) : 0;
+    if (bindingLimitIndex < 0 || bindingLimitIndex >= Policy.MAX_LIMITS) {
+      throw new IOException("implausible binding limit index " + bindingLimitIndex);
+    }
     return new Decision(
         (flags & ALLOWED) != 0,
         limit,
@@ -217,7 +228,8 @@ final class WireFormat {
         delay,
         (flags & SHADOW_DENIED) != 0,
         decidedBy,
-        permitId);
+        permitId,
+        bindingLimitIndex);
   }
 
   private static final int NAMED = 0;
