@@ -107,6 +107,26 @@ class SluiceApiTest {
   }
 
   @Test
+  void check_twoLimitsOfOneQuota_headersListBoth_andNameTheOneThatDenied() {
+    server.putAdmin(
+        "/v1/rules/otp",
+        "{\"limits\": [{\"limit\": 3, \"window\": \"1s\"}, {\"limit\": 3, \"window\": \"1h\"}]}");
+    for (int i = 0; i < 3; i++) {
+      assertThat(server.post("/v1/check", "{\"rule\": \"otp\", \"key\": \"k\"}").status())
+          .isEqualTo(200);
+    }
+    // A second later the second's limit is whole again; the hour's denies.
+    server.clock.advance(Duration.ofSeconds(1));
+    ApiServer.Response denied = server.post("/v1/check", "{\"rule\": \"otp\", \"key\": \"k\"}");
+    assertThat(denied.status()).isEqualTo(429);
+    assertThat(denied.header("RateLimit-Policy"))
+        .isEqualTo("\"otp-1s\";q=3;w=1, \"otp-1h\";q=3;w=3600");
+    assertThat(denied.header("RateLimit")).startsWith("\"otp-1h\";r=0;t=");
+    assertThat(denied.header("X-RateLimit-Limit")).isEqualTo("3");
+    assertThat(Long.parseLong(denied.header("Retry-After"))).isGreaterThan(1);
+  }
+
+  @Test
   void check_leakyBucket_answersDelayMs() {
     String leaky =
         "{\"key\": \"worker\", \"limit\": 10, \"window\": \"1s\", \"algorithm\":"

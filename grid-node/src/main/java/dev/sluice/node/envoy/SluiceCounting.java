@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * matched descriptor into a counter key, and counts a request's descriptors with one {@link
  * RateLimiter#tryAcquireAllAsync} call on the node's limiter, the same decision path as every other
  * front end (the grid member's limiter, or the client SDK's in client mode). Nothing else in this
- * package imports a core type but {@link Policy}, held opaquely by {@link Limit}.
+ * package imports a core type but {@link Policy}, held opaquely by {@link Limit}, and the header
+ * writer every surface shares ({@link ResponseHeaders}).
  *
  * <h2>Counter keys</h2>
  *
