@@ -21,6 +21,9 @@ package dev.sluice.core;
  *     limit} is (the binding one: see {@link dev.sluice.core.algorithm.LimitSet}); 0 for a policy
  *     of one limit. Surfaces name it in headers without guessing from quotas, which two limits may
  *     share.
+ * @param shadowBanned denied under a policy that shadow-bans ({@link Policy.OnDenied#SHADOW_BAN}):
+ *     {@code allowed} is false and nothing was admitted, but an HTTP gate lets the request through
+ *     marked and its caller sees success
  */
 public record Decision(
     boolean allowed,
@@ -32,7 +35,8 @@ public record Decision(
     boolean shadowDenied,
     DecidedBy decidedBy,
     long permitId,
-    int bindingLimitIndex) {
+    int bindingLimitIndex,
+    boolean shadowBanned) {
 
   /**
    * Who made a decision. Everything but {@link #LIMITER} and {@link #LEASE} was decided without the
@@ -120,7 +124,8 @@ public record Decision(
         shadowDenied,
         decidedBy,
         permitId,
-        0);
+        0,
+        false);
   }
 
   /** A decision that holds no permit id (every algorithm but concurrency). */
@@ -179,7 +184,30 @@ public record Decision(
         true,
         decidedBy,
         permitId,
-        bindingLimitIndex);
+        bindingLimitIndex,
+        shadowBanned);
+  }
+
+  /**
+   * This decision under a policy that shadow-bans: a denial stays a denial (nothing admitted, the
+   * same retry-after) and says {@code shadowBanned}, so that a gate lets it through marked.
+   */
+  public Decision asShadowBan() {
+    if (allowed) {
+      return this;
+    }
+    return new Decision(
+        false,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        true);
   }
 
   public Decision decidedBy(DecidedBy by) {
@@ -193,7 +221,8 @@ public record Decision(
         shadowDenied,
         by,
         permitId,
-        bindingLimitIndex);
+        bindingLimitIndex,
+        shadowBanned);
   }
 
   /** This decision holding the permit {@code id} (a concurrency rule's admission). */
@@ -208,7 +237,8 @@ public record Decision(
         shadowDenied,
         decidedBy,
         id,
-        bindingLimitIndex);
+        bindingLimitIndex,
+        shadowBanned);
   }
 
   /** This decision reporting on the policy's limit at {@code index} (see {@link Policy#limits}). */
@@ -223,7 +253,8 @@ public record Decision(
         shadowDenied,
         decidedBy,
         permitId,
-        index);
+        index,
+        shadowBanned);
   }
 
   /**
@@ -244,7 +275,8 @@ public record Decision(
         shadowDenied,
         decidedBy,
         permitId,
-        bindingLimitIndex);
+        bindingLimitIndex,
+        shadowBanned);
   }
 
   private static long saturatedAdd(long a, long b) {

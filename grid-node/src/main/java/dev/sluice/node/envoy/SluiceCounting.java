@@ -37,10 +37,15 @@ import org.jspecify.annotations.Nullable;
  * SHA-256 of the whole.
  */
 final class SluiceCounting {
-  /** What Sluice decided for one counted descriptor. */
+  /**
+   * What Sluice decided for one counted descriptor.
+   *
+   * @param shadowBanned denied under a limit whose {@code sluice.on_denied} is {@code shadow_ban}
+   */
   record Count(
       boolean allowed,
       boolean shadowDenied,
+      boolean shadowBanned,
       long limit,
       long remaining,
       long retryAfterNanos,
@@ -60,10 +65,11 @@ final class SluiceCounting {
 
   /**
    * The policy of a limit: {@code limit} per {@code window}, counted by {@code algorithm} (default
-   * sliding_window).
+   * sliding_window), its denials rejected or, with {@code onDenied} {@code shadow_ban}, shadow
+   * bans.
    *
    * @throws InvalidPolicyException naming the field ({@code algorithm}, {@code limit}, {@code
-   *     window}, {@code burst}, {@code buckets}) if Sluice cannot count it
+   *     window}, {@code burst}, {@code buckets}, {@code onDenied}) if Sluice cannot count it
    */
   static Policy policy(
       long limit,
@@ -71,8 +77,12 @@ final class SluiceCounting {
       @Nullable String algorithm,
       @Nullable Long burst,
       @Nullable Integer buckets,
-      boolean shadow) {
+      boolean shadow,
+      @Nullable String onDenied) {
     Policy.Builder builder = Policy.builder().limit(limit).window(window).shadow(shadow);
+    if (onDenied != null) {
+      builder.onDenied(Policy.OnDenied.fromWireName(onDenied));
+    }
     if (algorithm != null) {
       Algorithm parsed = Algorithm.fromWireName(algorithm);
       if (parsed == Algorithm.LEAKY_BUCKET) {
@@ -144,6 +154,7 @@ final class SluiceCounting {
                     new Count(
                         d.allowed(),
                         d.shadowDenied(),
+                        d.shadowBanned(),
                         d.limit(),
                         d.remaining(),
                         d.retryAfterNanos(),

@@ -87,6 +87,8 @@ final class WireFormat {
   private static final int SHADOW = 1;
   private static final int COUNT_DENIED = 2;
   private static final int LEASES_OFF = 4;
+  // Since shadow bans; never set by older builds, whose policies all reject.
+  private static final int SHADOW_BAN = 8;
 
   /** The policy format written since several limits: a format byte, then flags and limits. */
   static final int POLICY_FORMAT = 2;
@@ -100,7 +102,8 @@ final class WireFormat {
     out.writeByte(
         (policy.shadow() ? SHADOW : 0)
             | (policy.countDenied() ? COUNT_DENIED : 0)
-            | (policy.leases() == Policy.Leases.OFF ? LEASES_OFF : 0));
+            | (policy.leases() == Policy.Leases.OFF ? LEASES_OFF : 0)
+            | (policy.shadowBans() ? SHADOW_BAN : 0));
     writeVarInt(out, policy.limits().size());
     for (Limit limit : policy.limits()) {
       out.writeByte(limit.algorithm().code());
@@ -132,7 +135,8 @@ final class WireFormat {
                 limits,
                 (flags & SHADOW) != 0,
                 (flags & COUNT_DENIED) != 0,
-                (flags & LEASES_OFF) != 0 ? Policy.Leases.OFF : Policy.Leases.AUTO));
+                (flags & LEASES_OFF) != 0 ? Policy.Leases.OFF : Policy.Leases.AUTO,
+                (flags & SHADOW_BAN) != 0 ? Policy.OnDenied.SHADOW_BAN : Policy.OnDenied.REJECT));
   }
 
   /**
@@ -180,13 +184,16 @@ final class WireFormat {
   // Since headers name the limit that decided: its index follows (the permit id, if any). Absent
   // when 0, the only value a policy of one limit has, and in what older builds wrote.
   private static final int HAS_BINDING_LIMIT = 8;
+  // Since shadow bans: a denial under a policy that shadow-bans. No field follows.
+  private static final int SHADOW_BANNED = 16;
 
   static void writeDecision(ObjectDataOutput out, Decision decision) throws IOException {
     out.writeByte(
         (decision.allowed() ? ALLOWED : 0)
             | (decision.shadowDenied() ? SHADOW_DENIED : 0)
             | (decision.permitId() != 0 ? HAS_PERMIT_ID : 0)
-            | (decision.bindingLimitIndex() != 0 ? HAS_BINDING_LIMIT : 0));
+            | (decision.bindingLimitIndex() != 0 ? HAS_BINDING_LIMIT : 0)
+            | (decision.shadowBanned() ? SHADOW_BANNED : 0));
     out.writeByte(decision.decidedBy().code());
     writeVarLong(out, decision.limit());
     writeVarLong(out, decision.remaining());
@@ -229,7 +236,8 @@ final class WireFormat {
         (flags & SHADOW_DENIED) != 0,
         decidedBy,
         permitId,
-        bindingLimitIndex);
+        bindingLimitIndex,
+        (flags & SHADOW_BANNED) != 0);
   }
 
   private static final int NAMED = 0;

@@ -178,10 +178,16 @@ class SerializationTest {
     outcome.setError(2, KeyOutcome.Code.INVALID, "cost", "cost: 17 exceeds the capacity 16");
     // The second limit of a policy decided: the headers name it.
     outcome.setDecision(
-        3, Decision.deny(16, 0, 1, 60_000_000_000L).withPermitId(9).withBindingLimitIndex(1));
+        3,
+        Decision.deny(16, 0, 1, 60_000_000_000L)
+            .withPermitId(9)
+            .withBindingLimitIndex(1)
+            .asShadowBan());
     KeyOutcome back = roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
     assertThat(back).isEqualTo(outcome);
     assertThat(back.decision(3).bindingLimitIndex()).isEqualTo(1);
+    assertThat(back.decision(3).shadowBanned()).isTrue();
+    assertThat(back.decision(1).shadowBanned()).isFalse();
     KeyOutcome refused = new KeyOutcome(1, 1_767_265_200_123_456_789L);
     refused.setError(0, KeyOutcome.Code.RESERVATION, "COMMITTED", "reservation 7 was committed");
     KeyOutcome refusedBack = roundTripStream(refused, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
@@ -311,6 +317,15 @@ class SerializationTest {
     RuleRecord record =
         new RuleRecord("api", GCRA, 7, List.of(TWO_LIMITS, Policy.of(3, Duration.ofMinutes(1))));
     assertThat(roundTrip(record)).isEqualTo(record);
+    Policy banning =
+        Policy.builder()
+            .limit(3)
+            .window(Duration.ofHours(1))
+            .onDenied(Policy.OnDenied.SHADOW_BAN)
+            .build();
+    RuleRecord invites = new RuleRecord("invites", banning, 9);
+    assertThat(roundTrip(invites)).isEqualTo(invites);
+    assertThat(roundTrip(invites).policy().shadowBans()).isTrue();
     RuleRecord tombstone = new RuleRecord("gone", null, 8);
     assertThat(roundTrip(tombstone)).isEqualTo(tombstone);
     assertThat(roundTrip(new RuleUpdateProcessor(TWO_LIMITS)).getClassId())
