@@ -5,14 +5,12 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.EnumSet;
 import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 
 /** The gate contract through {@link SluiceFilter}, in a real Jetty 12 (ee10) servlet container. */
 class GateContractServletTest extends GateContract {
@@ -28,10 +26,8 @@ class GateContractServletTest extends GateContract {
                 path,
                 EnumSet.of(DispatcherType.REQUEST)));
     context.addServlet(new ServletHolder(new ApplicationServlet()), "/*");
-    server = new Server(new InetSocketAddress("127.0.0.1", 0));
-    server.setHandler(context);
-    server.start();
-    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    server = Jetty.start(context);
+    return Jetty.port(server);
   }
 
   @Override

@@ -1,12 +1,10 @@
 package dev.sluice.client.middleware;
 
 import jakarta.servlet.http.HttpServletRequest;
-import java.net.InetSocketAddress;
 import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -30,10 +28,8 @@ class GateContractSpringMvcTest extends GateContract {
     spring.addBeanFactoryPostProcessor(beans -> beans.registerSingleton("gates", new Gates(gates)));
     ServletContextHandler context = new ServletContextHandler();
     context.addServlet(new ServletHolder(new DispatcherServlet(spring)), "/");
-    server = new Server(new InetSocketAddress("127.0.0.1", 0));
-    server.setHandler(context);
-    server.start();
-    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    server = Jetty.start(context);
+    return Jetty.port(server);
   }
 
   @Override

@@ -3,11 +3,9 @@ package dev.sluice.client.middleware;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.client.TestLimiters;
 import dev.sluice.core.RateLimiter;
-import java.net.InetSocketAddress;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.Bean;
@@ -40,10 +38,8 @@ class SpringInterceptorTest {
     spring.register(WebConfig.class);
     ServletContextHandler context = new ServletContextHandler();
     context.addServlet(new ServletHolder(new DispatcherServlet(spring)), "/");
-    server = new Server(new InetSocketAddress("127.0.0.1", 0));
-    server.setHandler(context);
-    server.start();
-    int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    server = Jetty.start(context);
+    int port = Jetty.port(server);
 
     MiddlewareAssertions.sixthRequestOfFivePerMinuteIsRejected(() -> Http.get(port, "/login"));
   }
