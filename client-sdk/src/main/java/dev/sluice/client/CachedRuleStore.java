@@ -163,6 +163,42 @@ final class CachedRuleStore implements RuleStore {
   }
 
   /**
+   * {@link #find}, without blocking the caller: what {@code find} would return, as a future that a
+   * current entry completes at once and a read completes when it lands (at most the lookup timeout
+   * later, after which the last answer stands in, as for {@code find}). For callers on an event
+   * loop, such as a reactive HTTP gate.
+   */
+  @Override
+  public CompletableFuture<Optional<Rule>> findAsync(String name) {
+    Rule.checkName(name);
+    Cached cached = cache.get(name);
+    if (cached != null && cached.current()) {
+      refreshIfOld(name, cached);
+      return CompletableFuture.completedFuture(cached.rule());
+    }
+    if (gridUnavailable.getAsBoolean()) {
+      return cached != null
+          ? CompletableFuture.completedFuture(cached.rule())
+          : CompletableFuture.failedFuture(unknownHere(name, null));
+    }
+    // A copy: the read is shared with other lookups, and its own future must not time out.
+    return read(name, cached)
+        .copy()
+        .orTimeout(lookupTimeoutNanos, TimeUnit.NANOSECONDS)
+        .exceptionally(
+            failure -> {
+              Throwable cause = Futures.unwrap(failure);
+              if (cause instanceof IllegalArgumentException bad) {
+                throw bad; // a bad name: the request is wrong, not the grid
+              }
+              if (cause instanceof TimeoutException) {
+                onGridFailure.run();
+              }
+              return lastAnswer(name, cached, cause);
+            });
+  }
+
+  /**
    * The rule as last seen here, however old, without waiting: for answers made without the grid (a
    * failure policy's answer reports the rule's limit; the denied cache asks whether the rule counts
    * denials). A rule with no current entry is read, and answered from that read if it lands at once

@@ -17,6 +17,13 @@ package dev.sluice.core;
  * @param decidedBy who decided: the limiter itself, or a client-side shortcut
  * @param permitId concurrency rules: the id of the permit an admitted request holds, to give to
  *     {@link RateLimiter#releasePermit}; 0 for every other decision
+ * @param bindingLimitIndex which of the policy's {@link Policy#limits()} this answer's {@code
+ *     limit} is (the binding one: see {@link dev.sluice.core.algorithm.LimitSet}); 0 for a policy
+ *     of one limit. Surfaces name it in headers without guessing from quotas, which two limits may
+ *     share.
+ * @param shadowBanned denied under a policy that shadow-bans ({@link Policy.OnDenied#SHADOW_BAN}):
+ *     {@code allowed} is false and nothing was admitted, but an HTTP gate lets the request through
+ *     marked and its caller sees success
  */
 public record Decision(
     boolean allowed,
@@ -27,7 +34,9 @@ public record Decision(
     long delayNanos,
     boolean shadowDenied,
     DecidedBy decidedBy,
-    long permitId) {
+    long permitId,
+    int bindingLimitIndex,
+    boolean shadowBanned) {
 
   /**
    * Who made a decision. Everything but {@link #LIMITER} and {@link #LEASE} was decided without the
@@ -88,6 +97,35 @@ public record Decision(
     if (remaining < 0) {
       throw new IllegalArgumentException("remaining must not be negative, was " + remaining);
     }
+    if (bindingLimitIndex < 0) {
+      throw new IllegalArgumentException(
+          "bindingLimitIndex must not be negative, was " + bindingLimitIndex);
+    }
+  }
+
+  /** A decision about the first (or only) limit of its policy. */
+  public Decision(
+      boolean allowed,
+      long limit,
+      long remaining,
+      long retryAfterNanos,
+      long resetAfterNanos,
+      long delayNanos,
+      boolean shadowDenied,
+      DecidedBy decidedBy,
+      long permitId) {
+    this(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        0,
+        false);
   }
 
   /** A decision that holds no permit id (every algorithm but concurrency). */
@@ -137,7 +175,39 @@ public record Decision(
       return this;
     }
     return new Decision(
-        true, limit, remaining, 0, resetAfterNanos, delayNanos, true, decidedBy, permitId);
+        true,
+        limit,
+        remaining,
+        0,
+        resetAfterNanos,
+        delayNanos,
+        true,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned);
+  }
+
+  /**
+   * This decision under a policy that shadow-bans: a denial stays a denial (nothing admitted, the
+   * same retry-after) and says {@code shadowBanned}, so that a gate lets it through marked.
+   */
+  public Decision asShadowBan() {
+    if (allowed) {
+      return this;
+    }
+    return new Decision(
+        false,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        true);
   }
 
   public Decision decidedBy(DecidedBy by) {
@@ -150,7 +220,9 @@ public record Decision(
         delayNanos,
         shadowDenied,
         by,
-        permitId);
+        permitId,
+        bindingLimitIndex,
+        shadowBanned);
   }
 
   /** This decision holding the permit {@code id} (a concurrency rule's admission). */
@@ -164,7 +236,25 @@ public record Decision(
         delayNanos,
         shadowDenied,
         decidedBy,
-        id);
+        id,
+        bindingLimitIndex,
+        shadowBanned);
+  }
+
+  /** This decision reporting on the policy's limit at {@code index} (see {@link Policy#limits}). */
+  public Decision withBindingLimitIndex(int index) {
+    return new Decision(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        index,
+        shadowBanned);
   }
 
   /**
@@ -184,7 +274,9 @@ public record Decision(
         saturatedAdd(delayNanos, waitNanos),
         shadowDenied,
         decidedBy,
-        permitId);
+        permitId,
+        bindingLimitIndex,
+        shadowBanned);
   }
 
   private static long saturatedAdd(long a, long b) {

@@ -66,6 +66,8 @@ public record ReservationId(PolicyRef ref, String subject, long number, long exp
         out.writeUTF(named.rule());
       } else {
         Policy policy = ((PolicyRef.Inline) ref).policy();
+        // Not onDenied: it is no part of the key's state (Policy#identity), and a commit answers
+        // the key's state, never a ban.
         out.writeByte(INLINE);
         out.writeBoolean(policy.shadow());
         out.writeBoolean(policy.countDenied());

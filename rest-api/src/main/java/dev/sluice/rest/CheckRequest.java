@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
  * {"rule": "exports", "key": "user-42", "maxWaitMs": 2000}       wait up to 2 s (answer: delayMs)
  * {"rule": "db", "key": "user-42", "permitId": "1790000000000000001"}  release a permit by its id
  * {"rule": "llm-tokens", "key": "team-7", "cost": 500, "ttlMs": 60000}  reserve an estimate
+ * {"key": "user-42", "limit": 3, "window": "1h", "onDenied": "shadow_ban"}  a denial says shadowBanned
  * </pre>
  *
  * Every field is boxed so that "absent" is visible: {@link #toCheck()} applies the defaults and
@@ -44,7 +45,8 @@ public record CheckRequest(
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
-    @Nullable String leases) {
+    @Nullable String leases,
+    @Nullable String onDenied) {
 
   /** The check this request asks for, validated; nothing has been counted yet. */
   Check toCheck() {
@@ -134,6 +136,16 @@ public record CheckRequest(
 
   private PolicySpec policy() {
     return new PolicySpec(
-        limit, window, algorithm, burst, buckets, permitTtl, limits, shadow, countDenied, leases);
+        limit,
+        window,
+        algorithm,
+        burst,
+        buckets,
+        permitTtl,
+        limits,
+        shadow,
+        countDenied,
+        leases,
+        onDenied);
   }
 }

@@ -13,6 +13,7 @@ import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
+import dev.sluice.core.headers.RateLimitHeaders;
 import dev.sluice.core.spec.LimitSpec;
 import io.javalin.http.Context;
 import java.time.Duration;
@@ -43,7 +44,7 @@ final class CheckRoutes {
   void check(Context ctx) {
     Request request = request(noPermitId(bodies.read(ctx, CheckRequest.class), ""), "");
     Decision decision = limiter.tryAcquire(request.check());
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, decision.allowed() ? 200 : 429, request.body(decision, false));
   }
 
@@ -91,7 +92,7 @@ final class CheckRoutes {
       }
     }
     Request head = requests.get(headline);
-    RateLimitHeaders.apply(ctx, head.label(), head.policy(), outcome.decisions().get(headline));
+    writeHeaders(ctx, head.label(), head.policy(), outcome.decisions().get(headline));
     respond(
         ctx,
         outcome.allowed() ? 200 : 429,
@@ -123,7 +124,7 @@ final class CheckRoutes {
         permitId == null
             ? limiter.release(request.check())
             : limiter.releasePermit(request.check().ref(), request.check().key(), permitId);
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
 
@@ -151,7 +152,7 @@ final class CheckRoutes {
     Request request = request(body, "");
     Reservation reservation = limiter.reserve(request.check(), ttl);
     Decision decision = reservation.decision();
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(
         ctx,
         decision.allowed() ? 200 : 429,
@@ -179,7 +180,7 @@ final class CheckRoutes {
             : lookUp(((PolicyRef.Named) id.ref()).rule(), "");
     Request request = new Request(new Check(id.ref(), id.subject(), 0), policy);
     Decision decision = limiter.commit(body.reservationId(), body.cost());
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
 
@@ -188,7 +189,7 @@ final class CheckRoutes {
     Rule rule = ruleFromPath(ctx);
     String key = keyFromPath(ctx);
     Decision decision = limiter.peek(rule.name(), key);
-    RateLimitHeaders.apply(ctx, rule.name(), rule.policy(), decision);
+    writeHeaders(ctx, rule.name(), rule.policy(), decision);
     respond(ctx, 200, DecisionBody.of(decision, rule.name(), rule.policy()));
   }
 
@@ -206,7 +207,7 @@ final class CheckRoutes {
   void peekBody(Context ctx) {
     Request request = keyRequest(bodies.read(ctx, CheckRequest.class));
     Decision decision = limiter.peek(request.check().ref(), request.check().key());
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
 
@@ -327,6 +328,14 @@ final class CheckRoutes {
       return candidate.retryAfterNanos() > current.retryAfterNanos();
     }
     return candidate.remaining() < current.remaining();
+  }
+
+  /** The rate-limit headers every surface writes ({@link RateLimitHeaders}). */
+  private static void writeHeaders(
+      Context ctx, String label, @Nullable Policy policy, Decision decision) {
+    for (RateLimitHeaders.Header header : RateLimitHeaders.of(label, policy, decision)) {
+      ctx.header(header.name(), header.value());
+    }
   }
 
   static void respond(Context ctx, int status, Object body) {

@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  * @param retryAfterMs 0 when allowed; else the wait after which the same request is allowed
  * @param rule the rule's name, or null for an inline policy
  * @param shadow the rule is a shadow rule and would have denied this request
+ * @param shadowBanned only on a denial under a rule whose {@code onDenied} is {@code shadow_ban}:
+ *     the answer is still a 429 with {@code allowed: false} (the limit holds for a caller that
+ *     reads only the status), and says that the calling service should answer its own client as if
+ *     the request had succeeded, skipping the side effect
  * @param delayMs how long the caller waits before proceeding: leaky_bucket's shaping delay, or a
  *     booking's wait (a check with {@code maxWaitMs}); absent when neither applies
  * @param permitId concurrency rules: the admitted permit's id, to send to {@code POST /v1/release};
@@ -38,6 +42,7 @@ public record DecisionBody(
     long retryAfterMs,
     @Nullable String rule,
     boolean shadow,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean shadowBanned,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long delayMs,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String decidedBy,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean released,
@@ -63,6 +68,7 @@ public record DecisionBody(
         decision.retryAfterMillis(),
         rule,
         decision.shadowDenied(),
+        decision.shadowBanned() ? Boolean.TRUE : null,
         shaping || decision.delayNanos() > 0 ? decision.delayMillis() : null,
         decidedBy(decision.decidedBy()),
         released ? Boolean.TRUE : null,
@@ -80,6 +86,7 @@ public record DecisionBody(
         retryAfterMs,
         rule,
         shadow,
+        shadowBanned,
         delayMs,
         decidedBy,
         released,

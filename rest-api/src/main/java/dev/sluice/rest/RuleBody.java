@@ -28,7 +28,8 @@ public record RuleBody(
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
-    @Nullable String leases) {
+    @Nullable String leases,
+    @Nullable String onDenied) {
 
   static RuleBody of(Rule rule) {
     PolicySpec spec = PolicySpec.of(rule.policy());
@@ -43,7 +44,8 @@ public record RuleBody(
         spec.limits(),
         spec.shadow(),
         spec.countDenied(),
-        spec.leases());
+        spec.leases(),
+        spec.onDenied());
   }
 
   /** The rule this body defines under {@code pathName}, validated. */
@@ -65,7 +67,8 @@ public record RuleBody(
                 limits,
                 shadow,
                 countDenied,
-                leases)
+                leases,
+                onDenied)
             .toPolicy());
   }
 }

@@ -264,18 +264,21 @@ public final class HttpRateLimiter implements RateLimiter {
 
   private static Decision decision(JsonNode json) {
     long millis = 1_000_000L;
-    return new Decision(
-        json.get("allowed").asBoolean(),
-        json.get("limit").asLong(),
-        json.get("remaining").asLong(),
-        json.get("retryAfterMs").asLong() * millis,
-        json.get("resetAfterMs").asLong() * millis,
-        json.path("delayMs").asLong(0) * millis,
-        json.get("shadow").asBoolean(),
-        json.has("decidedBy")
-            ? Decision.DecidedBy.valueOf(json.get("decidedBy").asText().toUpperCase(Locale.ROOT))
-            : Decision.DecidedBy.LIMITER,
-        json.has("permitId") ? Long.parseLong(json.get("permitId").asText()) : 0);
+    Decision decision =
+        new Decision(
+            json.get("allowed").asBoolean(),
+            json.get("limit").asLong(),
+            json.get("remaining").asLong(),
+            json.get("retryAfterMs").asLong() * millis,
+            json.get("resetAfterMs").asLong() * millis,
+            json.path("delayMs").asLong(0) * millis,
+            json.get("shadow").asBoolean(),
+            json.has("decidedBy")
+                ? Decision.DecidedBy.valueOf(
+                    json.get("decidedBy").asText().toUpperCase(Locale.ROOT))
+                : Decision.DecidedBy.LIMITER,
+            json.has("permitId") ? Long.parseLong(json.get("permitId").asText()) : 0);
+    return json.path("shadowBanned").asBoolean(false) ? decision.asShadowBan() : decision;
   }
 
   private JsonNode post(String path, JsonNode body) {

@@ -8,7 +8,6 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.StateKey;
-import dev.sluice.core.algorithm.LimiterAlgorithm;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -25,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * matched descriptor into a counter key, and counts a request's descriptors with one {@link
  * RateLimiter#tryAcquireAllAsync} call on the node's limiter, the same decision path as every other
  * front end (the grid member's limiter, or the client SDK's in client mode). Nothing else in this
- * package imports a core type but {@link Policy}, held opaquely by {@link Limit}.
+ * package imports a core type but {@link Policy}, held opaquely by {@link Limit}, and the header
+ * writer every surface shares ({@link ResponseHeaders}).
  *
  * <h2>Counter keys</h2>
  *
@@ -37,10 +37,15 @@ import org.jspecify.annotations.Nullable;
  * SHA-256 of the whole.
  */
 final class SluiceCounting {
-  /** What Sluice decided for one counted descriptor. */
+  /**
+   * What Sluice decided for one counted descriptor.
+   *
+   * @param shadowBanned denied under a limit whose {@code sluice.on_denied} is {@code shadow_ban}
+   */
   record Count(
       boolean allowed,
       boolean shadowDenied,
+      boolean shadowBanned,
       long limit,
       long remaining,
       long retryAfterNanos,
@@ -60,10 +65,11 @@ final class SluiceCounting {
 
   /**
    * The policy of a limit: {@code limit} per {@code window}, counted by {@code algorithm} (default
-   * sliding_window).
+   * sliding_window), its denials rejected or, with {@code onDenied} {@code shadow_ban}, shadow
+   * bans.
    *
    * @throws InvalidPolicyException naming the field ({@code algorithm}, {@code limit}, {@code
-   *     window}, {@code burst}, {@code buckets}) if Sluice cannot count it
+   *     window}, {@code burst}, {@code buckets}, {@code onDenied}) if Sluice cannot count it
    */
   static Policy policy(
       long limit,
@@ -71,8 +77,12 @@ final class SluiceCounting {
       @Nullable String algorithm,
       @Nullable Long burst,
       @Nullable Integer buckets,
-      boolean shadow) {
+      boolean shadow,
+      @Nullable String onDenied) {
     Policy.Builder builder = Policy.builder().limit(limit).window(window).shadow(shadow);
+    if (onDenied != null) {
+      builder.onDenied(Policy.OnDenied.fromWireName(onDenied));
+    }
     if (algorithm != null) {
       Algorithm parsed = Algorithm.fromWireName(algorithm);
       if (parsed == Algorithm.LEAKY_BUCKET) {
@@ -99,7 +109,7 @@ final class SluiceCounting {
 
   /** The most hits one request can ask of {@code policy}; more could never be admitted. */
   static long capacity(Policy policy) {
-    return LimiterAlgorithm.of(policy).capacity();
+    return policy.capacity();
   }
 
   /** The counter key of a matched descriptor (see the class comment). */
@@ -144,6 +154,7 @@ final class SluiceCounting {
                     new Count(
                         d.allowed(),
                         d.shadowDenied(),
+                        d.shadowBanned(),
                         d.limit(),
                         d.remaining(),
                         d.retryAfterNanos(),

@@ -63,6 +63,6 @@ public final class LeakyBucket extends ScheduledAlgorithm {
 
   /** Capacity {@code burst + 1}: one request in service and {@code burst} waiting. */
   LeakyBucket(Limit spec, boolean countDenied) {
-    super(spec, countDenied, spec.burst() + 1, true);
+    super(spec, countDenied, spec.capacity(), true);
   }
 }

@@ -87,6 +87,8 @@ final class WireFormat {
   private static final int SHADOW = 1;
   private static final int COUNT_DENIED = 2;
   private static final int LEASES_OFF = 4;
+  // Since shadow bans; never set by older builds, whose policies all reject.
+  private static final int SHADOW_BAN = 8;
 
   /** The policy format written since several limits: a format byte, then flags and limits. */
   static final int POLICY_FORMAT = 2;
@@ -100,7 +102,8 @@ final class WireFormat {
     out.writeByte(
         (policy.shadow() ? SHADOW : 0)
             | (policy.countDenied() ? COUNT_DENIED : 0)
-            | (policy.leases() == Policy.Leases.OFF ? LEASES_OFF : 0));
+            | (policy.leases() == Policy.Leases.OFF ? LEASES_OFF : 0)
+            | (policy.shadowBans() ? SHADOW_BAN : 0));
     writeVarInt(out, policy.limits().size());
     for (Limit limit : policy.limits()) {
       out.writeByte(limit.algorithm().code());
@@ -132,7 +135,8 @@ final class WireFormat {
                 limits,
                 (flags & SHADOW) != 0,
                 (flags & COUNT_DENIED) != 0,
-                (flags & LEASES_OFF) != 0 ? Policy.Leases.OFF : Policy.Leases.AUTO));
+                (flags & LEASES_OFF) != 0 ? Policy.Leases.OFF : Policy.Leases.AUTO,
+                (flags & SHADOW_BAN) != 0 ? Policy.OnDenied.SHADOW_BAN : Policy.OnDenied.REJECT));
   }
 
   /**
@@ -177,12 +181,19 @@ final class WireFormat {
   private static final int SHADOW_DENIED = 2;
   // Since concurrency rules: a permit id follows the delay. Absent in what older builds wrote.
   private static final int HAS_PERMIT_ID = 4;
+  // Since headers name the limit that decided: its index follows (the permit id, if any). Absent
+  // when 0, the only value a policy of one limit has, and in what older builds wrote.
+  private static final int HAS_BINDING_LIMIT = 8;
+  // Since shadow bans: a denial under a policy that shadow-bans. No field follows.
+  private static final int SHADOW_BANNED = 16;
 
   static void writeDecision(ObjectDataOutput out, Decision decision) throws IOException {
     out.writeByte(
         (decision.allowed() ? ALLOWED : 0)
             | (decision.shadowDenied() ? SHADOW_DENIED : 0)
-            | (decision.permitId() != 0 ? HAS_PERMIT_ID : 0));
+            | (decision.permitId() != 0 ? HAS_PERMIT_ID : 0)
+            | (decision.bindingLimitIndex() != 0 ? HAS_BINDING_LIMIT : 0)
+            | (decision.shadowBanned() ? SHADOW_BANNED : 0));
     out.writeByte(decision.decidedBy().code());
     writeVarLong(out, decision.limit());
     writeVarLong(out, decision.remaining());
@@ -191,6 +202,9 @@ final class WireFormat {
     writeVarLong(out, decision.delayNanos());
     if (decision.permitId() != 0) {
       writeVarLong(out, decision.permitId());
+    }
+    if (decision.bindingLimitIndex() != 0) {
+      writeVarInt(out, decision.bindingLimitIndex());
     }
   }
 
@@ -208,6 +222,10 @@ final class WireFormat {
     long resetAfter = readVarLong(in);
     long delay = readVarLong(in);
     long permitId = (flags & HAS_PERMIT_ID) != 0 ? readVarLong(in) : 0;
+    int bindingLimitIndex = (flags & HAS_BINDING_LIMIT) != 0 ? readVarInt(in) : 0;
+    if (bindingLimitIndex < 0 || bindingLimitIndex >= Policy.MAX_LIMITS) {
+      throw new IOException("implausible binding limit index " + bindingLimitIndex);
+    }
     return new Decision(
         (flags & ALLOWED) != 0,
         limit,
@@ -217,7 +235,9 @@ final class WireFormat {
         delay,
         (flags & SHADOW_DENIED) != 0,
         decidedBy,
-        permitId);
+        permitId,
+        bindingLimitIndex,
+        (flags & SHADOW_BANNED) != 0);
   }
 
   private static final int NAMED = 0;

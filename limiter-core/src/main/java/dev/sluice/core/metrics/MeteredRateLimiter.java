@@ -27,8 +27,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@code sluice_decisions_total{rule, outcome}}: one per decision; outcome {@code allowed},
- *       {@code denied} or {@code shadow_denied} (a shadow rule that would have denied; the caller
- *       was told "allowed"). Inline policies count under {@code rule="~inline"}.
+ *       {@code denied}, {@code shadow_denied} (a shadow rule that would have denied; the caller was
+ *       told "allowed") or {@code shadow_banned} (a denial under a rule that shadow-bans: an HTTP
+ *       gate let it through marked). Inline policies count under {@code rule="~inline"}.
  *   <li>{@code sluice_decision_seconds}: how long a decision took, with a histogram; a batch counts
  *       once, for all its checks. A single check answered from what the limiter holds here (a
  *       lease, a cached denial) is not timed ({@link #tryAcquire}, {@link #tryAcquireAsync}).
@@ -230,6 +231,8 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     Counter[] byOutcome = counters.computeIfAbsent(check.ref().label(), this::newCounters);
     if (decision.shadowDenied()) {
       byOutcome[2].increment();
+    } else if (decision.shadowBanned()) {
+      byOutcome[3].increment();
     } else if (decision.allowed()) {
       byOutcome[0].increment();
     } else {
@@ -239,7 +242,10 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
 
   private Counter[] newCounters(String rule) {
     return new Counter[] {
-      counter(rule, "allowed"), counter(rule, "denied"), counter(rule, "shadow_denied")
+      counter(rule, "allowed"),
+      counter(rule, "denied"),
+      counter(rule, "shadow_denied"),
+      counter(rule, "shadow_banned")
     };
   }
 

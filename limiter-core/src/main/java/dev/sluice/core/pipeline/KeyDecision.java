@@ -30,8 +30,9 @@ import org.jspecify.annotations.Nullable;
  *       booking, {@link Booking}), release (plain, the exact undo of an admission at a given
  *       instant, or a concurrency permit by its id), peek, reserve and commit (the key's {@link
  *       ReservationLedger}, kept beside the algorithm's state and changed in the same step). A
- *       shadow policy reports would-be denials as allowances flagged {@code shadowDenied}. A cost
- *       above the capacity is that operation's error and counts nothing.
+ *       shadow policy reports would-be denials as allowances flagged {@code shadowDenied}, and a
+ *       policy that shadow-bans flags its denials {@code shadowBanned}. A cost above the capacity
+ *       is that operation's error and counts nothing.
  *   <li>Hand back the state to store when it changed, with how long it counts ({@link
  *       LimiterAlgorithm#untilFreshNanos}); a denial or a peek stores nothing.
  * </ol>
@@ -152,7 +153,7 @@ public final class KeyDecision {
             && !decision.shadowDenied()) {
           decision = lease(policy, state, nowNanos, op, decision, outcome, i);
         }
-        outcome.setDecision(i, policy.policy().shadow() ? decision.asShadow() : decision);
+        outcome.setDecision(i, reported(policy.policy(), op, decision));
       } catch (InvalidPolicyException e) {
         outcome.setError(i, KeyOutcome.Code.INVALID, e.field(), e.getMessage());
       } catch (ReservationException e) {
@@ -177,6 +178,18 @@ public final class KeyDecision {
             ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
         forgotten,
         ReservationLedger.expiredOpen(storedLedger, nowNanos));
+  }
+
+  /**
+   * The decision as the policy reports it: a shadow policy's denial as an allowance flagged {@code
+   * shadowDenied}; a denied acquire or reserve under a policy that shadow-bans flagged {@code
+   * shadowBanned} (still a denial: nothing was admitted).
+   */
+  private static Decision reported(Policy policy, KeyOp op, Decision decision) {
+    if (policy.shadow()) {
+      return decision.asShadow();
+    }
+    return policy.shadowBans() && op.takes() ? decision.asShadowBan() : decision;
   }
 
   /**
@@ -356,7 +369,10 @@ public final class KeyDecision {
     boolean readsPaced =
         op.leaseNanos() == LeaseAsk.SHORT_OR_PACED
             || op.leaseNanos() == LeaseAsk.WINDOW_SHORT_OR_PACED;
-    if (!readsPaced || policy.policy().countDenied()) {
+    // Not where denials count, nor where they are shadow bans: the holder answers the requests
+    // between a paced lease's instants with plain denials, which would then not be counted, or
+    // not marked.
+    if (!readsPaced || policy.policy().countDenied() || policy.policy().shadowBans()) {
       return PacedLease.NONE;
     }
     long maxLease = policy.policy().maxLeaseNanos();

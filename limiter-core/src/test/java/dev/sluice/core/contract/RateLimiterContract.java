@@ -337,6 +337,32 @@ public abstract class RateLimiterContract {
   }
 
   @Test
+  void shadowBanRule_denial_staysADenialMarkedShadowBanned() {
+    Policy invites =
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_WINDOW)
+            .limit(1)
+            .window(Duration.ofSeconds(10))
+            .onDenied(Policy.OnDenied.SHADOW_BAN)
+            .build();
+    String rule = rule(invites);
+    String key = key("spammer");
+
+    Decision first = acquire(rule, key);
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.shadowBanned()).isFalse();
+    Decision second = acquire(rule, key);
+    assertThat(second.allowed()).as("the limit holds: a ban is a denial").isFalse();
+    assertThat(second.shadowBanned()).isTrue();
+    assertThat(second.retryAfterMillis()).isPositive();
+    assertThat(limiter().peek(rule, key).shadowBanned()).as("a peek bans nobody").isFalse();
+    // An inline policy says it the same way.
+    String inlineKey = key("inline-spammer");
+    assertThat(limiter().tryAcquire(invites, inlineKey, 1).shadowBanned()).isFalse();
+    assertThat(limiter().tryAcquire(invites, inlineKey, 1).shadowBanned()).isTrue();
+  }
+
+  @Test
   void countDenied_keepsAHammeringClientLimited() {
     Policy lenient = policy(Algorithm.SLIDING_WINDOW, 2, Duration.ofSeconds(10));
     Policy penalty =

@@ -172,17 +172,27 @@ class SerializationTest {
 
   @Test
   void keyOutcome_roundTripsDecisionsAndErrors() {
-    KeyOutcome outcome = new KeyOutcome(3, 1_767_265_200_123_456_789L);
+    KeyOutcome outcome = new KeyOutcome(4, 1_767_265_200_123_456_789L);
     outcome.setDecision(0, Decision.allow(16, 15, 2_000_000_000L));
     outcome.setDecision(1, Decision.deny(16, 0, 4_000_000_000L, 60_000_000_000L).asShadow());
     outcome.setError(2, KeyOutcome.Code.INVALID, "cost", "cost: 17 exceeds the capacity 16");
-    assertThat(roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID))
-        .isEqualTo(outcome);
+    // The second limit of a policy decided: the headers name it.
+    outcome.setDecision(
+        3,
+        Decision.deny(16, 0, 1, 60_000_000_000L)
+            .withPermitId(9)
+            .withBindingLimitIndex(1)
+            .asShadowBan());
+    KeyOutcome back = roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
+    assertThat(back).isEqualTo(outcome);
+    assertThat(back.decision(3).bindingLimitIndex()).isEqualTo(1);
+    assertThat(back.decision(3).shadowBanned()).isTrue();
+    assertThat(back.decision(1).shadowBanned()).isFalse();
     KeyOutcome refused = new KeyOutcome(1, 1_767_265_200_123_456_789L);
     refused.setError(0, KeyOutcome.Code.RESERVATION, "COMMITTED", "reservation 7 was committed");
-    KeyOutcome back = roundTripStream(refused, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
-    assertThat(back).isEqualTo(refused);
-    assertThatThrownBy(() -> back.decision(0))
+    KeyOutcome refusedBack = roundTripStream(refused, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
+    assertThat(refusedBack).isEqualTo(refused);
+    assertThatThrownBy(() -> refusedBack.decision(0))
         .isInstanceOfSatisfying(
             ReservationException.class,
             e -> assertThat(e.reason()).isEqualTo(ReservationException.Reason.COMMITTED));
@@ -307,6 +317,15 @@ class SerializationTest {
     RuleRecord record =
         new RuleRecord("api", GCRA, 7, List.of(TWO_LIMITS, Policy.of(3, Duration.ofMinutes(1))));
     assertThat(roundTrip(record)).isEqualTo(record);
+    Policy banning =
+        Policy.builder()
+            .limit(3)
+            .window(Duration.ofHours(1))
+            .onDenied(Policy.OnDenied.SHADOW_BAN)
+            .build();
+    RuleRecord invites = new RuleRecord("invites", banning, 9);
+    assertThat(roundTrip(invites)).isEqualTo(invites);
+    assertThat(roundTrip(invites).policy().shadowBans()).isTrue();
     RuleRecord tombstone = new RuleRecord("gone", null, 8);
     assertThat(roundTrip(tombstone)).isEqualTo(tombstone);
     assertThat(roundTrip(new RuleUpdateProcessor(TWO_LIMITS)).getClassId())
