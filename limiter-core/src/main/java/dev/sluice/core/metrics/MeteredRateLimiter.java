@@ -9,6 +9,8 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.RuleStore;
+import dev.sluice.core.stats.NodeStats;
+import dev.sluice.core.stats.RuleTally;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -43,6 +45,10 @@ import org.jspecify.annotations.Nullable;
  * Refused requests (an unknown rule, a cost above the capacity) are not decisions and count
  * nothing. Releases, peeks and resets pass through unrecorded. A limiter that holds leases also
  * gets its {@link LeaseMetrics}.
+ *
+ * <p>Given a node's {@link NodeStats}, every decision is also counted there for the node's console
+ * (per-second rates, latency, the keys being denied), at the cost of a striped counter increment
+ * per decision, three more per timed one, and a compare-and-set per denial.
  */
 public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
 
@@ -53,13 +59,20 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   private final @Nullable AnswersLocally local;
   private final MeterRegistry registry;
   private final Timer timer;
-  private final ConcurrentHashMap<String, Counter[]> counters = new ConcurrentHashMap<>();
+  private final @Nullable NodeStats stats;
+  private final ConcurrentHashMap<String, RuleMeters> counters = new ConcurrentHashMap<>();
   private final WaitMetrics waits;
   private final PermitsInFlight permits;
   private final ReservationMetrics reservations;
 
-  private MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
+  /** A rule's three outcome counters, and its tally in the node's stats when there are any. */
+  private record RuleMeters(
+      Counter allowed, Counter denied, Counter shadowDenied, @Nullable RuleTally tally) {}
+
+  private MeteredRateLimiter(
+      RateLimiter delegate, MeterRegistry registry, @Nullable NodeStats stats) {
     this.delegate = delegate;
+    this.stats = stats;
     this.local = delegate instanceof AnswersLocally answers ? answers : null;
     this.registry = registry;
     this.timer =
@@ -83,7 +96,19 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     if (limiter instanceof RecordsDecisions recording && recording.decisionRegistry() == registry) {
       return limiter;
     }
-    return new MeteredRateLimiter(limiter, registry);
+    return new MeteredRateLimiter(limiter, registry, null);
+  }
+
+  /**
+   * {@code limiter} recording into {@code registry} and into a node's console {@code stats}. It
+   * wraps even a limiter that records already (e.g. an SDK client whose own registry counts its
+   * local answers), so that the node's registry and console see every decision exactly once.
+   */
+  public static RateLimiter wrap(RateLimiter limiter, MeterRegistry registry, NodeStats stats) {
+    Objects.requireNonNull(limiter, "limiter");
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(stats, "stats");
+    return new MeteredRateLimiter(limiter, registry, stats);
   }
 
   @Override
@@ -113,7 +138,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     }
     long start = System.nanoTime();
     Decision decision = delegate.tryAcquire(check);
-    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    timed(start);
     record(check, decision);
     return decision;
   }
@@ -134,7 +159,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
         .whenComplete(
             (decision, failure) -> {
               if (decision != null) {
-                timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                timed(start);
                 record(check, decision);
               }
             });
@@ -144,7 +169,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   public List<Decision> tryAcquireAll(List<Check> checks) {
     long start = System.nanoTime();
     List<Decision> decisions = delegate.tryAcquireAll(checks);
-    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    timed(start);
     recordAll(checks, decisions);
     return decisions;
   }
@@ -157,7 +182,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
         .whenComplete(
             (decisions, failure) -> {
               if (decisions != null) {
-                timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                timed(start);
                 recordAll(checks, decisions);
               }
             });
@@ -167,7 +192,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
     long start = System.nanoTime();
     BatchOutcome outcome = delegate.tryAcquireAll(checks, mode);
-    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    timed(start);
     recordAll(checks, outcome.decisions());
     return outcome;
   }
@@ -188,7 +213,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   public Reservation reserve(Check check, Duration ttl) {
     long start = System.nanoTime();
     Reservation reservation = delegate.reserve(check, ttl);
-    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    timed(start);
     record(check, reservation.decision());
     reservations.reserved(reservation);
     return reservation;
@@ -222,24 +247,40 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     }
   }
 
+  private void timed(long startNanos) {
+    long nanos = System.nanoTime() - startNanos;
+    timer.record(nanos, TimeUnit.NANOSECONDS);
+    if (stats != null) {
+      stats.recordLatency(nanos);
+    }
+  }
+
   /** Counts one decision under its rule (or {@code ~inline}). */
   private void record(Check check, Decision decision) {
     waits.record(check, decision);
     permits.acquired(check, decision);
-    Counter[] byOutcome = counters.computeIfAbsent(check.ref().label(), this::newCounters);
+    RuleMeters meters = counters.get(check.ref().label());
+    if (meters == null) {
+      meters = counters.computeIfAbsent(check.ref().label(), this::newMeters);
+    }
     if (decision.shadowDenied()) {
-      byOutcome[2].increment();
+      meters.shadowDenied().increment();
     } else if (decision.allowed()) {
-      byOutcome[0].increment();
+      meters.allowed().increment();
     } else {
-      byOutcome[1].increment();
+      meters.denied().increment();
+    }
+    if (meters.tally() != null) {
+      meters.tally().record(check, decision);
     }
   }
 
-  private Counter[] newCounters(String rule) {
-    return new Counter[] {
-      counter(rule, "allowed"), counter(rule, "denied"), counter(rule, "shadow_denied")
-    };
+  private RuleMeters newMeters(String rule) {
+    return new RuleMeters(
+        counter(rule, "allowed"),
+        counter(rule, "denied"),
+        counter(rule, "shadow_denied"),
+        stats == null ? null : stats.tally(rule));
   }
 
   private Counter counter(String rule, String outcome) {
