@@ -14,6 +14,7 @@ import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridStatsView;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.metrics.LimitedKeysMetrics;
 import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.pipeline.LeaseHolder;
 import dev.sluice.core.rules.RulesFile;
@@ -25,6 +26,7 @@ import dev.sluice.rest.ApiSettings;
 import dev.sluice.rest.Console;
 import dev.sluice.rest.ReadinessProbe;
 import dev.sluice.rest.SluiceApi;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
@@ -101,6 +103,9 @@ public final class SluiceNode implements AutoCloseable {
 
   /** How long a client-mode node's start waits for a grid that is up before it goes on without. */
   private static final java.time.Duration CLIENT_FIRST_CONNECT = java.time.Duration.ofSeconds(5);
+
+  /** Prometheus {@code sluice_cluster_members}: what the members-missing alert compares. */
+  static final String CLUSTER_MEMBERS = "sluice.cluster.members";
 
   /** How long the console waits for the members' stats before it lists a member as silent. */
   private static final java.time.Duration CONSOLE_GATHER_TIMEOUT = java.time.Duration.ofSeconds(2);
@@ -285,6 +290,13 @@ public final class SluiceNode implements AutoCloseable {
       }
       stats = NodeStats.started(nodeName(settings, member, client));
       stats.leases(leaseTotals(limiter));
+      LimitedKeysMetrics.bind(stats, registry);
+      HazelcastInstance grid = member;
+      Gauge.builder(CLUSTER_MEMBERS, () -> grid.getCluster().getMembers().size())
+          .description(
+              "Members of the grid as this node sees them (its own cluster, or the remote one)")
+          .strongReference(true)
+          .register(registry);
       RateLimiter decisions;
       // Every front end (REST, Envoy) decides through one limiter that counts each decision once,
       // in the registry and in the console's stats: a client-mode node's SDK client does both.

@@ -56,6 +56,7 @@ public final class NodeStats implements AutoCloseable {
   private final LatencyHistogram latency = new LatencyHistogram();
   private final FrontEnds frontEnds = new FrontEnds();
   private volatile Supplier<LeaseTotals> leases = () -> LeaseTotals.NONE;
+  private final List<Runnable> afterTick = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final @Nullable Thread ticker;
 
   // Guarded by this.
@@ -140,6 +141,24 @@ public final class NodeStats implements AutoCloseable {
     latencyRing.put(epochSecond, latency.drainSecond());
     limitedKeys.tick(epochSecond);
     lastTicked = epochSecond;
+    for (Runnable listener : afterTick) {
+      listener.run();
+    }
+  }
+
+  /** Runs {@code listener} after each tick, on the ticking thread (e.g. to refresh a gauge). */
+  public void afterEachTick(Runnable listener) {
+    afterTick.add(listener);
+  }
+
+  /**
+   * Per rule, the distinct keys this node denied in the last one to two minutes, as its sketches
+   * hold them: at most {@code 2 × 32} per rule, so a count near 64 means "many".
+   */
+  public Map<String, Integer> limitedKeyCounts() {
+    Map<String, Integer> counts = new java.util.TreeMap<>();
+    limitedKeys.summaries(null).forEach((rule, keys) -> counts.put(rule, keys.keys().size()));
+    return counts;
   }
 
   /**
