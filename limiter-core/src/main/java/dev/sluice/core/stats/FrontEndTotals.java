@@ -2,8 +2,10 @@ package dev.sluice.core.stats;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What a front end served, on one node or summed over several.
@@ -23,7 +25,7 @@ public record FrontEndTotals(
 
   /** The same front end on several nodes, as one: addresses listed, counts summed. */
   static FrontEndTotals sum(String name, List<FrontEndTotals> nodes) {
-    List<String> addresses = new ArrayList<>();
+    Set<String> addresses = new LinkedHashSet<>(); // "POST /json only" once, not once per node
     long connections = -1;
     Map<String, long[]> byCommand = new LinkedHashMap<>();
     for (FrontEndTotals node : nodes) {
@@ -40,6 +42,7 @@ public record FrontEndTotals(
     List<CommandTotals> commands = new ArrayList<>();
     byCommand.forEach(
         (command, sums) -> commands.add(new CommandTotals(command, sums[0], sums[1])));
-    return new FrontEndTotals(name, addresses, connections, CommandTotals.sorted(commands));
+    return new FrontEndTotals(
+        name, List.copyOf(addresses), connections, CommandTotals.sorted(commands));
   }
 }
