@@ -72,7 +72,7 @@ public final class NodeStatsTask
                 untilSecond,
                 seconds,
                 List.of(),
-                emptyLatency(seconds),
+                LatencySeries.empty(seconds),
                 LeaseTotals.NONE,
                 List.of(),
                 Map.of(),

@@ -14,7 +14,8 @@ import java.util.List;
  */
 public record LatencySeries(int[] decisions, int[] meanMicros, int[] p99Micros, int[] maxMicros) {
 
-  static LatencySeries empty(int seconds) {
+  /** {@code seconds} seconds without a timed decision. */
+  public static LatencySeries empty(int seconds) {
     return new LatencySeries(
         new int[seconds], new int[seconds], new int[seconds], new int[seconds]);
   }
