@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
  * @param view the stats of the whole deployment (this node's alone without a grid)
  * @param origin where a rule came from: {@code rules_file}, {@code rules_file_then_api}, {@code
  *     api} or {@code bundled_examples} (docs/rest-api.md, "Stats")
- * @param failurePolicy the failure policy this node applies to a rule ({@code fail_open}, {@code
- *     fail_closed}), or null where none applies (a member decides on its own partitions)
+ * @param failurePolicy the failure policy this node applies to a rule ({@code fail-open}, {@code
+ *     fail-closed}), or null where none applies (a member decides on its own partitions)
  */
 public record Console(
     String node,

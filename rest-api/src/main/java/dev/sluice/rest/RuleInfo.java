@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * @param definition the rule as {@code GET /v1/rules/{name}} answers it
  * @param origin {@code rules_file}, {@code rules_file_then_api}, {@code api} or {@code
  *     bundled_examples}
- * @param failurePolicy {@code fail_open} or {@code fail_closed} on a client-mode node, null on a
+ * @param failurePolicy {@code fail-open} or {@code fail-closed} on a client-mode node, null on a
  *     member
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
