@@ -8,12 +8,16 @@ import io.micrometer.core.instrument.MeterRegistry;
  * The client's counters (DESIGN §7): {@code sluice_client_local_decisions_total{reason}} counts the
  * answers made without the grid, and {@code sluice_client_denied_cache_misses_total} the lookups
  * that had to go to the grid, so the denied cache's hit rate is {@code denied_cache / (denied_cache
- * + misses)}. {@code sluice_client_breaker_open} is 1 while the breaker is open: the grid failed
- * recently and every call is answered by the failure policy without trying it.
+ * + misses)}.
  */
 final class LocalDecisionMetrics {
   static final String LOCAL_DECISIONS = "sluice.client.local.decisions";
   static final String DENIED_CACHE_MISSES = "sluice.client.denied.cache.misses";
+
+  /**
+   * {@code sluice_client_breaker_open}: 1 while the breaker is open, i.e. the grid failed recently
+   * and every call is answered by the failure policy without trying it.
+   */
   static final String BREAKER_OPEN = "sluice.client.breaker.open";
 
   final Counter deniedCache;
