@@ -10,7 +10,6 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.stats.NodeStats;
-import dev.sluice.core.stats.RuleTally;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -47,8 +46,8 @@ import org.jspecify.annotations.Nullable;
  * gets its {@link LeaseMetrics}.
  *
  * <p>Given a node's {@link NodeStats}, every decision is also counted there for the node's console
- * (per-second rates, latency, the keys being denied), at the cost of a striped counter increment
- * per decision, three more per timed one, and a compare-and-set per denial.
+ * (per-second rates, latency, the keys being denied), at the cost of a map lookup and a striped
+ * counter increment per decision, three more per timed one, and a compare-and-set per denial.
  */
 public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
 
@@ -60,14 +59,10 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   private final MeterRegistry registry;
   private final Timer timer;
   private final @Nullable NodeStats stats;
-  private final ConcurrentHashMap<String, RuleMeters> counters = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter[]> counters = new ConcurrentHashMap<>();
   private final WaitMetrics waits;
   private final PermitsInFlight permits;
   private final ReservationMetrics reservations;
-
-  /** A rule's three outcome counters, and its tally in the node's stats when there are any. */
-  private record RuleMeters(
-      Counter allowed, Counter denied, Counter shadowDenied, @Nullable RuleTally tally) {}
 
   private MeteredRateLimiter(
       RateLimiter delegate, MeterRegistry registry, @Nullable NodeStats stats) {
@@ -259,28 +254,24 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   private void record(Check check, Decision decision) {
     waits.record(check, decision);
     permits.acquired(check, decision);
-    RuleMeters meters = counters.get(check.ref().label());
-    if (meters == null) {
-      meters = counters.computeIfAbsent(check.ref().label(), this::newMeters);
-    }
+    Counter[] byOutcome = counters.computeIfAbsent(check.ref().label(), this::newCounters);
     if (decision.shadowDenied()) {
-      meters.shadowDenied().increment();
+      byOutcome[2].increment();
     } else if (decision.allowed()) {
-      meters.allowed().increment();
+      byOutcome[0].increment();
     } else {
-      meters.denied().increment();
+      byOutcome[1].increment();
     }
-    if (meters.tally() != null) {
-      meters.tally().record(check, decision);
+
+    if (stats != null) {
+      stats.tally(check.ref().label()).record(check, decision);
     }
   }
 
-  private RuleMeters newMeters(String rule) {
-    return new RuleMeters(
-        counter(rule, "allowed"),
-        counter(rule, "denied"),
-        counter(rule, "shadow_denied"),
-        stats == null ? null : stats.tally(rule));
+  private Counter[] newCounters(String rule) {
+    return new Counter[] {
+      counter(rule, "allowed"), counter(rule, "denied"), counter(rule, "shadow_denied")
+    };
   }
 
   private Counter counter(String rule, String outcome) {
