@@ -16,6 +16,7 @@
     rules: [],
     editing: null,
     frontEndsBefore: null,
+    untrackedDenials: 0, // denials the members' sketches did not take in
   };
 
   const $ = (selector) => document.querySelector(selector);
@@ -312,6 +313,7 @@
     renderLeases(body.stats.leases);
     renderGrid(body.stats.grid, body.stats.nodes);
     renderFrontEnds(body.stats.frontEnds);
+    state.untrackedDenials = body.stats.untrackedDenials;
     const missing = body.stats.grid.members.filter((m) => !m.answered).length;
     setStatus('updated ' + new Date().toLocaleTimeString() + (missing ? ' · ' + missing + ' member(s) did not answer' : ''), missing === 0);
   }
@@ -329,6 +331,10 @@
     $('#keys-note').textContent = body.masked
       ? 'Key texts are masked: enter the admin token to see them.'
       : 'Each key was denied between "at least" and "at most" times; a key not listed at most the figure under its rule.';
+    if (state.untrackedDenials > 0) {
+      $('#keys-note').textContent += ' ' + number(state.untrackedDenials) +
+        ' denials since the nodes started were not sketched (a full buffer, or too many rules denying at once); the figures hold for the others.';
+    }
     const blocks = body.rules.map((rule) => el('div', { class: 'keys-rule', 'data-rule': rule.rule },
       el('h3', {}, rule.rule + ' ', el('span', { class: 'muted' }, number(rule.total) + ' denials; unlisted keys ≤ ' + number(rule.unlistedAtMost))),
       el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'key'), el('th', { class: 'num' }, 'at most'), el('th', { class: 'num' }, 'at least'))),
