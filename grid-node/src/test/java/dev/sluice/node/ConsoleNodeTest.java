@@ -73,6 +73,11 @@ class ConsoleNodeTest {
     assertThat(onClient.at("/stats/grid/members")).hasSize(1);
     assertThat(onClient.at("/stats/grid/members/0/answered").asBoolean()).isTrue();
     assertThat(onClient.at("/stats/grid/clients").size()).isPositive();
+    long timed = 0;
+    for (JsonNode second : onClient.at("/stats/rates/0/timed")) {
+      timed += second.asLong();
+    }
+    assertThat(timed).as("the rule's checks that went to the owner are timed").isPositive();
 
     // The member counts what its own front ends decide: not the client-mode node's checks.
     JsonNode onMember = TestNodes.get(member.restPort(), "/v1/stats?seconds=60").json();

@@ -60,10 +60,11 @@ public record ClusterStats(
       }
       nodes.add(snapshot.node());
       for (RuleRates rule : snapshot.rates()) {
-        int[][] sums = rates.computeIfAbsent(rule.rule(), r -> new int[3][seconds]);
+        int[][] sums = rates.computeIfAbsent(rule.rule(), r -> new int[5][seconds]);
         add(sums[0], rule.allowed());
         add(sums[1], rule.denied());
         add(sums[2], rule.shadowDenied());
+        weighMeans(sums[3], sums[4], rule.timed(), rule.meanMicros());
       }
       latencies.add(snapshot.latency());
       leases.add(snapshot.leases());
@@ -73,7 +74,9 @@ public record ClusterStats(
       untracked += snapshot.untrackedDenials();
     }
     List<RuleRates> merged = new ArrayList<>();
-    rates.forEach((rule, sums) -> merged.add(new RuleRates(rule, sums[0], sums[1], sums[2])));
+    rates.forEach(
+        (rule, sums) ->
+            merged.add(new RuleRates(rule, sums[0], sums[1], sums[2], sums[3], sums[4])));
     List<FrontEndTotals> fronts = new ArrayList<>();
     frontEnds.forEach((name, list) -> fronts.add(FrontEndTotals.sum(name, list)));
     return new ClusterStats(
@@ -99,6 +102,21 @@ public record ClusterStats(
     Map<String, KeySummary> merged = new LinkedHashMap<>();
     byRule.forEach((rule, summaries) -> merged.put(rule, KeySummary.merge(summaries)));
     return merged;
+  }
+
+  /**
+   * Adds one node's timed checks and their mean into running ones, second by second: the merged
+   * mean is the mean of all the checks, each node's weighted by its count (rounded up).
+   */
+  private static void weighMeans(int[] counts, int[] means, int[] nodeCounts, int[] nodeMeans) {
+    for (int i = 0; i < counts.length; i++) {
+      long count = (long) counts[i] + nodeCounts[i];
+      if (count > 0) {
+        long weighted = (long) counts[i] * means[i] + (long) nodeCounts[i] * nodeMeans[i];
+        means[i] = (int) ((weighted + count - 1) / count);
+      }
+      counts[i] = (int) Math.min(Integer.MAX_VALUE, count);
+    }
   }
 
   private static void add(int[] into, int[] values) {

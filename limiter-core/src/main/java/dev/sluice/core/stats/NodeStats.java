@@ -20,16 +20,17 @@ import org.jspecify.annotations.Nullable;
  * <h2>Cost per decision</h2>
  *
  * A decision costs one striped counter increment ({@link RuleTally#record}); a timed one three more
- * ({@link LatencyHistogram#record}); a denial one compare-and-set into the sketch's buffer, and now
- * and then that buffer's drain ({@link LimitedKeys}). No lock is taken on the decision path: the
- * tick, which runs on its own thread, does the per-second work.
+ * ({@link LatencyHistogram#record}), and two for its rule's mean ({@link RuleTally#recordLatency});
+ * a denial one compare-and-set into the sketch's buffer, and now and then that buffer's drain
+ * ({@link LimitedKeys}). No lock is taken on the decision path: the tick, which runs on its own
+ * thread, does the per-second work.
  *
  * <h2>Memory</h2>
  *
- * History: {@value #MAX_RULES} rules × 3 counts × 900 seconds × 4 bytes = 691 KB at most, plus 14
- * KB of latency; a rule whose 15 minutes are all zero gives its ring back. Rules past {@value
- * #MAX_RULES} that decide on this node count together as {@value #OTHER_RULES}. Limited keys: under
- * 1 MB ({@link LimitedKeys}).
+ * History: {@value #MAX_RULES} rules × 5 numbers (3 outcomes, timed checks, their mean latency) ×
+ * 900 seconds × 4 bytes = 1.15 MB at most, plus 14 KB of the node's latency; a rule whose 15
+ * minutes are all zero gives its ring back. Rules past {@value #MAX_RULES} that decide on this node
+ * count together as {@value #OTHER_RULES}. Limited keys: under 1 MB ({@link LimitedKeys}).
  *
  * <h2>Seconds</h2>
  *
@@ -128,7 +129,7 @@ public final class NodeStats implements AutoCloseable {
       int[] second = tally.drainSecond();
       SecondRing ring = ruleRings.get(tally.rule());
       if (ring == null && (second[0] | second[1] | second[2]) != 0) {
-        ring = new SecondRing(3);
+        ring = new SecondRing(5);
         ruleRings.put(tally.rule(), ring);
       }
       if (ring != null) {
@@ -182,7 +183,9 @@ public final class NodeStats implements AutoCloseable {
                         rule,
                         ring.read(0, untilSecond, seconds),
                         ring.read(1, untilSecond, seconds),
-                        ring.read(2, untilSecond, seconds))));
+                        ring.read(2, untilSecond, seconds),
+                        ring.read(3, untilSecond, seconds),
+                        ring.read(4, untilSecond, seconds))));
       }
       latencies =
           new LatencySeries(

@@ -9,8 +9,12 @@ package dev.sluice.core.stats;
  * @param allowed decisions allowed (shadow denials not included)
  * @param denied decisions denied
  * @param shadowDenied decisions a shadow rule would have denied (the caller was told "allowed")
+ * @param timed single checks of the rule that went to a key's owner and were timed (answers from a
+ *     lease or a cached denial, and checks in batches, are not)
+ * @param meanMicros their mean latency, in microseconds rounded up (0 without any)
  */
-public record RuleRates(String rule, int[] allowed, int[] denied, int[] shadowDenied) {
+public record RuleRates(
+    String rule, int[] allowed, int[] denied, int[] shadowDenied, int[] timed, int[] meanMicros) {
 
   /** Decisions of every outcome over the series. */
   public long total() {

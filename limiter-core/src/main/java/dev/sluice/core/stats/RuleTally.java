@@ -15,11 +15,15 @@ public final class RuleTally {
   private final LongAdder allowed = new LongAdder();
   private final LongAdder denied = new LongAdder();
   private final LongAdder shadowDenied = new LongAdder();
+  private final LongAdder timed = new LongAdder();
+  private final LongAdder timedNanos = new LongAdder();
 
   // Owned by the tick: the sums it last read.
   private long lastAllowed;
   private long lastDenied;
   private long lastShadowDenied;
+  private long lastTimed;
+  private long lastTimedNanos;
 
   RuleTally(String rule, LimitedKeys limitedKeys) {
     this.rule = rule;
@@ -39,19 +43,40 @@ public final class RuleTally {
     }
   }
 
+  /** Records how long one of the rule's single checks took at its key's owner. */
+  public void recordLatency(long nanos) {
+    timed.increment();
+    timedNanos.add(Math.max(0, nanos));
+  }
+
   String rule() {
     return rule;
   }
 
-  /** The decisions since the previous call: {@code [allowed, denied, shadowDenied]}. */
+  /**
+   * The decisions since the previous call: {@code [allowed, denied, shadowDenied, timed,
+   * meanMicros]}.
+   */
   int[] drainSecond() {
     long a = allowed.sum();
     long d = denied.sum();
     long s = shadowDenied.sum();
-    int[] second = {clamp(a - lastAllowed), clamp(d - lastDenied), clamp(s - lastShadowDenied)};
+    long t = timed.sum();
+    long nanos = timedNanos.sum();
+    long count = t - lastTimed;
+    long mean = count == 0 ? 0 : ((nanos - lastTimedNanos) / count + 999) / 1000;
+    int[] second = {
+      clamp(a - lastAllowed),
+      clamp(d - lastDenied),
+      clamp(s - lastShadowDenied),
+      clamp(count),
+      clamp(mean)
+    };
     lastAllowed = a;
     lastDenied = d;
     lastShadowDenied = s;
+    lastTimed = t;
+    lastTimedNanos = nanos;
     return second;
   }
 

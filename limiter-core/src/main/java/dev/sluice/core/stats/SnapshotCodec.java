@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>
  * format 1: node, untilSecond, seconds,
- *           rules: n × (rule, allowed[seconds], denied[seconds], shadowDenied[seconds]),
+ *           rules: n × (rule, allowed, denied, shadowDenied, timed, meanMicros, each [seconds]),
  *           latency: decisions, meanMicros, p99Micros, maxMicros (each [seconds]),
  *           leases: 6 longs, frontEnds: n × (name, n × listensOn, connections, n × (command,
  *           requests, errors)), limitedKeys: n × (rule, unlistedAtMost, total, n × (key, count,
@@ -46,6 +46,8 @@ public final class SnapshotCodec {
         ints(out, rule.allowed());
         ints(out, rule.denied());
         ints(out, rule.shadowDenied());
+        ints(out, rule.timed());
+        ints(out, rule.meanMicros());
       }
       LatencySeries latency = snapshot.latency();
       ints(out, latency.decisions());
@@ -133,7 +135,13 @@ public final class SnapshotCodec {
       List<RuleRates> rates = new ArrayList<>();
       for (int i = in.readInt(); i > 0; i--) {
         rates.add(
-            new RuleRates(in.readUTF(), ints(in, seconds), ints(in, seconds), ints(in, seconds)));
+            new RuleRates(
+                in.readUTF(),
+                ints(in, seconds),
+                ints(in, seconds),
+                ints(in, seconds),
+                ints(in, seconds),
+                ints(in, seconds)));
       }
       LatencySeries latency =
           new LatencySeries(

@@ -40,6 +40,29 @@ class ClusterStatsTest {
   }
 
   @Test
+  void merge_ruleLatency_weightsEachNodesMeanByItsTimedChecks() {
+    NodeStats a = NodeStats.manual("a");
+    NodeStats b = NodeStats.manual("b");
+    a.tally("login").recordLatency(100_000); // 1 check of 100 µs
+    for (int i = 0; i < 3; i++) {
+      b.tally("login").record(Check.of("login", "k"), Decision.allow(5, 4, 1_000_000L));
+      b.tally("login").recordLatency(300_000); // 3 of 300 µs
+    }
+    a.tally("login").record(Check.of("login", "k"), Decision.allow(5, 4, 1_000_000L));
+    a.tick(T);
+    b.tick(T);
+
+    RuleRates login =
+        ClusterStats.merge(
+                T, 1, List.of(a.snapshot(T, 1, null), b.snapshot(T, 1, null)), GridView.NONE)
+            .rates()
+            .get(0);
+
+    assertThat(login.timed()).containsExactly(4);
+    assertThat(login.meanMicros()).containsExactly(250);
+  }
+
+  @Test
   void merge_latency_weightsMeansAndTakesTheLargestP99() {
     LatencySeries one =
         new LatencySeries(new int[] {1}, new int[] {100}, new int[] {150}, new int[] {200});

@@ -16,7 +16,14 @@ class SnapshotCodecTest {
             "10.0.0.1:5701",
             1_800_000_000L,
             2,
-            List.of(new RuleRates("login", new int[] {1, 2}, new int[] {3, 4}, new int[] {0, 5})),
+            List.of(
+                new RuleRates(
+                    "login",
+                    new int[] {1, 2},
+                    new int[] {3, 4},
+                    new int[] {0, 5},
+                    new int[] {1, 0},
+                    new int[] {250, 0})),
             new LatencySeries(
                 new int[] {1, 0}, new int[] {9, 0}, new int[] {12, 0}, new int[] {15, 0}),
             new LeaseTotals(1, 2, 3, 4, 5, 6),

@@ -64,7 +64,8 @@
   // ------------------------------------------------------------------ series kept in the page
 
   function series() {
-    return { allowed: new Int32Array(SECONDS), denied: new Int32Array(SECONDS), shadow: new Int32Array(SECONDS) };
+    const column = () => new Int32Array(SECONDS);
+    return { allowed: column(), denied: column(), shadow: column(), timed: column(), mean: column() };
   }
 
   /** Moves every array so that it ends at `until`, and writes the `count` newest values. */
@@ -81,8 +82,10 @@
     const write = (array, values) => array.set(values.slice(-Math.min(count, SECONDS)), SECONDS - Math.min(count, SECONDS));
     if (shift < 0) return; // an answer older than what is held
     for (const rule of state.rates.values()) {
-      move(rule.allowed); move(rule.denied); move(rule.shadow);
-      rule.allowed.fill(0, SECONDS - count); rule.denied.fill(0, SECONDS - count); rule.shadow.fill(0, SECONDS - count);
+      for (const column of [rule.allowed, rule.denied, rule.shadow, rule.timed, rule.mean]) {
+        move(column);
+        column.fill(0, SECONDS - count);
+      }
     }
     for (const rule of stats.rates) {
       let held = state.rates.get(rule.rule);
@@ -93,6 +96,8 @@
       write(held.allowed, rule.allowed);
       write(held.denied, rule.denied);
       write(held.shadow, rule.shadowDenied);
+      write(held.timed, rule.timed);
+      write(held.mean, rule.meanMicros);
     }
     for (const [name, held] of state.rates) {
       if (total(held.allowed) + total(held.denied) + total(held.shadow) === 0) state.rates.delete(name);
@@ -214,8 +219,16 @@
       const allowed = lastSeconds(held.allowed, 10) / 10;
       const denied = lastSeconds(held.denied, 10) / 10;
       const shadow = lastSeconds(held.shadow, 10) / 10;
+      let timed = 0;
+      let micros = 0;
+      for (let i = SECONDS - 10; i < SECONDS; i++) {
+        timed += held.timed[i];
+        micros += held.timed[i] * held.mean[i];
+      }
       row.querySelector('.rate-now').textContent =
-        'last 10 s: ' + allowed.toFixed(1) + ' allowed/s, ' + denied.toFixed(1) + ' denied/s' + (shadow > 0 ? ', ' + shadow.toFixed(1) + ' shadow/s' : '');
+        'last 10 s: ' + allowed.toFixed(1) + ' allowed/s, ' + denied.toFixed(1) + ' denied/s' +
+        (shadow > 0 ? ', ' + shadow.toFixed(1) + ' shadow/s' : '') +
+        (timed > 0 ? ', mean ' + Math.round(micros / timed) + ' µs' : '');
       row.dataset.allowed = String(total(held.allowed));
       row.dataset.denied = String(total(held.denied));
       row.dataset.shadowDenied = String(total(held.shadow));
