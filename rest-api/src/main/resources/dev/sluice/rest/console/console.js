@@ -17,6 +17,7 @@
     editing: null,
     frontEndsBefore: null,
     untrackedDenials: 0, // denials the members' sketches did not take in
+    masked: true, // whether the last limited-keys answer masked the keys
   };
 
   const $ = (selector) => document.querySelector(selector);
@@ -341,6 +342,8 @@
     }
     if (answer.status !== 200) return;
     const body = answer.json;
+    state.masked = body.masked;
+    showTokenState();
     $('#keys-note').textContent = body.masked
       ? 'Key texts are masked: enter the admin token to see them.'
       : 'Each key was denied between "at least" and "at most" times; a key not listed at most the figure under its rule.';
@@ -370,9 +373,13 @@
 
   function showTokenState() {
     const shown = $('#token-state');
-    if (state.token === '') shown.textContent = 'no token: keys masked';
-    else if (state.tokenRefused) shown.textContent = '✗ token refused';
-    else shown.textContent = '✓ token accepted';
+    if (state.token === '') {
+      shown.textContent = state.masked ? 'no token: keys masked' : 'this node has no admin token: keys shown';
+    } else if (state.tokenRefused) {
+      shown.textContent = '✗ token refused';
+    } else {
+      shown.textContent = '✓ token accepted';
+    }
     shown.className = state.tokenRefused ? 'error' : 'muted';
   }
 
