@@ -90,28 +90,45 @@ class ConsoleBrowserTest {
       page.navigate("http://127.0.0.1:" + port + "/");
 
       // The merged rates of the hammered rule appear, with denials, and then move.
-      page.await(Duration.ofSeconds(30), () -> denied(page) > 0);
       page.await(
+          "the hammered rule's denials on the chart",
+          Duration.ofSeconds(30),
+          () -> denied(page) > 0);
+      page.await(
+          "three members in the grid table",
           Duration.ofSeconds(20),
           () ->
               page.evaluate("document.querySelectorAll('#members tbody tr').length").asInt() == 3);
       long before = decided(page);
       String chartBefore = chart(page);
-      page.await(Duration.ofSeconds(20), () -> decided(page) > before);
-      page.await(Duration.ofSeconds(20), () -> !chart(page).equals(chartBefore));
+      page.await("more decisions counted", Duration.ofSeconds(20), () -> decided(page) > before);
+      page.await(
+          "the rate chart redrawn with new data",
+          Duration.ofSeconds(20),
+          () -> !chart(page).equals(chartBefore));
 
       // Limited keys without the token: the hammered key is there, masked; its text nowhere.
-      page.await(Duration.ofSeconds(30), () -> !keys(page).isEmpty());
+      page.await(
+          "the hammered rule's limited keys", Duration.ofSeconds(30), () -> !keys(page).isEmpty());
       assertThat(keys(page)).allMatch(key -> key.startsWith("key#"));
       assertThat(page.evaluate("document.body.innerText").asText()).doesNotContain(HAMMERED_KEY);
 
       // A wrong token is refused; the right one shows the key.
       useToken(page, "not-the-token");
-      page.await(Duration.ofSeconds(10), () -> text(page, "#token-state").contains("refused"));
+      page.await(
+          "the wrong token refused",
+          Duration.ofSeconds(10),
+          () -> text(page, "#token-state").contains("refused"));
       assertThat(keys(page)).allMatch(key -> key.startsWith("key#"));
       useToken(page, TOKEN);
-      page.await(Duration.ofSeconds(10), () -> text(page, "#token-state").contains("accepted"));
-      page.await(Duration.ofSeconds(10), () -> keys(page).contains(HAMMERED_KEY));
+      page.await(
+          "the right token accepted",
+          Duration.ofSeconds(10),
+          () -> text(page, "#token-state").contains("accepted"));
+      page.await(
+          "the hammered key in clear",
+          Duration.ofSeconds(10),
+          () -> keys(page).contains(HAMMERED_KEY));
       Files.write(screenshots.resolve("console.png"), page.screenshot(SCREENSHOT_SCALE));
 
       // Try a key: a peek by default, which counts nothing.
@@ -120,6 +137,7 @@ class ConsoleBrowserTest {
               + " f.elements.key.value = 'someone-new';"
               + " f.querySelector('button[type=submit]').click(); })()");
       page.await(
+          "the peek's answer",
           Duration.ofSeconds(10),
           () -> text(page, "#try-result").startsWith("peek (nothing counted): allowed, 20 of 20"));
 
@@ -128,13 +146,17 @@ class ConsoleBrowserTest {
       setField(page, "limit", "0");
       page.evaluate("document.querySelector('#rule-form button[type=submit]').click()");
       page.await(
+          "the refused limit's error beside its field",
           Duration.ofSeconds(10),
           () -> text(page, "#rule-form .error[data-field=\"limit\"]").startsWith("limit:"));
       Files.write(screenshots.resolve("console-rule-edit.png"), ruleEditor(page));
       // ... and an accepted one takes effect on every member: the next check is denied.
       setField(page, "limit", "1");
       page.evaluate("document.querySelector('#rule-form button[type=submit]').click()");
-      page.await(Duration.ofSeconds(10), () -> text(page, "#rule-saved").startsWith("saved"));
+      page.await(
+          "the edited rule saved",
+          Duration.ofSeconds(10),
+          () -> text(page, "#rule-saved").startsWith("saved"));
       assertThat(check(nodes.get(0), "exports", "after-edit")).isEqualTo(200);
       assertThat(check(nodes.get(2), "exports", "after-edit")).isEqualTo(429);
 

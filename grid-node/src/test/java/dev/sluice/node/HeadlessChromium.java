@@ -147,7 +147,9 @@ final class HeadlessChromium implements AutoCloseable {
     ObjectNode params = MAPPER.createObjectNode().put("url", url);
     send("Page.navigate", params);
     await(
-        Duration.ofSeconds(30), () -> "complete".equals(evaluate("document.readyState").asText()));
+        "loaded document",
+        Duration.ofSeconds(30),
+        () -> "complete".equals(evaluate("document.readyState").asText()));
   }
 
   /** Evaluates a JavaScript expression in the page (promises awaited) and returns its value. */
@@ -166,12 +168,23 @@ final class HeadlessChromium implements AutoCloseable {
     return result.path("result").path("value");
   }
 
-  /** Waits until {@code condition} holds, polling the page; fails after {@code timeout}. */
-  void await(Duration timeout, BooleanSupplier condition) {
+  /**
+   * Waits until {@code condition} holds, polling the page; fails after {@code timeout} naming
+   * {@code what} it waited for and what the page's status line said.
+   */
+  void await(String what, Duration timeout, BooleanSupplier condition) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("the page did not get there within " + timeout);
+        throw new AssertionError(
+            "no "
+                + what
+                + " within "
+                + timeout
+                + "; the page's status: '"
+                + evaluate("(document.querySelector('#status') || {}).textContent || ''").asText()
+                + "'; problems so far: "
+                + problems);
       }
       try {
         Thread.sleep(100); // polling a live page, not moving limiter time
