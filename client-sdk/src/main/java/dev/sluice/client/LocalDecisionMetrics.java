@@ -1,6 +1,7 @@
 package dev.sluice.client;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -13,12 +14,18 @@ final class LocalDecisionMetrics {
   static final String LOCAL_DECISIONS = "sluice.client.local.decisions";
   static final String DENIED_CACHE_MISSES = "sluice.client.denied.cache.misses";
 
+  /**
+   * {@code sluice_client_breaker_open}: 1 while the breaker is open, i.e. the grid failed recently
+   * and every call is answered by the failure policy without trying it.
+   */
+  static final String BREAKER_OPEN = "sluice.client.breaker.open";
+
   final Counter deniedCache;
   final Counter failOpen;
   final Counter failClosed;
   final Counter deniedCacheMisses;
 
-  LocalDecisionMetrics(MeterRegistry registry) {
+  LocalDecisionMetrics(MeterRegistry registry, CircuitBreaker breaker) {
     this.deniedCache = local(registry, "denied_cache");
     this.failOpen = local(registry, "fail_open");
     this.failClosed = local(registry, "fail_closed");
@@ -26,6 +33,10 @@ final class LocalDecisionMetrics {
         Counter.builder(DENIED_CACHE_MISSES)
             .description("Requests the denied-until cache could not answer, sent to the grid")
             .register(registry);
+    Gauge.builder(BREAKER_OPEN, breaker, b -> b.isOpen() ? 1 : 0)
+        .description(
+            "1 while the client's breaker is open: calls are answered by the failure policy")
+        .register(registry);
   }
 
   private static Counter local(MeterRegistry registry, String reason) {

@@ -5,6 +5,7 @@ import dev.sluice.core.RuleStore;
 import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.rules.RulesFile;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -78,8 +79,16 @@ final class RulesFileWatcher implements AutoCloseable {
    */
   private byte @Nullable [] lastSeenDigest;
 
-  /** The rules of the file version last applied, by name. */
-  private Map<String, Rule> applied = Map.of();
+  /**
+   * 1 while the file's content is a version this node refused (the previous rules in force), 0 once
+   * a version applies. Prometheus: {@code sluice_rules_file_rejected}.
+   */
+  static final String REJECTED = "sluice.rules.file.rejected";
+
+  /** The rules of the file version last applied, by name; read by the console. */
+  private volatile Map<String, Rule> applied = Map.of();
+
+  private volatile boolean rejected;
 
   private final AtomicLong appliedReloads = new AtomicLong();
   private final AtomicLong rejectedReloads = new AtomicLong();
@@ -123,6 +132,7 @@ final class RulesFileWatcher implements AutoCloseable {
               e,
               applied.size());
           rejectedReloads.incrementAndGet();
+          rejected = true;
           return Outcome.REJECTED;
         }
         return Outcome.UNCHANGED;
@@ -141,11 +151,13 @@ final class RulesFileWatcher implements AutoCloseable {
             e.getMessage(),
             applied.size());
         rejectedReloads.incrementAndGet();
+        rejected = true;
         return Outcome.REJECTED;
       }
       int changed = apply(rules, false);
       LOG.info("rules file {} reloaded: {} rules, {} changed", file, rules.size(), changed);
       appliedReloads.incrementAndGet();
+      rejected = false;
       return Outcome.APPLIED;
     }
   }
@@ -163,6 +175,14 @@ final class RulesFileWatcher implements AutoCloseable {
         .tag("outcome", "rejected")
         .description("Changed versions of the rules file, applied or rejected")
         .register(registry);
+    Gauge.builder(REJECTED, this, watcher -> watcher.rejected ? 1 : 0)
+        .description("1 while the rules file holds a version this node refused; 0 once one applies")
+        .register(registry);
+  }
+
+  /** The rule {@code name} as the version of the file last applied defines it, if it does. */
+  Optional<Rule> fileRule(String name) {
+    return Optional.ofNullable(applied.get(name));
   }
 
   /** Polls every interval on a daemon thread until {@link #close()}. */

@@ -12,14 +12,21 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.grid.GridStatsView;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.metrics.LimitedKeysMetrics;
 import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.pipeline.LeaseHolder;
 import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.stats.LeaseTotals;
+import dev.sluice.core.stats.NodeStats;
 import dev.sluice.node.NodeSettings.Setting;
 import dev.sluice.node.envoy.EnvoyFrontEnd;
 import dev.sluice.rest.ApiSettings;
+import dev.sluice.rest.Console;
 import dev.sluice.rest.ReadinessProbe;
 import dev.sluice.rest.SluiceApi;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
@@ -40,6 +47,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,6 +104,12 @@ public final class SluiceNode implements AutoCloseable {
   /** How long a client-mode node's start waits for a grid that is up before it goes on without. */
   private static final java.time.Duration CLIENT_FIRST_CONNECT = java.time.Duration.ofSeconds(5);
 
+  /** Prometheus {@code sluice_cluster_members}: what the members-missing alert compares. */
+  static final String CLUSTER_MEMBERS = "sluice.cluster.members";
+
+  /** How long the console waits for the members' stats before it lists a member as silent. */
+  private static final java.time.Duration CONSOLE_GATHER_TIMEOUT = java.time.Duration.ofSeconds(2);
+
   private final NodeSettings settings;
   private final HazelcastInstance member;
   private final GridRateLimiter limiter;
@@ -102,6 +117,7 @@ public final class SluiceNode implements AutoCloseable {
   private final SluiceApi api;
   private final EnvoyFrontEnd envoy;
   private final @Nullable RulesFileWatcher watcher;
+  private final NodeStats stats;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceNode(
@@ -111,7 +127,9 @@ public final class SluiceNode implements AutoCloseable {
       @Nullable SluiceClient front,
       SluiceApi api,
       EnvoyFrontEnd envoy,
-      @Nullable RulesFileWatcher watcher) {
+      @Nullable RulesFileWatcher watcher,
+      NodeStats stats) {
+    this.stats = stats;
     this.settings = settings;
     this.member = member;
     this.limiter = limiter;
@@ -219,6 +237,7 @@ public final class SluiceNode implements AutoCloseable {
     SluiceClient front = null;
     RulesFileWatcher watcher = null;
     SluiceApi api = null;
+    NodeStats stats = null;
     try {
       GridRateLimiter.Options options = GridRateLimiter.Options.defaults();
       if (timeSource != TimeSource.system()) {
@@ -269,13 +288,24 @@ public final class SluiceNode implements AutoCloseable {
       if (watcher != null) {
         watcher.bindTo(registry);
       }
-      RateLimiter decisions = limiter;
+      stats = NodeStats.started(nodeName(settings, member, client));
+      stats.leases(leaseTotals(limiter));
+      LimitedKeysMetrics.bind(stats, registry);
+      HazelcastInstance grid = member;
+      Gauge.builder(CLUSTER_MEMBERS, () -> grid.getCluster().getMembers().size())
+          .description(
+              "Members of the grid as this node sees them (its own cluster, or the remote one)")
+          .strongReference(true)
+          .register(registry);
+      RateLimiter decisions;
+      // Every front end (REST, Envoy) decides through one limiter that counts each decision once,
+      // in the registry and in the console's stats: a client-mode node's SDK client does both.
       if (client) {
-        front = clientFront(settings, limiter, registry, timeSource);
+        front = clientFront(settings, limiter, registry, timeSource, stats);
         decisions = front;
+      } else {
+        decisions = MeteredRateLimiter.wrap(limiter, registry, stats);
       }
-      // Every front end (REST, Envoy) decides through one limiter that counts each decision once.
-      decisions = MeteredRateLimiter.wrap(decisions, registry);
       try {
         envoy.start(
             decisions,
@@ -285,7 +315,8 @@ public final class SluiceNode implements AutoCloseable {
                 settings.bindAddress(),
                 settings.rlsPort(),
                 settings.envoyShadowMode(),
-                settings.envoyHeaders()));
+                settings.envoyHeaders()),
+            stats.frontEnds());
       } catch (RuntimeException e) {
         throw portInUse(e, Setting.RLS_PORT, settings.rlsPort(), settings).orElseThrow(() -> e);
       }
@@ -296,10 +327,14 @@ public final class SluiceNode implements AutoCloseable {
                   ApiSettings.withAdminToken(settings.adminToken()),
                   client ? new ClientReadiness(member, front) : new MemberReadiness(member),
                   client ? () -> 0L : () -> ownedStates(member),
-                  List.of(envoy.jsonRoute()))
+                  List.of(envoy.jsonRoute()),
+                  console(settings, member, client, stats, watcher, bundledRulesIfUsed(rulesFile)))
               .start(settings.bindAddress(), settings.restPort());
     } catch (RuntimeException e) {
       envoy.close();
+      if (stats != null) {
+        stats.close();
+      }
       if (api != null) {
         api.stop();
       }
@@ -318,7 +353,7 @@ public final class SluiceNode implements AutoCloseable {
       }
       throw portInUse(e, Setting.REST_PORT, settings.restPort(), settings).orElseThrow(() -> e);
     }
-    SluiceNode node = new SluiceNode(settings, member, limiter, front, api, envoy, watcher);
+    SluiceNode node = new SluiceNode(settings, member, limiter, front, api, envoy, watcher, stats);
     LOG.info(
         "Sluice node ready: REST http://{}:{}/ (try /v1/rules), Envoy RLS {}, {} in cluster '{}' of"
             + " {}",
@@ -441,6 +476,73 @@ public final class SluiceNode implements AutoCloseable {
             : settings.discovery().wireName() + " discovery");
   }
 
+  /** The node's name in the console: the member's address, or a client-mode node's REST address. */
+  private static String nodeName(NodeSettings settings, HazelcastInstance member, boolean client) {
+    if (client) {
+      return "client " + settings.bindAddress() + ":" + settings.restPort();
+    }
+    InetSocketAddress address = member.getCluster().getLocalMember().getSocketAddress();
+    return address.getHostString() + ":" + address.getPort();
+  }
+
+  private static Supplier<LeaseTotals> leaseTotals(GridRateLimiter limiter) {
+    LeaseHolder.Statistics leases = limiter.leaseStatistics();
+    if (leases == null) {
+      return () -> LeaseTotals.NONE;
+    }
+    return () ->
+        new LeaseTotals(
+            leases.granted(),
+            leases.permitsLeased(),
+            leases.answeredLocally(),
+            leases.returned(),
+            leases.expiredUnused(),
+            leases.deniedLocally());
+  }
+
+  /**
+   * What the console shows: the grid's members' stats merged ({@link GridStatsView}), where each
+   * rule came from, and a client-mode node's failure policy per rule.
+   */
+  private static Console console(
+      NodeSettings settings,
+      HazelcastInstance member,
+      boolean client,
+      NodeStats stats,
+      @Nullable RulesFileWatcher watcher,
+      List<Rule> bundled) {
+    Function<Rule, String> origin =
+        rule -> {
+          if (watcher != null) {
+            return watcher
+                .fileRule(rule.name())
+                .map(inFile -> inFile.equals(rule) ? "rules_file" : "rules_file_then_api")
+                .orElse("api");
+          }
+          return bundled.contains(rule) ? "bundled_examples" : "api";
+        };
+    Function<String, @Nullable String> failurePolicy =
+        client
+            ? name ->
+                NodeSettings.wireName(
+                    settings.failurePolicies().getOrDefault(name, settings.failurePolicy()))
+            : name -> null;
+    return new Console(
+        stats.node(),
+        client ? "client" : "member",
+        stats,
+        new GridStatsView(member, settings.clusterName(), stats, CONSOLE_GATHER_TIMEOUT),
+        origin,
+        failurePolicy);
+  }
+
+  /** The bundled example rules when no rules file is used (the console names them so). */
+  private static List<Rule> bundledRulesIfUsed(Optional<Path> rulesFile) {
+    return rulesFile.isPresent()
+        ? List.of()
+        : RulesFile.parse("the bundled rules.yaml", bundledRules());
+  }
+
   /**
    * The SDK's client-side behaviour around the node's grid limiter: call timeout, failure policies,
    * breaker, denied-until cache, coalescing, and {@code sluice_client_local_decisions_total} on the
@@ -452,12 +554,14 @@ public final class SluiceNode implements AutoCloseable {
       NodeSettings settings,
       GridRateLimiter limiter,
       PrometheusMeterRegistry registry,
-      TimeSource timeSource) {
+      TimeSource timeSource,
+      NodeStats stats) {
     SluiceClient.Builder builder =
         SluiceClient.builder()
             .callTimeout(settings.callTimeout())
             .failurePolicy(settings.failurePolicy())
-            .meterRegistry(registry);
+            .meterRegistry(registry)
+            .nodeStats(stats);
     if (timeSource != TimeSource.system()) {
       // A node started on an injected clock (tests) keeps its local denials on that clock too, so
       // that they run out when the grid's do.
@@ -510,6 +614,7 @@ public final class SluiceNode implements AutoCloseable {
         front.close();
       }
       limiter.close();
+      stats.close();
       member.shutdown();
       LOG.info("Sluice node stopped");
     }

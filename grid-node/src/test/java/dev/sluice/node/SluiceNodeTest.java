@@ -58,6 +58,11 @@ class SluiceNodeTest {
       awaitMetric(port, "sluice_rules_file_reloads_total{outcome=\"rejected\"} 1.0");
       TestNodes.Answer login = TestNodes.get(port, "/v1/rules/login");
       assertThat(login.json().path("limit").asLong()).as(login.body()).isEqualTo(1);
+      assertThat(TestNodes.get(port, "/metrics").body()).contains("sluice_rules_file_rejected 1.0");
+
+      Files.writeString(rulesFile(), RULES);
+      awaitRuleLimit(port, "login", 5);
+      awaitMetric(port, "sluice_rules_file_rejected 0.0");
     }
   }
 

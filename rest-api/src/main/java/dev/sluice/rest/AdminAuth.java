@@ -43,6 +43,24 @@ final class AdminAuth {
     }
   }
 
+  /**
+   * Whether the caller may see what only an admin sees (key text in the console's stats): yes
+   * without a configured token or with the right one, no without an {@code Authorization} header.
+   *
+   * @throws ApiError 403 for a wrong token, so that a mistyped token is refused rather than
+   *     silently shown masked keys
+   */
+  boolean isAdmin(Context ctx) {
+    if (tokenDigest == null) {
+      return true;
+    }
+    if (ctx.header("Authorization") == null) {
+      return false;
+    }
+    check(ctx);
+    return true;
+  }
+
   private static byte[] sha256(String text) {
     try {
       return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));

@@ -49,6 +49,7 @@ public final class Arrows {
               "dev.sluice.core.local..",
               "dev.sluice.core.spec..",
               "dev.sluice.core.metrics..",
+              "dev.sluice.core.stats..",
               "dev.sluice.core.rules..",
               "dev.sluice.core.config..")
           .should()

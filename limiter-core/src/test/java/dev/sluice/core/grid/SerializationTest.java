@@ -334,6 +334,16 @@ class SerializationTest {
         .isEqualTo(SluiceSerializationIds.RULE_PUSH);
   }
 
+  @Test
+  void nodeStatsTask_roundTrips() {
+    NodeStatsTask task = new NodeStatsTask(1_800_000_000L, 60, "login");
+
+    assertThat(roundTrip(task)).usingRecursiveComparison().isEqualTo(task);
+    assertThat(roundTrip(new NodeStatsTask(1, 0, null)))
+        .usingRecursiveComparison()
+        .isEqualTo(new NodeStatsTask(1, 0, null));
+  }
+
   /**
    * A rule record as the first release wrote it: no format byte, the policy with its algorithm as
    * an ordinal and no list of limits. It still reads, as a policy of one limit.
@@ -403,7 +413,8 @@ class SerializationTest {
           SluiceSerializationIds.RULE_PUSH,
           SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY,
           SluiceSerializationIds.SWEEP,
-          SluiceSerializationIds.SWEEP_BACKUP
+          SluiceSerializationIds.SWEEP_BACKUP,
+          SluiceSerializationIds.NODE_STATS
         }) {
       assertThat(factory.create(id).getClassId()).isEqualTo(id);
       assertThat(factory.create(id).getFactoryId()).isEqualTo(SluiceSerializationIds.FACTORY_ID);
