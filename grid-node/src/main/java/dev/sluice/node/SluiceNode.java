@@ -15,6 +15,7 @@ import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.rules.RulesFileWatcher;
 import dev.sluice.node.NodeSettings.Setting;
 import dev.sluice.node.envoy.EnvoyFrontEnd;
 import dev.sluice.rest.ApiSettings;

@@ -1,12 +1,13 @@
-package dev.sluice.node;
+package dev.sluice.core.rules;
 
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.config.ConfigFileException;
-import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.config.PeriodicPoll;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,8 +50,14 @@ import org.slf4j.LoggerFactory;
  * API, but the file wins again the next time that rule changes in the file, and when a node starts
  * (it puts the file's rules where the cluster's differ). Members whose file has not changed do
  * nothing, so members never fight over a rule.
+ *
+ * <h2>Who uses it</h2>
+ *
+ * The grid node, over its cluster's rule store, and the Spring Boot starter ({@code
+ * sluice.rules-file}), over the store of whatever limiter the application runs: an embedded
+ * member's, a client's (the cluster's, then), a local one's.
  */
-final class RulesFileWatcher implements AutoCloseable {
+public final class RulesFileWatcher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RulesFileWatcher.class);
 
   /**
@@ -58,10 +65,10 @@ final class RulesFileWatcher implements AutoCloseable {
    * rejected} (broken or unreadable; the previous rules stay). Prometheus: {@code
    * sluice_rules_file_reloads_total}.
    */
-  static final String RELOADS = "sluice.rules.file.reloads";
+  public static final String RELOADS = "sluice.rules.file.reloads";
 
   /** What one poll did. */
-  enum Outcome {
+  public enum Outcome {
     UNCHANGED,
     APPLIED,
     REJECTED
@@ -84,7 +91,7 @@ final class RulesFileWatcher implements AutoCloseable {
   private final AtomicLong appliedReloads = new AtomicLong();
   private final AtomicLong rejectedReloads = new AtomicLong();
 
-  RulesFileWatcher(Path file, RuleStore store, Duration interval) {
+  public RulesFileWatcher(Path file, RuleStore store, Duration interval) {
     this.file = file;
     this.store = store;
     this.interval = interval;
@@ -95,8 +102,9 @@ final class RulesFileWatcher implements AutoCloseable {
    * Loads the file and puts its rules where the store's differ.
    *
    * @throws ConfigFileException if the file is not a valid rules file
+   * @throws UncheckedIOException if it cannot be read
    */
-  List<Rule> loadInitial() {
+  public List<Rule> loadInitial() {
     synchronized (lock) {
       byte[] content = read();
       List<Rule> rules =
@@ -108,7 +116,7 @@ final class RulesFileWatcher implements AutoCloseable {
   }
 
   /** Checks the file once: applies a valid change, logs and ignores a broken one. */
-  Outcome poll() {
+  public Outcome poll() {
     synchronized (lock) {
       byte[] content;
       try {
@@ -154,7 +162,7 @@ final class RulesFileWatcher implements AutoCloseable {
    * Reports the reloads in {@code registry} ({@value #RELOADS}), so that an operator can alert on a
    * rejected edit, which otherwise only the log tells.
    */
-  void bindTo(MeterRegistry registry) {
+  public void bindTo(MeterRegistry registry) {
     FunctionCounter.builder(RELOADS, appliedReloads, AtomicLong::get)
         .tag("outcome", "applied")
         .description("Changed versions of the rules file, applied or rejected")
@@ -166,7 +174,7 @@ final class RulesFileWatcher implements AutoCloseable {
   }
 
   /** Polls every interval on a daemon thread until {@link #close()}. */
-  RulesFileWatcher start() {
+  public RulesFileWatcher start() {
     poller.start();
     return this;
   }
@@ -219,7 +227,7 @@ final class RulesFileWatcher implements AutoCloseable {
     try {
       return Files.readAllBytes(file);
     } catch (IOException e) {
-      throw new NodeConfigException("cannot read the rules file " + file + ": " + e, e);
+      throw new UncheckedIOException("cannot read the rules file " + file + ": " + e, e);
     }
   }
 
