@@ -9,6 +9,8 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.support.ConfigurationService;
@@ -25,11 +27,13 @@ import org.springframework.context.annotation.Bean;
     after = SluiceAutoConfiguration.class,
     beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
 @ConditionalOnClass({AbstractRateLimiter.class, ConfigurationService.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnProperty(name = "spring.cloud.gateway.server.webflux.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimiter.class)
 public class SluiceGatewayAutoConfiguration {
 
+  /** The gateway's ConfigurationService is defined after this, by the gateway's configuration. */
   @Bean
-  @ConditionalOnBean(ConfigurationService.class)
   SluiceGatewayRateLimiter sluiceRateLimiter(
       RateLimiter limiter, ConfigurationService configurationService) {
     return new SluiceGatewayRateLimiter(limiter, configurationService);
