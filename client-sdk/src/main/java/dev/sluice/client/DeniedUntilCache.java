@@ -101,7 +101,8 @@ final class DeniedUntilCache {
         Decision.DecidedBy.DENIED_CACHE,
         0,
         d.bindingLimitIndex(),
-        d.shadowBanned());
+        d.shadowBanned(),
+        Math.max(left, d.bindingResetAfterNanos() - (d.retryAfterNanos() - left)));
   }
 
   /**

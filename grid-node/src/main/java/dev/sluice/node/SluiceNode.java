@@ -18,6 +18,7 @@ import dev.sluice.core.metrics.LimitedKeysMetrics;
 import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.pipeline.LeaseHolder;
 import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.rules.RulesFileWatcher;
 import dev.sluice.core.stats.LeaseTotals;
 import dev.sluice.core.stats.NodeStats;
 import dev.sluice.node.NodeSettings.Setting;

@@ -24,6 +24,10 @@ package dev.sluice.core;
  * @param shadowBanned denied under a policy that shadow-bans ({@link Policy.OnDenied#SHADOW_BAN}):
  *     {@code allowed} is false and nothing was admitted, but an HTTP gate lets the request through
  *     marked and its caller sees success
+ * @param bindingResetAfterNanos delay until the binding limit ({@code bindingLimitIndex}) is back
+ *     to full capacity if no other traffic arrived: what headers report as its reset. The same as
+ *     {@code resetAfterNanos} for a policy of one limit; for several, {@code resetAfterNanos} waits
+ *     for every limit (a day's quota) while this one is the limit that decided (the second's)
  */
 public record Decision(
     boolean allowed,
@@ -36,7 +40,8 @@ public record Decision(
     DecidedBy decidedBy,
     long permitId,
     int bindingLimitIndex,
-    boolean shadowBanned) {
+    boolean shadowBanned,
+    long bindingResetAfterNanos) {
 
   /**
    * Who made a decision. Everything but {@link #LIMITER} and {@link #LEASE} was decided without the
@@ -101,6 +106,34 @@ public record Decision(
       throw new IllegalArgumentException(
           "bindingLimitIndex must not be negative, was " + bindingLimitIndex);
     }
+  }
+
+  /** A decision whose binding limit is whole when every limit is: a policy of one limit. */
+  public Decision(
+      boolean allowed,
+      long limit,
+      long remaining,
+      long retryAfterNanos,
+      long resetAfterNanos,
+      long delayNanos,
+      boolean shadowDenied,
+      DecidedBy decidedBy,
+      long permitId,
+      int bindingLimitIndex,
+      boolean shadowBanned) {
+    this(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        resetAfterNanos);
   }
 
   /** A decision about the first (or only) limit of its policy. */
@@ -185,7 +218,8 @@ public record Decision(
         decidedBy,
         permitId,
         bindingLimitIndex,
-        shadowBanned);
+        shadowBanned,
+        bindingResetAfterNanos);
   }
 
   /**
@@ -207,7 +241,8 @@ public record Decision(
         decidedBy,
         permitId,
         bindingLimitIndex,
-        true);
+        true,
+        bindingResetAfterNanos);
   }
 
   public Decision decidedBy(DecidedBy by) {
@@ -222,7 +257,8 @@ public record Decision(
         by,
         permitId,
         bindingLimitIndex,
-        shadowBanned);
+        shadowBanned,
+        bindingResetAfterNanos);
   }
 
   /** This decision holding the permit {@code id} (a concurrency rule's admission). */
@@ -238,23 +274,33 @@ public record Decision(
         decidedBy,
         id,
         bindingLimitIndex,
-        shadowBanned);
+        shadowBanned,
+        bindingResetAfterNanos);
   }
 
   /** This decision reporting on the policy's limit at {@code index} (see {@link Policy#limits}). */
   public Decision withBindingLimitIndex(int index) {
+    return withBindingLimit(index, bindingResetAfterNanos);
+  }
+
+  /**
+   * This decision reporting on the policy's limit at {@code index}, which is whole again after
+   * {@code resetAfterNanos} (see {@link #bindingResetAfterNanos}).
+   */
+  public Decision withBindingLimit(int index, long resetAfterNanos) {
     return new Decision(
         allowed,
         limit,
         remaining,
         retryAfterNanos,
-        resetAfterNanos,
+        this.resetAfterNanos,
         delayNanos,
         shadowDenied,
         decidedBy,
         permitId,
         index,
-        shadowBanned);
+        shadowBanned,
+        resetAfterNanos);
   }
 
   /**
@@ -276,7 +322,8 @@ public record Decision(
         decidedBy,
         permitId,
         bindingLimitIndex,
-        shadowBanned);
+        shadowBanned,
+        saturatedAdd(bindingResetAfterNanos, waitNanos));
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -307,6 +354,11 @@ public record Decision(
   /** {@code resetAfter} in whole seconds, rounded up: the {@code X-RateLimit-Reset} header. */
   public long resetAfterSeconds() {
     return ceilDiv(resetAfterNanos, 1_000_000_000L);
+  }
+
+  /** {@code bindingResetAfter} in whole seconds, rounded up. */
+  public long bindingResetAfterSeconds() {
+    return ceilDiv(bindingResetAfterNanos, 1_000_000_000L);
   }
 
   private static long ceilDiv(long value, long divisor) {

@@ -1,6 +1,7 @@
 package dev.sluice.client.middleware;
 
 import dev.sluice.core.Decision;
+import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.headers.RateLimitHeaders.Header;
@@ -26,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * the rule shadow-bans it (marked: {@link #shadowBanned()}), when the failure policy fails open,
  * and when the request has no key under the gate. It does not when the limit denied it (the gate's
  * reject status, 429 by default), when the failure policy fails closed (503 by default) and when
- * its key is one no runtime can hold (400, nothing counted).
+ * its key is one no runtime can hold or its cost is below 1 (400, nothing counted).
  *
  * <p>Under a concurrency rule an admitted request holds a permit ({@link Decision#permitId()}) that
  * {@link #release()} gives back once the handler is done, whether it returned or threw. Every
@@ -79,10 +80,17 @@ public final class Admission {
     return new Admission(null, null, null, null, true, 0, List.of(), null);
   }
 
-  /** A request whose key no runtime can hold: 400, nothing counted. */
-  static Admission invalidKey(String message) {
+  /** A request whose key no runtime can hold, or whose cost is below 1: 400, nothing counted. */
+  static Admission invalid(InvalidPolicyException refusal) {
     return new Admission(
-        null, null, null, null, false, 400, List.of(), GateBodies.invalidKey(message));
+        null,
+        null,
+        null,
+        null,
+        false,
+        400,
+        List.of(),
+        GateBodies.invalid(refusal.field(), refusal.getMessage()));
   }
 
   /** Whether the handler is called: see the class comment. */

@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  * 503 {"error":"unavailable","message":"the rate limiter cannot be reached and 'login' fails
  *      closed; retry after 2 s","rule":"login","retryAfterMs":1500,"decidedBy":"FAIL_CLOSED"}
  * 400 {"error":"invalid_key","message":"key: must be at most 512 bytes of UTF-8, was 600"}
+ * 400 {"error":"invalid_cost","message":"cost: must be at least 1, was 0"}
  * </pre>
  *
  * {@code rule} is null for an inline policy. A failure policy's denial knows no count, so it states
@@ -59,9 +60,12 @@ final class GateBodies {
         + "\"}";
   }
 
-  /** A key the limiter cannot take: nothing was counted. */
-  static String invalidKey(String message) {
-    return "{\"error\":\"invalid_key\",\"message\":" + string(message) + "}";
+  /**
+   * A key the limiter cannot take, or a cost below 1: nothing was counted. The error names the
+   * field ({@code invalid_key}, {@code invalid_cost}).
+   */
+  static String invalid(String field, String message) {
+    return "{\"error\":\"invalid_" + field + "\",\"message\":" + string(message) + "}";
   }
 
   /** {@code text} as a JSON string, or {@code null}. */

@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -84,7 +85,7 @@ public final class RateLimitGate {
   private final RateLimiter limiter;
   private final PolicyRef ref;
   private final KeyExtractor keyExtractor;
-  private final long cost;
+  private final ToLongFunction<GateRequest> cost;
   private final @Nullable Duration maxWait;
   private final int rejectStatus;
   private final int unavailableStatus;
@@ -124,9 +125,9 @@ public final class RateLimitGate {
     }
     Check check;
     try {
-      check = check(key);
+      check = check(key, request);
     } catch (InvalidPolicyException e) {
-      return Admission.invalidKey(e.getMessage());
+      return Admission.invalid(e);
     }
     Decision decision = limiter.tryAcquire(check);
     Admission admission = admission(key, decision, policyNow(decision));
@@ -155,9 +156,9 @@ public final class RateLimitGate {
     }
     Check check;
     try {
-      check = check(key);
+      check = check(key, request);
     } catch (InvalidPolicyException e) {
-      return CompletableFuture.completedFuture(Admission.invalidKey(e.getMessage()));
+      return CompletableFuture.completedFuture(Admission.invalid(e));
     }
     return limiter
         .tryAcquireAsync(check)
@@ -175,12 +176,17 @@ public final class RateLimitGate {
   }
 
   /**
-   * The check for {@code key}.
+   * The check for {@code key}, costing what the gate's cost says of {@code request}.
    *
-   * @throws InvalidPolicyException naming {@code key} if no runtime can hold it
+   * @throws InvalidPolicyException naming {@code key} if no runtime can hold it, or {@code cost} if
+   *     the request's cost is below 1
    */
-  private Check check(String key) {
-    Check check = new Check(ref, key, cost);
+  private Check check(String key, GateRequest request) {
+    long permits = cost.applyAsLong(request);
+    if (permits < 1) {
+      throw new InvalidPolicyException("cost", "must be at least 1, was " + permits);
+    }
+    Check check = new Check(ref, key, permits);
     return maxWait == null ? check : check.withMaxWait(maxWait);
   }
 
@@ -258,7 +264,7 @@ public final class RateLimitGate {
     private final RateLimiter limiter;
     private @Nullable PolicyRef ref;
     private KeyExtractor key = KeyExtractor.clientIp();
-    private long cost = 1;
+    private ToLongFunction<GateRequest> cost = request -> 1;
     private @Nullable Duration maxWait;
     private int rejectStatus = 429;
     private int unavailableStatus = 503;
@@ -301,7 +307,17 @@ public final class RateLimitGate {
       if (cost < 1) {
         throw new IllegalArgumentException("cost: must be at least 1, was " + cost);
       }
-      this.cost = cost;
+      this.cost = request -> cost;
+      return this;
+    }
+
+    /**
+     * Permits a request costs, as {@code cost} reads them off it (a body size, a header, a batch's
+     * item count). A request whose cost is below 1 is answered 400 and nothing is counted, as is
+     * one with a bad key.
+     */
+    public Builder cost(ToLongFunction<GateRequest> cost) {
+      this.cost = Objects.requireNonNull(cost, "cost");
       return this;
     }
 

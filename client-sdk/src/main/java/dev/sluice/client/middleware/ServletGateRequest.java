@@ -6,8 +6,11 @@ import java.util.Collections;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
-/** A servlet request as the gate reads it: for the servlet filter, Spring MVC and Javalin. */
-record ServletGateRequest(HttpServletRequest request) implements GateRequest {
+/**
+ * A servlet request as the gate reads it: for the servlet filter, Spring MVC, Javalin, and any
+ * other adapter over the servlet API (the Spring Boot starter's Gateway Server MVC filter).
+ */
+public record ServletGateRequest(HttpServletRequest request) implements GateRequest {
 
   @Override
   public String remoteAddress() {

@@ -8,9 +8,10 @@ import org.springframework.web.server.ServerWebExchange;
 
 /**
  * A WebFlux exchange as the gate reads it. The principal is resolved before (WebFlux gives it as a
- * {@code Mono}), so that nothing here waits.
+ * {@code Mono}), so that nothing here waits. Public for the other reactive adapters (the Spring
+ * Boot starter's gateway key resolvers).
  */
-record WebFluxGateRequest(ServerWebExchange exchange, @Nullable Principal principal)
+public record WebFluxGateRequest(ServerWebExchange exchange, @Nullable Principal principal)
     implements GateRequest {
 
   @Override

@@ -216,8 +216,10 @@ public abstract class GateContract {
     }
     HttpResponse<String> denied = get("/payments");
     assertThat(denied.statusCode()).isEqualTo(429);
-    // The second's limit denied; t is when every limit is whole again (the day's window ends).
-    assertThat(denied.headers().firstValue("RateLimit")).hasValue("\"payments-1s\";r=0;t=86390");
+    // The second's limit denied; t is when that limit is whole again (the two of second 10 have
+    // left the sliding window at 12 s), not when the day's is (t=86390, as it used to say).
+    assertThat(denied.headers().firstValue("RateLimit")).hasValue("\"payments-1s\";r=0;t=2");
+    assertThat(denied.headers().firstValue("X-RateLimit-Reset")).hasValue("2");
     assertThat(denied.headers().firstValue("X-RateLimit-Limit")).hasValue("2");
     // sliding_window: the two of second 10 weigh 2 × (1 - 0.5) = 1 only from 11.5 s on: 1.5 s up.
     assertThat(denied.headers().firstValue("Retry-After")).hasValue("2");

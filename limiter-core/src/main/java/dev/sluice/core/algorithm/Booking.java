@@ -90,6 +90,8 @@ public final class Booking {
             0,
             retryAfter,
             NanoMath.saturatedAdd(behind, atStart.resetAfterNanos()))
-        .withBindingLimitIndex(atStart.bindingLimitIndex());
+        .withBindingLimit(
+            atStart.bindingLimitIndex(),
+            NanoMath.saturatedAdd(behind, atStart.bindingResetAfterNanos()));
   }
 }

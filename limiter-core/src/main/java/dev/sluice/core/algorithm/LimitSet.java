@@ -43,8 +43,10 @@ import java.util.List;
  * once: 5 per minute with 3 taken and 3 per second with 3 taken answered a request for 3 with
  * "remaining 2", and a request for 2 was denied). {@code retryAfter} is the longest wait of any
  * limit, since every limit's answer only improves with waiting, all of them admit once the slowest
- * does. {@code resetAfter} is the longest of all (full capacity on every limit), and {@code delay}
- * (leaky_bucket) the longest any limit asks for.
+ * does. {@code resetAfter} is the longest of all (full capacity on every limit), {@code
+ * bindingResetAfter} the binding limit's own (what headers report: a day's quota must not say
+ * "whole in 24 hours" when the second's limit decided), and {@code delay} (leaky_bucket) the
+ * longest any limit asks for.
  *
  * <p>With {@code countDenied} a denied request is counted by every limit, including the ones that
  * admitted it, and their part of the wait is then the same request's on the state they now hold (a
@@ -327,7 +329,7 @@ public final class LimitSet implements LimiterAlgorithm {
         allowed
             ? Decision.allowAfterDelay(limit, remaining, resetAfter, delay)
             : Decision.deny(limit, remaining, retryAfter, resetAfter);
-    return combined.withBindingLimitIndex(binding);
+    return combined.withBindingLimit(binding, decisions[binding].resetAfterNanos());
   }
 
   /** Whether {@code candidate} is the more binding of two limits' answers. */

@@ -186,6 +186,10 @@ final class WireFormat {
   private static final int HAS_BINDING_LIMIT = 8;
   // Since shadow bans: a denial under a policy that shadow-bans. No field follows.
   private static final int SHADOW_BANNED = 16;
+  // Since headers report the reset of the limit that decided: that reset follows (after the binding
+  // limit's index), when it differs from resetAfter. Absent in what older builds wrote, whose
+  // readers then report resetAfter, as they did.
+  private static final int HAS_BINDING_RESET = 32;
 
   static void writeDecision(ObjectDataOutput out, Decision decision) throws IOException {
     out.writeByte(
@@ -193,7 +197,10 @@ final class WireFormat {
             | (decision.shadowDenied() ? SHADOW_DENIED : 0)
             | (decision.permitId() != 0 ? HAS_PERMIT_ID : 0)
             | (decision.bindingLimitIndex() != 0 ? HAS_BINDING_LIMIT : 0)
-            | (decision.shadowBanned() ? SHADOW_BANNED : 0));
+            | (decision.shadowBanned() ? SHADOW_BANNED : 0)
+            | (decision.bindingResetAfterNanos() != decision.resetAfterNanos()
+                ? HAS_BINDING_RESET
+                : 0));
     out.writeByte(decision.decidedBy().code());
     writeVarLong(out, decision.limit());
     writeVarLong(out, decision.remaining());
@@ -205,6 +212,9 @@ final class WireFormat {
     }
     if (decision.bindingLimitIndex() != 0) {
       writeVarInt(out, decision.bindingLimitIndex());
+    }
+    if (decision.bindingResetAfterNanos() != decision.resetAfterNanos()) {
+      writeVarLong(out, decision.bindingResetAfterNanos());
     }
   }
 
@@ -226,6 +236,7 @@ final class WireFormat {
     if (bindingLimitIndex < 0 || bindingLimitIndex >= Policy.MAX_LIMITS) {
       throw new IOException("implausible binding limit index " + bindingLimitIndex);
     }
+    long bindingResetAfter = (flags & HAS_BINDING_RESET) != 0 ? readVarLong(in) : resetAfter;
     return new Decision(
         (flags & ALLOWED) != 0,
         limit,
@@ -237,7 +248,8 @@ final class WireFormat {
         decidedBy,
         permitId,
         bindingLimitIndex,
-        (flags & SHADOW_BANNED) != 0);
+        (flags & SHADOW_BANNED) != 0,
+        bindingResetAfter);
   }
 
   private static final int NAMED = 0;

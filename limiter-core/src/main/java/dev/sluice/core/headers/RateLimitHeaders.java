@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>
  * RateLimit-Policy: "api-1s";q=10;w=1, "api-1h";q=1000;w=3600   every limit: quota q per w s
- * RateLimit: "api-1s";r=0;t=1                   the binding limit: r remaining, t s until whole
+ * RateLimit: "api-1s";r=0;t=1                   the binding limit: r remaining, t s until it is whole
  * X-RateLimit-Limit: 10                         the binding limit's quota
  * X-RateLimit-Remaining: 0
  * X-RateLimit-Reset: 1                          seconds, like t
@@ -37,15 +37,17 @@ import org.jspecify.annotations.Nullable;
  * Decision#bindingLimitIndex()}, chosen by the pipeline: the one that denies for longest, else the
  * one with the fewest permits left), never guessed from the quota, which two limits may share.
  * {@code r} and {@code X-RateLimit-Remaining} are the decision's {@code remaining}, the fewest any
- * limit has left (a request for more is denied), and {@code t} its {@code resetAfter}, when every
- * limit is whole again.
+ * limit has left (a request for more is denied), and {@code t} and {@code X-RateLimit-Reset} the
+ * binding limit's reset ({@link Decision#bindingResetAfterNanos()}): when the limit the header
+ * names is whole again, not every limit (the third payment of a second under 2 per second and 100
+ * per day says {@code t=2} beside {@code Retry-After: 2}, not the day's {@code t=86390}).
  *
  * <h2>Rounding</h2>
  *
  * Every delay rounds <em>up</em> to whole seconds ({@link Decision#retryAfterSeconds()}, {@link
- * Decision#resetAfterSeconds()}) so that a client that waits the advertised time succeeds; {@code
- * Retry-After} is at least 1. A window rounds up too, and a sub-second window is advertised as
- * {@code w=1}: the draft only has whole seconds.
+ * Decision#bindingResetAfterSeconds()}) so that a client that waits the advertised time succeeds;
+ * {@code Retry-After} is at least 1. A window rounds up too, and a sub-second window is advertised
+ * as {@code w=1}: the draft only has whole seconds.
  *
  * <h2>Answers without counts</h2>
  *
@@ -113,7 +115,7 @@ public final class RateLimitHeaders {
       int index = decision.bindingLimitIndex();
       // A rule changed between the decision and reading it may have fewer limits now.
       QuotaPolicy binding = quotas.get(index < quotas.size() ? index : 0);
-      long resetSeconds = decision.resetAfterSeconds();
+      long resetSeconds = decision.bindingResetAfterSeconds();
       if (families.contains(Family.RATELIMIT)) {
         StringBuilder items = new StringBuilder();
         for (QuotaPolicy quota : quotas) {

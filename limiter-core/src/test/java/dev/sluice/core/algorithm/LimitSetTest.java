@@ -30,6 +30,9 @@ class LimitSetTest {
     assertThat(eleventh.limit()).isEqualTo(10); // the second limit denies
     assertThat(eleventh.bindingLimitIndex()).isZero();
     assertThat(eleventh.retryAfterNanos()).isEqualTo(seconds(1));
+    // The second's limit is whole in a second; the minute's (10 taken) only at its end.
+    assertThat(eleventh.bindingResetAfterNanos()).isEqualTo(seconds(1));
+    assertThat(eleventh.resetAfterNanos()).isEqualTo(seconds(60));
     assertThat(key.at("0s").peek().remaining()).isZero(); // nothing counted: 10/10 and 10/15
     for (int i = 0; i < 5; i++) {
       assertThat(key.at("1s").take().allowed()).isTrue();
@@ -39,6 +42,7 @@ class LimitSetTest {
     assertThat(sixteenth.limit()).isEqualTo(15); // the minute denies, until it ends
     assertThat(sixteenth.bindingLimitIndex()).isEqualTo(1);
     assertThat(sixteenth.retryAfterNanos()).isEqualTo(seconds(59));
+    assertThat(sixteenth.bindingResetAfterNanos()).isEqualTo(seconds(59));
   }
 
   @Test

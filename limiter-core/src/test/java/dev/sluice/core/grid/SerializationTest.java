@@ -181,11 +181,13 @@ class SerializationTest {
         3,
         Decision.deny(16, 0, 1, 60_000_000_000L)
             .withPermitId(9)
-            .withBindingLimitIndex(1)
+            .withBindingLimit(1, 1_000_000_000L)
             .asShadowBan());
     KeyOutcome back = roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
     assertThat(back).isEqualTo(outcome);
     assertThat(back.decision(3).bindingLimitIndex()).isEqualTo(1);
+    assertThat(back.decision(3).bindingResetAfterNanos()).isEqualTo(1_000_000_000L);
+    assertThat(back.decision(0).bindingResetAfterNanos()).isEqualTo(2_000_000_000L);
     assertThat(back.decision(3).shadowBanned()).isTrue();
     assertThat(back.decision(1).shadowBanned()).isFalse();
     KeyOutcome refused = new KeyOutcome(1, 1_767_265_200_123_456_789L);

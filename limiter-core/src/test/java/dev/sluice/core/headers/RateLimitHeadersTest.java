@@ -60,6 +60,19 @@ class RateLimitHeadersTest {
   }
 
   @Test
+  void of_severalLimits_resetIsTheBindingLimits_notWhenEveryLimitIsWhole() {
+    // The second's limit denied; the hour's (40 taken) is whole only in 3,600 s. The header names
+    // the second, so its t and X-RateLimit-Reset are the second's reset: t=3600 beside
+    // Retry-After 1 told a client to wait an hour for a limit that frees up in a second.
+    Decision denied =
+        Decision.deny(10, 0, SECOND / 2, 3_600 * SECOND).withBindingLimit(0, SECOND / 2);
+    assertThat(map(RateLimitHeaders.of("api", API, denied)))
+        .containsEntry("RateLimit", "\"api-1s\";r=0;t=1")
+        .containsEntry("X-RateLimit-Reset", "1")
+        .containsEntry("Retry-After", "1");
+  }
+
+  @Test
   void of_twoLimitsOfOneQuota_theIndexNotTheQuotaNamesTheBindingOne() {
     // 3 per second and 3 per hour: matching the quota would always name the first.
     Policy same =

@@ -1,4 +1,4 @@
-package dev.sluice.node;
+package dev.sluice.core.config;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -8,10 +8,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a check every interval on its own daemon thread, from {@link #start()} until {@link
- * #close()}: how the node notices edits to the files it hot-reloads (the rules file, Envoy's
- * config). Polling rather than a file-system watch because a Kubernetes ConfigMap volume changes by
- * swapping a symbolic link, which watches miss, and because a file on a network volume may send no
- * events at all.
+ * #close()}: how the node and the Spring Boot starter notice edits to the files they hot-reload
+ * (the rules file, Envoy's config). Polling rather than a file-system watch because a Kubernetes
+ * ConfigMap volume changes by swapping a symbolic link, which watches miss, and because a file on a
+ * network volume may send no events at all.
  */
 public final class PeriodicPoll implements AutoCloseable {
   private final String threadName;

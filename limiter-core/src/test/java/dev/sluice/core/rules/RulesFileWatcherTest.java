@@ -1,4 +1,4 @@
-package dev.sluice.node;
+package dev.sluice.core.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.config.ConfigFileException;
-import dev.sluice.core.rules.InMemoryRuleStore;
-import dev.sluice.node.RulesFileWatcher.Outcome;
+import dev.sluice.core.rules.RulesFileWatcher.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;

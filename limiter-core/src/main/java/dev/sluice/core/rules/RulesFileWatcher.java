@@ -1,13 +1,14 @@
-package dev.sluice.node;
+package dev.sluice.core.rules;
 
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.config.ConfigFileException;
-import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.config.PeriodicPoll;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,8 +51,14 @@ import org.slf4j.LoggerFactory;
  * API, but the file wins again the next time that rule changes in the file, and when a node starts
  * (it puts the file's rules where the cluster's differ). Members whose file has not changed do
  * nothing, so members never fight over a rule.
+ *
+ * <h2>Who uses it</h2>
+ *
+ * The grid node, over its cluster's rule store, and the Spring Boot starter ({@code
+ * sluice.rules-file}), over the store of whatever limiter the application runs: an embedded
+ * member's, a client's (the cluster's, then), a local one's.
  */
-final class RulesFileWatcher implements AutoCloseable {
+public final class RulesFileWatcher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RulesFileWatcher.class);
 
   /**
@@ -59,10 +66,10 @@ final class RulesFileWatcher implements AutoCloseable {
    * rejected} (broken or unreadable; the previous rules stay). Prometheus: {@code
    * sluice_rules_file_reloads_total}.
    */
-  static final String RELOADS = "sluice.rules.file.reloads";
+  public static final String RELOADS = "sluice.rules.file.reloads";
 
   /** What one poll did. */
-  enum Outcome {
+  public enum Outcome {
     UNCHANGED,
     APPLIED,
     REJECTED
@@ -93,7 +100,7 @@ final class RulesFileWatcher implements AutoCloseable {
   private final AtomicLong appliedReloads = new AtomicLong();
   private final AtomicLong rejectedReloads = new AtomicLong();
 
-  RulesFileWatcher(Path file, RuleStore store, Duration interval) {
+  public RulesFileWatcher(Path file, RuleStore store, Duration interval) {
     this.file = file;
     this.store = store;
     this.interval = interval;
@@ -104,8 +111,9 @@ final class RulesFileWatcher implements AutoCloseable {
    * Loads the file and puts its rules where the store's differ.
    *
    * @throws ConfigFileException if the file is not a valid rules file
+   * @throws UncheckedIOException if it cannot be read
    */
-  List<Rule> loadInitial() {
+  public List<Rule> loadInitial() {
     synchronized (lock) {
       byte[] content = read();
       List<Rule> rules =
@@ -117,7 +125,7 @@ final class RulesFileWatcher implements AutoCloseable {
   }
 
   /** Checks the file once: applies a valid change, logs and ignores a broken one. */
-  Outcome poll() {
+  public Outcome poll() {
     synchronized (lock) {
       byte[] content;
       try {
@@ -166,7 +174,7 @@ final class RulesFileWatcher implements AutoCloseable {
    * Reports the reloads in {@code registry} ({@value #RELOADS}), so that an operator can alert on a
    * rejected edit, which otherwise only the log tells.
    */
-  void bindTo(MeterRegistry registry) {
+  public void bindTo(MeterRegistry registry) {
     FunctionCounter.builder(RELOADS, appliedReloads, AtomicLong::get)
         .tag("outcome", "applied")
         .description("Changed versions of the rules file, applied or rejected")
@@ -181,12 +189,12 @@ final class RulesFileWatcher implements AutoCloseable {
   }
 
   /** The rule {@code name} as the version of the file last applied defines it, if it does. */
-  Optional<Rule> fileRule(String name) {
+  public Optional<Rule> fileRule(String name) {
     return Optional.ofNullable(applied.get(name));
   }
 
   /** Polls every interval on a daemon thread until {@link #close()}. */
-  RulesFileWatcher start() {
+  public RulesFileWatcher start() {
     poller.start();
     return this;
   }
@@ -239,7 +247,7 @@ final class RulesFileWatcher implements AutoCloseable {
     try {
       return Files.readAllBytes(file);
     } catch (IOException e) {
-      throw new NodeConfigException("cannot read the rules file " + file + ": " + e, e);
+      throw new UncheckedIOException("cannot read the rules file " + file + ": " + e, e);
     }
   }
 
