@@ -54,7 +54,7 @@ final class Decider {
           KeyOutcome.invalid(size, "algorithm", "algorithm: " + e.getMessage()), null, 0);
     }
     boolean inlinePolicy = command.ref() instanceof PolicyRef.Inline;
-    if (command.ref() instanceof PolicyRef.Inline inline) {
+    if (command.ref() instanceof PolicyRef.Inline inline && inline.stateName() == null) {
       context.rememberInline(command.stateKey(), inline.policy());
     }
     long nowNanos = context.timeSource().nowNanos();
@@ -64,7 +64,8 @@ final class Decider {
             stored,
             fingerprint -> context.formerPolicy(command.ref(), fingerprint),
             nowNanos,
-            command.ops());
+            command.ops(),
+            command.ref().storesPolicyWithState());
     if (result.forgotten()) {
       context.countForgottenState();
     }
@@ -72,8 +73,8 @@ final class Decider {
       return new Result(result.outcome(), null, 0);
     }
     context.countSettledAtEstimate(result.settledAtEstimate());
-    // An inline policy's key names its policy only by a hash, so a member that never decided it
-    // could not judge its state: those keep the TTL (docs/grid.md, "Cleanup").
+    // An inline policy's key names its policy only by a hash (or not at all, under a state name),
+    // so the sweep does not judge those states: they keep the TTL (docs/grid.md, "Cleanup").
     long ttlMillis =
         context.sweeping() && !inlinePolicy
             ? StateTtl.NONE

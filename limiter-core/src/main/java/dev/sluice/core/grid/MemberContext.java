@@ -232,7 +232,7 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   /**
    * The policy that wrote a state of {@code fingerprint} under {@code ref}: one of its rule's
    * former policies, or null if none is known (an inline policy's state key names its policy, so
-   * its states never change shape).
+   * its states never change shape; one under a state name keeps its writer with the state).
    */
   @Nullable CompiledPolicy formerPolicy(PolicyRef ref, int fingerprint) {
     if (!(ref instanceof PolicyRef.Named named)) {
