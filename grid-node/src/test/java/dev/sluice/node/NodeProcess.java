@@ -66,6 +66,7 @@ final class NodeProcess implements AutoCloseable {
     // The Envoy RLS port is fixed by default (8081); nodes of tests that do not ask for it keep
     // it off, so that two of them (or another test on this machine) never fight over it.
     builder.environment().put("SLUICE_RLS_PORT", "0");
+    builder.environment().put("SLUICE_RESP_PORT", "0"); // the Redis port likewise (6380)
     builder.environment().putAll(environment);
     builder
         .redirectErrorStream(true)
