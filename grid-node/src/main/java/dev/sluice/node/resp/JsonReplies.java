@@ -10,8 +10,9 @@ import java.util.Map;
  * REST's answer bodies ({@code DecisionBody}, {@code RuleBody}) as RESP replies: the same fields
  * under the same names, so that a {@code SLUICE.*} answer reads as the REST one does. An object is
  * a map (RESP3; in RESP2 a flat array of field and value, as {@code HGETALL} answers), an array an
- * array, a string a bulk string, a whole number an integer, a boolean a boolean (RESP2: 1 or 0), a
- * null a null.
+ * array, a string a bulk string, a whole number an integer, a null a null, and a boolean the
+ * integer 1 or 0 in either protocol, as Redis's own commands answer yes or no ({@code EXISTS}): a
+ * RESP3 boolean breaks clients' generic reply readers (Lettuce's {@code ArrayOutput} refuses one).
  */
 final class JsonReplies {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -41,7 +42,7 @@ final class JsonReplies {
       return Reply.array(items);
     }
     if (node.isBoolean()) {
-      return new Reply.Bool(node.booleanValue());
+      return Reply.integer(node.booleanValue() ? 1 : 0);
     }
     if (node.isIntegralNumber() && node.canConvertToLong()) {
       return Reply.integer(node.longValue());

@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * A reply, before it is written in the connection's protocol ({@link ReplyEncoder}): RESP3 types,
  * each with the RESP2 form a Redis server gives it (a map is a flat array of keys and values, a
- * boolean an integer, a double a bulk string, null a null bulk string).
+ * double a bulk string, null a null bulk string).
  */
 sealed interface Reply {
   /** {@code +OK}. */
@@ -40,9 +40,6 @@ sealed interface Reply {
 
   /** RESP3 {@code _}; RESP2 {@code $-1}. */
   record Null() implements Reply {}
-
-  /** RESP3 {@code #t}; RESP2 {@code :1}. */
-  record Bool(boolean value) implements Reply {}
 
   /** RESP3 {@code ,1.5}; RESP2 a bulk string. */
   record Double(double value) implements Reply {}

@@ -11,7 +11,6 @@ import java.util.List;
  *   reply            RESP3                 RESP2
  *   map {a: 1}       %1 $1 a :1            *2 $1 a :1        (HGETALL's shape)
  *   set [x]          ~1 $1 x               *1 $1 x
- *   true             #t                    :1
  *   1.5              ,1.5                  $3 1.5
  *   null             _                     $-1
  *   verbatim "v"     =5 txt:v              $1 v
@@ -40,12 +39,6 @@ final class ReplyEncoder {
         out.writeByte('_').writeBytes(CRLF);
       } else {
         out.writeByte('$').writeByte('-').writeByte('1').writeBytes(CRLF);
-      }
-    } else if (reply instanceof Reply.Bool bool) {
-      if (protocol >= 3) {
-        out.writeByte('#').writeByte(bool.value() ? 't' : 'f').writeBytes(CRLF);
-      } else {
-        number(out, ':', bool.value() ? 1 : 0);
       }
     } else if (reply instanceof Reply.Double number) {
       String text = doubleText(number.value());

@@ -30,8 +30,8 @@ class ReplyEncoderTest {
 
   @Test
   void resp3Types_haveTheirResp2Forms() {
-    Reply map = Reply.map("allowed", new Reply.Bool(true), "rule", Reply.NULL);
-    assertThat(write(map, 3)).isEqualTo("%2\r\n$7\r\nallowed\r\n#t\r\n$4\r\nrule\r\n_\r\n");
+    Reply map = Reply.map("allowed", Reply.integer(1), "rule", Reply.NULL);
+    assertThat(write(map, 3)).isEqualTo("%2\r\n$7\r\nallowed\r\n:1\r\n$4\r\nrule\r\n_\r\n");
     assertThat(write(map, 2)).isEqualTo("*4\r\n$7\r\nallowed\r\n:1\r\n$4\r\nrule\r\n$-1\r\n");
     Reply set = Reply.set(List.of(Reply.status("write")));
     assertThat(write(set, 3)).isEqualTo("~1\r\n+write\r\n");
