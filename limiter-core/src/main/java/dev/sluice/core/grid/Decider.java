@@ -73,10 +73,12 @@ final class Decider {
       return new Result(result.outcome(), null, 0);
     }
     context.countSettledAtEstimate(result.settledAtEstimate());
-    // An inline policy's key names its policy only by a hash (or not at all, under a state name),
-    // so the sweep does not judge those states: they keep the TTL (docs/grid.md, "Cleanup").
+    // An inline policy's key names its policy only by a hash, so a member that never decided it
+    // could not judge its state: those keep the TTL (docs/grid.md, "Cleanup"). A state under a
+    // state name keeps its writer, by which the sweep judges it, as it judges a rule's.
+    boolean sweepable = !inlinePolicy || command.ref().storesPolicyWithState();
     long ttlMillis =
-        context.sweeping() && !inlinePolicy
+        context.sweeping() && sweepable
             ? StateTtl.NONE
             : StateTtl.millis(result.untilFreshNanos(), context.minStateTtlMillis());
     return new Result(result.outcome(), result.written(), ttlMillis);

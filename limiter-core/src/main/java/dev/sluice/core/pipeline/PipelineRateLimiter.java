@@ -594,14 +594,15 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
    * Whether a lease may answer {@code check}, or be asked for along with it: the one place that
    * says so, for single checks, batches and the fast path ({@link #tryAcquireLocally}). Never for a
    * check that may wait (the owner books it at a future instant, which a lease cannot), nor on a
-   * concurrency policy (each permit is an entry at the owner with its own id, released by that id).
-   * Where the policy is not known here (a client's check on a rule it never read), the owner keeps
-   * the promise: it grants no lease on such a policy ({@link CompiledPolicy#leases}).
+   * policy whose owner grants none ({@link CompiledPolicy#leases}: leases off, a shadow or a
+   * concurrency policy), so that its keys cost the holder no demand to track. Where the policy is
+   * not known here (a client's check on a rule it never read), the owner keeps the promise: it
+   * grants no lease on such a policy.
    *
    * @param policy the check's policy as known here, or null
    */
   private boolean leasable(Check check, @Nullable CompiledPolicy policy) {
-    return leases != null && !check.waits() && (policy == null || !policy.policy().inFlight());
+    return leases != null && !check.waits() && (policy == null || policy.leases());
   }
 
   /** What {@link #windowLeaseIfLeasable} answers for a check no lease may answer here. */
