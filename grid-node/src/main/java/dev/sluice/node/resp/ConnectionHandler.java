@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -75,6 +76,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private @Nullable ChannelHandlerContext context;
   private @Nullable Session session;
   private boolean closing;
+  private byte @Nullable [] lastName;
+  private @Nullable CommandSpec lastSpec;
 
   ConnectionHandler(
       CommandTable table, RateLimiter limiter, RespMetrics metrics, RespLimits limits) {
@@ -143,7 +146,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private void dispatch(RespCommand command) {
     long readAt = System.nanoTime();
     Session connection = session();
-    CommandSpec spec = table.find(command.ascii(0));
+    CommandSpec spec = find(command);
     Step step;
     try {
       step = table.run(spec, command, connection);
@@ -166,6 +169,21 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       closing = true;
       answer(slot, Reply.OK, "ok");
     }
+  }
+
+  /**
+   * The command's entry in the table: the last one again when the name's bytes are the same (a
+   * client sends one command over and over), without decoding or lower-casing them.
+   */
+  private @Nullable CommandSpec find(RespCommand command) {
+    byte[] name = command.bytes(0);
+    if (lastName != null && Arrays.equals(name, lastName)) {
+      return lastSpec;
+    }
+    CommandSpec spec = table.find(command.ascii(0));
+    lastName = name;
+    lastSpec = spec;
+    return spec;
   }
 
   /** A protocol error: answered after what came before it; then the connection closes. */

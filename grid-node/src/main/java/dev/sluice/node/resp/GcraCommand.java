@@ -3,7 +3,6 @@ package dev.sluice.node.resp;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
-import java.time.Duration;
 
 /**
  * {@code GCRA key max_burst tokens_per_period period [TOKENS n]}, as Redis's unstable branch has
@@ -69,7 +68,7 @@ final class GcraCommand {
       throw new CommandError(OVERFLOW + "max_burst would cause an overflow");
     }
     String key = command.text(1, "key");
-    PolicyRef ref = policies.ref(maxBurst, perPeriod, duration(period), GcraCommand::argument);
+    PolicyRef ref = policies.ref(maxBurst, perPeriod, nanos(period), GcraCommand::argument);
     if (tokens > limit) {
       return new Step.Decide(
           new Check(ref, key, 0),
@@ -102,11 +101,13 @@ final class GcraCommand {
     return -Math.floorDiv(-nanos, 1_000_000_000L);
   }
 
-  /** {@code seconds} to the nearest nanosecond. */
-  private static Duration duration(double seconds) {
-    long whole = (long) Math.floor(seconds);
-    long nanos = Math.round((seconds - whole) * 1e9);
-    return Duration.ofSeconds(whole, nanos);
+  /**
+   * {@code seconds} (below 1e12) to the nearest nanosecond; beyond 64 bits the largest (a period
+   * Sluice refuses).
+   */
+  private static long nanos(double seconds) {
+    double nanos = seconds * 1e9;
+    return nanos >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.round(nanos);
   }
 
   private static String argument(String field) {

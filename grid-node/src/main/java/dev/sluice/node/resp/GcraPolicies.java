@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The policies of {@code CL.THROTTLE} and {@code GCRA} calls: a gcra policy per parameter set, all
@@ -25,31 +26,53 @@ final class GcraPolicies {
 
   static final int MAX_KEPT = 4096;
 
-  private record Parameters(long maxBurst, long perPeriod, Duration period) {}
+  private record Parameters(long maxBurst, long perPeriod, long periodNanos) {}
+
+  /** The last parameters asked for and their reference: a client repeats one set. */
+  private record Last(long maxBurst, long perPeriod, long periodNanos, PolicyRef ref) {}
 
   private final Map<Parameters, PolicyRef> kept = new ConcurrentHashMap<>();
+  private volatile @Nullable Last last;
 
   /**
-   * The reference of gcra {@code perPeriod} per {@code period} with a burst of {@code maxBurst}.
+   * The reference of gcra {@code perPeriod} per {@code periodNanos} with a burst of {@code
+   * maxBurst}.
    *
    * @param argumentNames the command's name for a policy field ({@code window} becomes {@code
    *     period}), for the error of a parameter Sluice cannot run
    * @throws CommandError naming the argument that is out of Sluice's bounds
    */
   PolicyRef ref(
-      long maxBurst, long perPeriod, Duration period, UnaryOperator<String> argumentNames) {
-    Parameters parameters = new Parameters(maxBurst, perPeriod, period);
-    PolicyRef ref = kept.get(parameters);
-    if (ref != null) {
-      return ref;
+      long maxBurst, long perPeriod, long periodNanos, UnaryOperator<String> argumentNames) {
+    Last hit = last;
+    if (hit != null
+        && hit.maxBurst() == maxBurst
+        && hit.perPeriod() == perPeriod
+        && hit.periodNanos() == periodNanos) {
+      return hit.ref();
     }
+    Parameters parameters = new Parameters(maxBurst, perPeriod, periodNanos);
+    PolicyRef ref = kept.get(parameters);
+    if (ref == null) {
+      ref = build(maxBurst, perPeriod, periodNanos, argumentNames);
+      if (kept.size() >= MAX_KEPT) {
+        kept.clear();
+      }
+      kept.put(parameters, ref);
+    }
+    last = new Last(maxBurst, perPeriod, periodNanos, ref);
+    return ref;
+  }
+
+  private static PolicyRef build(
+      long maxBurst, long perPeriod, long periodNanos, UnaryOperator<String> argumentNames) {
     Policy policy;
     try {
       policy =
           Policy.builder()
               .algorithm(Algorithm.GCRA)
               .limit(perPeriod)
-              .window(period)
+              .window(Duration.ofNanos(periodNanos))
               .burst(maxBurst)
               .leases(Policy.Leases.OFF)
               .build();
@@ -58,11 +81,6 @@ final class GcraPolicies {
       throw new CommandError(
           "ERR " + argumentNames.apply(field) + e.getMessage().substring(field.length()));
     }
-    ref = PolicyRef.inlineUnder(STATE_NAME, policy);
-    if (kept.size() >= MAX_KEPT) {
-      kept.clear();
-    }
-    kept.put(parameters, ref);
-    return ref;
+    return PolicyRef.inlineUnder(STATE_NAME, policy);
   }
 }

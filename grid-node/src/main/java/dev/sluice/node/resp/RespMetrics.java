@@ -30,8 +30,41 @@ final class RespMetrics {
 
   private final MeterRegistry registry;
   private final RespStats stats;
-  private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, CommandMeters> commands = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> protocolErrors = new ConcurrentHashMap<>();
+
+  /** One command's meters, found with one lookup per answer. */
+  private final class CommandMeters {
+    private final String command;
+    private final ConcurrentHashMap<String, Counter> byOutcome = new ConcurrentHashMap<>(8);
+    private final Timer latency;
+
+    CommandMeters(String command) {
+      this.command = command;
+      this.latency =
+          Timer.builder(LATENCY)
+              .description("Time from reading a Redis protocol command to its answer")
+              .tag("command", command)
+              .publishPercentileHistogram()
+              .register(registry);
+    }
+
+    Counter outcome(String outcome) {
+      Counter counter = byOutcome.get(outcome);
+      if (counter == null) {
+        counter =
+            byOutcome.computeIfAbsent(
+                outcome,
+                o ->
+                    Counter.builder(COMMANDS)
+                        .description("Commands answered on the Redis protocol port")
+                        .tag("command", command)
+                        .tag("outcome", o)
+                        .register(registry));
+      }
+      return counter;
+    }
+  }
 
   RespMetrics(MeterRegistry registry, RespStats stats) {
     this.registry = registry;
@@ -45,33 +78,19 @@ final class RespMetrics {
   /** One command answered {@code outcome}, {@code nanos} after it was read. */
   void answered(String command, String outcome, long nanos) {
     stats.commandProcessed();
-    counters
-        .computeIfAbsent(
-            command + '\0' + outcome,
-            k ->
-                Counter.builder(COMMANDS)
-                    .description("Commands answered on the Redis protocol port")
-                    .tag("command", command)
-                    .tag("outcome", outcome)
-                    .register(registry))
-        .increment();
-    timers
-        .computeIfAbsent(
-            command,
-            k ->
-                Timer.builder(LATENCY)
-                    .description("Time from reading a Redis protocol command to its answer")
-                    .tag("command", command)
-                    .publishPercentileHistogram()
-                    .register(registry))
-        .record(nanos, TimeUnit.NANOSECONDS);
+    CommandMeters meters = commands.get(command);
+    if (meters == null) {
+      meters = commands.computeIfAbsent(command, CommandMeters::new);
+    }
+    meters.outcome(outcome).increment();
+    meters.latency.record(nanos, TimeUnit.NANOSECONDS);
   }
 
   void protocolError(String reason) {
     stats.protocolError();
-    counters
+    protocolErrors
         .computeIfAbsent(
-            "\0protocol\0" + reason,
+            reason,
             k ->
                 Counter.builder(PROTOCOL_ERRORS)
                     .description(

@@ -3,7 +3,6 @@ package dev.sluice.node.resp;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
-import java.time.Duration;
 
 /**
  * {@code CL.THROTTLE key max_burst count_per_period period [quantity]}, answered as redis-cell 0.5
@@ -57,8 +56,7 @@ final class ThrottleCommand {
     }
     String key = command.text(1, "key");
     PolicyRef ref =
-        policies.ref(
-            maxBurst, perPeriod, Duration.ofSeconds(periodSeconds), ThrottleCommand::argument);
+        policies.ref(maxBurst, perPeriod, nanos(periodSeconds), ThrottleCommand::argument);
     long limit = maxBurst + 1;
     if (quantity > limit) {
       return new Step.Decide(
@@ -75,6 +73,11 @@ final class ThrottleCommand {
         decision.remaining(),
         decision.allowed() ? -1 : seconds(decision.retryAfterNanos()),
         seconds(decision.resetAfterNanos()));
+  }
+
+  /** {@code seconds} in nanoseconds; beyond 64 bits the largest (a period Sluice refuses). */
+  private static long nanos(long seconds) {
+    return seconds > Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : seconds * 1_000_000_000L;
   }
 
   /** redis-cell's rounding: whole seconds, plus one when at least a millisecond is left over. */
