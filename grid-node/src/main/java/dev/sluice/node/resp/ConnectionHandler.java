@@ -2,6 +2,7 @@ package dev.sluice.node.resp;
 
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -14,7 +15,9 @@ import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -34,10 +37,12 @@ import org.slf4j.LoggerFactory;
  * every slot before it has one. A command that needs nothing from the grid ({@code PING}, an error
  * in its arguments) is answered at once; a check ({@code CL.THROTTLE}, {@code GCRA}, {@code
  * SLUICE.CHECK}) joins the checks read with it, and when the read is done they go to the pipeline
- * together, as one {@code tryAcquireAllAsync} (batched per owner, each key's checks in order); any
- * other grid command ({@code SLUICE.RESET}, a release, a rule change) first lets the checks before
- * it go, then runs once all earlier work is done, so the connection sees its commands take effect
- * in the order it sent them, as on Redis. Replies that are ready together leave in one write.
+ * together, as one {@code tryAcquireAllAsync} (batched per owner, each key's checks in order),
+ * without waiting for the batches before it where the pipeline keeps their order ({@link #send});
+ * any other grid command ({@code SLUICE.RESET}, a release, a rule change) first lets the checks
+ * before it go, then runs once all earlier work is done, so the connection sees its commands take
+ * effect in the order it sent them, as on Redis. Replies that are ready together leave in one
+ * write.
  *
  * <pre>
  *   read:  CL.THROTTLE a · CL.THROTTLE b · PING · CL.THROTTLE a · SLUICE.RESET r a · GCRA c
@@ -73,6 +78,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private List<Pending> batch = new ArrayList<>();
   // Completes (normally, on the event loop) when the work sent so far has been answered.
   private CompletableFuture<Void> tail = DONE;
+  // Completes when the last work that later checks must wait for has been answered (see send()).
+  private CompletableFuture<Void> inTurn = DONE;
   private @Nullable ChannelHandlerContext context;
   private @Nullable Session session;
   private boolean closing;
@@ -198,14 +205,47 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     flushReady();
   }
 
-  /** Sends the checks read in a row as one batch, after the work before them. */
+  /**
+   * Sends the checks read in a row as one batch. A batch of inline checks in which no key changes
+   * policy leaves at once, while earlier checks may still be out: it reaches the pipeline's lanes
+   * after them, and a lane decides a key's commands in the order they came, so each key still sees
+   * the connection's checks in order (a client that shares one connection among threads, as Lettuce
+   * does, keeps several batches in flight). Any other batch (a rule, which a client-mode node may
+   * first have to read; a key whose parameters change, which the pipeline decides in parts) waits
+   * until everything before it is answered, and later checks wait for it in turn.
+   */
   private void send() {
     if (batch.isEmpty()) {
       return;
     }
     List<Pending> sending = batch;
     batch = new ArrayList<>();
-    tail = guarded(tail.thenCompose(ignored -> decide(sending)));
+    if (inTurn.isDone() && leavesAtOnce(sending)) {
+      CompletableFuture<Void> decided = guarded(decide(sending));
+      tail = tail.isDone() ? decided : CompletableFuture.allOf(tail, decided);
+    } else {
+      tail = guarded(tail.thenCompose(ignored -> decide(sending)));
+      inTurn = tail;
+    }
+  }
+
+  /** Whether every check is inline and names its key under one policy only. */
+  private static boolean leavesAtOnce(List<Pending> sending) {
+    if (sending.size() == 1) {
+      return sending.get(0).decide().check().ref() instanceof PolicyRef.Inline;
+    }
+    Map<String, PolicyRef> refs = new HashMap<>();
+    for (Pending pending : sending) {
+      Check check = pending.decide().check();
+      if (!(check.ref() instanceof PolicyRef.Inline)) {
+        return false;
+      }
+      PolicyRef first = refs.putIfAbsent(check.key(), check.ref());
+      if (first != null && !first.equals(check.ref())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -293,6 +333,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                               return null;
                             },
                             context().executor())));
+    inTurn = tail;
   }
 
   /** {@code work}'s future; one that failed if starting it threw. */
