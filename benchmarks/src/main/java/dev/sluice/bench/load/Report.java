@@ -117,7 +117,7 @@ public final class Report {
       md.append(s.setup()).append("\n\n");
       table(md, s);
       if (!s.measured().isEmpty() && !exactnessCounted(s)) {
-        md.append("\n").append(NOT_COUNTED).append("\n");
+        md.append("\n").append(s.overAdmissionNote().orElse(NOT_COUNTED)).append("\n");
       }
       List<String> ratios = ratios(s);
       if (!ratios.isEmpty()) {

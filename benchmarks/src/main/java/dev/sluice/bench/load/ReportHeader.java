@@ -92,7 +92,9 @@ final class ReportHeader {
             + ", HdrHistogram "
             + Versions.of("HdrHistogram")
             + ", wrk "
-            + WrkRunner.version());
+            + WrkRunner.version()
+            + ", redis-benchmark "
+            + RedisBenchmarkRunner.version());
     report.header(
         "- Server JVMs (grid node, Bucket4j member, ceiling): `"
             + String.join(" ", BenchMembers.SERVER_JVM_FLAGS)
@@ -115,9 +117,10 @@ final class ReportHeader {
             + " Latency is per call on the calling thread (service time; a closed loop hides"
             + " queueing delay that an open-loop generator would show).");
     report.header(
-        "- Exactness (S3, S4, S7, S8): admitted/s is the median round's admissions per second;"
+        "- Exactness (S3, S4, S7, S8, S9s): admitted/s is the median round's admissions per second;"
             + " over-admitted is the number of admissions beyond the contender's own rule's bound"
-            + " (Sluice and Redis: the sliding-window estimate; Bucket4j: its token bucket), per"
+            + " (Sluice and Redis: the sliding-window estimate; Bucket4j: its token bucket; S9s:"
+            + " GCRA's burst plus rate), per"
             + " key, summed over every measured round, counted from per-key counters per 1/16 of a"
             + " window. It can only undercount: an admission whose send and answer straddle a"
             + " sub-window edge is not judged (the share judged is in the notes). See \"How"

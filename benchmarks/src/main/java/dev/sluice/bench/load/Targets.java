@@ -9,13 +9,15 @@ import java.util.Optional;
 
 /**
  * The performance targets, judged on this run's figures: issue 7's P1..P7 (P4 once per load
- * generator) and issue 18's targets for hot and skewed keys, judged on Sluice with leases on (its
- * default; the leases-off rows are reported beside them). A target compares like with like: the
- * same measure of a peer in the same scenario and the same group.
+ * generator), issue 18's targets for hot and skewed keys, judged on Sluice with leases on (its
+ * default; the leases-off rows are reported beside them), and issue 32's for the Redis port, once
+ * per redis-benchmark load shape, each with the over-admission of the saturating run. A target
+ * compares like with like: the same measure of a peer in the same scenario and the same group.
  */
 final class Targets {
   static final String ISSUE_7 = "Targets (issue 7)";
   static final String ISSUE_18 = "Targets for hot and skewed keys (issue 18: Sluice with leases)";
+  static final String ISSUE_32 = "Targets for the Redis protocol (issue 32: redis-benchmark, S9)";
 
   /** The Sluice rows the targets judge: the defaults, leases on ({@link Contenders}). */
   static final String SLUICE_CLIENT = "Sluice client " + Contenders.leasesLabel(true);
@@ -32,6 +34,8 @@ final class Targets {
     Optional<ScenarioResult> s4 = report.scenario("S4");
     Optional<ScenarioResult> s5 = report.scenario("S5");
     Optional<ScenarioResult> s7 = report.scenario("S7");
+    Optional<ScenarioResult> s9 = report.scenario("S9");
+    Optional<ScenarioResult> s9s = report.scenario("S9s");
     report.target(
         ISSUE_7,
         ratioTarget(
@@ -145,6 +149,29 @@ final class Targets {
                 Double.NaN),
             s7,
             SLUICE_EMBEDDED));
+
+    int id = 1;
+    for (RespScenario.Variant variant : RespScenario.VARIANTS) {
+      double ratio = variant.pipeline() > 1 ? 1.5 : 1.0;
+      report.target(
+          ISSUE_32,
+          exact(
+              ratioTarget(
+                  "R" + id++,
+                  String.format(
+                      Locale.ROOT,
+                      "%s: CL.THROTTLE ≥ %.1f× Redis + Lua, p99 no worse, 0 over-admitted (S9s)",
+                      variant.label(),
+                      ratio),
+                  s9,
+                  variant.sluice(),
+                  List.of(variant.redisLua()),
+                  ratio,
+                  1.0),
+              s9s,
+              RespScenario.SLUICE_SATURATED));
+    }
+    report.target(ISSUE_32, exactOnly("R" + id, "CL.THROTTLE saturated: 0 over-admitted", s9s));
   }
 
   /** Every Bucket4j client mode that ran in {@code scenario}. */
