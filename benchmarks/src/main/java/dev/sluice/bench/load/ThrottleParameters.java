@@ -28,15 +28,9 @@ record ThrottleParameters(long maxBurst, long perPeriod, long periodSeconds) {
         .build();
   }
 
+  /** The policy in words: {@code gcra 200 per 1 s, burst 9}. */
   String describe() {
     return String.format(
-        Locale.ROOT,
-        "`%d %d %d` (gcra %,d per %d s, burst %d)",
-        maxBurst,
-        perPeriod,
-        periodSeconds,
-        perPeriod,
-        periodSeconds,
-        maxBurst);
+        Locale.ROOT, "gcra %,d per %d s, burst %d", perPeriod, periodSeconds, maxBurst);
   }
 }
