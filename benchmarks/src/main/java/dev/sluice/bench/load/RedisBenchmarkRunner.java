@@ -11,7 +11,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -90,36 +89,12 @@ final class RedisBenchmarkRunner implements RoundRunner {
   }
 
   static Optional<Path> findBinary() {
-    String path = System.getenv().getOrDefault("PATH", "");
-    for (String dir : (path + ":/usr/bin:/usr/local/bin").split(":")) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "redis-benchmark"))) {
-        return Optional.of(Path.of(dir, "redis-benchmark"));
-      }
-    }
-    return Optional.empty();
+    return Executables.find("redis-benchmark");
   }
 
   /** redis-benchmark's version as it prints it ({@code redis-benchmark 7.0.15}), or why not. */
   static String version() {
-    Optional<Path> binary = findBinary();
-    if (binary.isEmpty()) {
-      return "not installed";
-    }
-    try {
-      Process p =
-          new ProcessBuilder(binary.get().toString(), "--version")
-              .redirectErrorStream(true)
-              .start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      p.waitFor(5, TimeUnit.SECONDS);
-      Matcher m = Pattern.compile("redis-benchmark (\\S+)").matcher(out);
-      return m.find() ? m.group(1) : "?";
-    } catch (IOException e) {
-      return "?";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "?";
-    }
+    return Executables.version("redis-benchmark");
   }
 
   /** The command line of one round of {@code requests} requests. */

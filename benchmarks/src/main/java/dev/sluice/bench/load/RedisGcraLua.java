@@ -1,42 +1,26 @@
 package dev.sluice.bench.load;
 
-import dev.sluice.core.Policy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The Redis peer of the Redis port: {@code CL.THROTTLE} as a Lua script ({@code gcra_throttle.lua})
  * called with {@code EVALSHA}, through Lettuce on one shared connection. For the Java driver's
  * saturating runs; {@code redis-benchmark} calls the same script by its SHA.
  */
-final class RedisGcraLua implements Contender {
-  private final String name;
-  private final ThrottleParameters parameters;
-  private final String[] arguments;
-  private final String keyPrefix;
-  private final RedisClient client;
-  private final StatefulRedisConnection<String, String> connection;
-  private final RedisCommands<String, String> commands;
+final class RedisGcraLua extends ThrottleContender {
   private final String sha;
 
   RedisGcraLua(String name, RedisServer server, ThrottleParameters parameters) {
-    this.name = name;
-    this.parameters = parameters;
-    this.arguments = parameters.arguments().toArray(new String[0]);
-    this.keyPrefix = ContenderKeys.prefix();
-    this.client = server.newClient();
-    this.connection = client.connect();
-    this.commands = connection.sync();
-    this.sha = commands.scriptLoad(script());
+    super(name, server.port(), parameters);
+    this.sha = connection.sync().scriptLoad(script());
   }
 
   /** The script's text. */
@@ -62,30 +46,15 @@ final class RedisGcraLua implements Contender {
   }
 
   @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public Optional<Policy> enforced() {
-    return Optional.of(parameters.policy());
-  }
-
-  @Override
-  public Outcome decide(String key) {
-    List<Object> answer =
-        commands.evalsha(sha, ScriptOutputType.MULTI, new String[] {keyPrefix + key}, arguments);
-    return ((Long) answer.get(0)) == 0L ? Outcome.ALLOWED : Outcome.DENIED;
+  protected List<Object> throttle(String key, List<String> parameters) {
+    return connection
+        .sync()
+        .evalsha(
+            sha, ScriptOutputType.MULTI, new String[] {key}, parameters.toArray(new String[0]));
   }
 
   /** The script's five integers for one call, for a test against CL.THROTTLE's. */
   List<Object> call(String key, String... args) {
-    return commands.evalsha(sha, ScriptOutputType.MULTI, new String[] {key}, args);
-  }
-
-  @Override
-  public void close() {
-    connection.close();
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    return throttle(key, List.of(args));
   }
 }
