@@ -131,6 +131,9 @@ class RespSluiceCommandsTest {
           assertThatThrownBy(() -> call(redis, "SLUICE.CHECK", "login", key, "COST", 9))
               .hasMessageContaining(
                   "cost: asks for 9 permits but the rule 'login' never holds more than 5");
+          // The check validates its wait itself, as a REST check's does.
+          assertThatThrownBy(() -> call(redis, "SLUICE.CHECK", "login", key, "MAXWAIT", -1))
+              .hasMessageStartingWith("ERR maxWait: must be between 0 and 1d");
           assertThatThrownBy(() -> call(redis, "SLUICE.CHECK", "login", key, "SPEED", 1))
               .hasMessageStartingWith("ERR syntax error: SLUICE.CHECK takes no option 'SPEED'");
         });

@@ -84,10 +84,6 @@ final class SluiceCommands {
     Target target = target(command, options);
     Long cost = options.integer("COST");
     Long maxWaitMs = options.integer("MAXWAIT");
-    if (maxWaitMs != null && (maxWaitMs < 0 || maxWaitMs > Check.MAX_WAIT.toMillis())) {
-      throw new CommandError(
-          "ERR MAXWAIT must be between 0 and " + Check.MAX_WAIT.toMillis() + " ms (1 day)");
-    }
     Check check =
         new Check(
             target.ref(),
