@@ -5,19 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.ManualTimeSource;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.protocol.ProtocolVersion;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -28,36 +21,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Sluice answers an error instead (documented in docs/resp.md).
  */
 class RespCellVectorsTest {
-  @TempDir static Path dir;
-  static final ManualTimeSource CLOCK = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
-  static SluiceNode node;
-
-  @BeforeAll
-  static void start() throws Exception {
-    node = RespNodes.start(1, CLOCK, dir, Map.of()).get(0);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (node != null) {
-      node.close();
-    }
-  }
-
-  /** A connection in {@code protocol}, and a key prefix no other test shares. */
-  private static <T> T with(ProtocolVersion protocol, Session<T> body) {
-    RedisClient client = RedisClients.client(node.respPort(), protocol);
-    try (StatefulRedisConnection<String, String> connection = client.connect()) {
-      return body.run(connection, protocol + "-" + UUID.randomUUID() + ":");
-    } finally {
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
-  }
-
-  @FunctionalInterface
-  private interface Session<T> {
-    T run(StatefulRedisConnection<String, String> redis, String prefix);
-  }
+  @RegisterExtension static final RespNode NODE = new RespNode();
+  static final ManualTimeSource CLOCK = NODE.clock;
 
   private static List<Object> throttle(
       StatefulRedisConnection<String, String> redis, String key, long... numbers) {
@@ -73,14 +38,13 @@ class RespCellVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void readme_firstCall(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           assertThat(throttle(redis, prefix + "user123", 15, 30, 60))
               .containsExactly(0L, 16L, 15L, -1L, 2L);
           assertThat(throttle(redis, prefix + "user123", 15, 30, 60, 1))
               .containsExactly(0L, 16L, 14L, -1L, 4L);
-          return null;
         });
   }
 
@@ -92,7 +56,7 @@ class RespCellVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void limiterTable_itRateLimits(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           String key = prefix + "foo";
@@ -122,7 +86,6 @@ class RespCellVectorsTest {
                 .as("case %d", i)
                 .containsExactly(c[2], 5L, c[3], c[4], c[5]);
           }
-          return null;
         });
   }
 
@@ -130,7 +93,7 @@ class RespCellVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void endToEnd_allowedThenLimitedThenAllowedAfterRetryAfter(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           String key = prefix + "user123";
@@ -139,7 +102,6 @@ class RespCellVectorsTest {
           assertThat(limited).containsExactly(1L, 1L, 0L, 2L, 2L);
           CLOCK.advance(Duration.ofSeconds((Long) limited.get(3)));
           assertThat(throttle(redis, key, 0, 1, 2, 1)).containsExactly(0L, 1L, 0L, -1L, 2L);
-          return null;
         });
   }
 
@@ -150,7 +112,7 @@ class RespCellVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void rounding_aMillisecondOrMoreRoundsUp_lessRoundsDown(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           String key = prefix + "round";
@@ -159,7 +121,6 @@ class RespCellVectorsTest {
           assertThat(throttle(redis, key, 0, 1, 2)).containsExactly(1L, 1L, 0L, 1L, 1L);
           CLOCK.advanceNanos(1_000_000L);
           assertThat(throttle(redis, key, 0, 1, 2)).containsExactly(1L, 1L, 0L, 0L, 0L);
-          return null;
         });
   }
 
@@ -171,7 +132,7 @@ class RespCellVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void otherParameters_onTheSameKey_carryTheStateOver(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           String key = prefix + "reshaped";
@@ -183,7 +144,6 @@ class RespCellVectorsTest {
               .containsExactly(1L, 3L, 0L, 40L, 120L);
           CLOCK.advance(Duration.ofSeconds(40));
           assertThat(throttle(redis, key, 2, 3, 120).get(0)).isEqualTo(0L);
-          return null;
         });
   }
 
@@ -191,7 +151,7 @@ class RespCellVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void badNumbers_areErrors(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           String key = prefix + "bad";
@@ -218,7 +178,6 @@ class RespCellVectorsTest {
           assertThat(throttle(redis, key, 15, 30, 60))
               .as("nothing was counted")
               .containsExactly(0L, 16L, 15L, -1L, 2L);
-          return null;
         });
   }
 }

@@ -5,20 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.ManualTimeSource;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.protocol.ProtocolVersion;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-import java.util.function.BiConsumer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -29,31 +21,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and replication tests have no counterpart here (a Sluice key holds only a limiter's state).
  */
 class RespGcraVectorsTest {
-  @TempDir static Path dir;
-  static final ManualTimeSource CLOCK = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
-  static SluiceNode node;
-
-  @BeforeAll
-  static void start() throws Exception {
-    node = RespNodes.start(1, CLOCK, dir, Map.of()).get(0);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (node != null) {
-      node.close();
-    }
-  }
-
-  private static void with(
-      ProtocolVersion protocol, BiConsumer<StatefulRedisConnection<String, String>, String> body) {
-    RedisClient client = RedisClients.client(node.respPort(), protocol);
-    try (StatefulRedisConnection<String, String> connection = client.connect()) {
-      body.accept(connection, protocol + "-" + UUID.randomUUID() + ":");
-    } finally {
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
-  }
+  @RegisterExtension static final RespNode NODE = new RespNode();
+  static final ManualTimeSource CLOCK = NODE.clock;
 
   private static List<Object> gcra(StatefulRedisConnection<String, String> redis, Object... args) {
     return call(redis, "GCRA", args);
@@ -69,7 +38,7 @@ class RespGcraVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void argumentValidation(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           String key = prefix + "mykey";
@@ -109,7 +78,7 @@ class RespGcraVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void burst_tokens_retryAfter_andFullBurstAfter(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           assertThat(gcra(redis, prefix + "first", 5, 10, 60).get(0)).isEqualTo(0L);
@@ -149,7 +118,7 @@ class RespGcraVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void rateRecovers_andKeysAreIndependent(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           String key = prefix + "recover";
@@ -170,7 +139,7 @@ class RespGcraVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void overflow_isRefusedWithRedissText(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           refused(redis, "would cause an overflow", prefix + "o", 1, 1, 86400, "TOKENS", 200000000);
@@ -191,7 +160,7 @@ class RespGcraVectorsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void gcraAndClThrottle_shareTheKeysState(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, prefix) -> {
           String key = prefix + "shared";

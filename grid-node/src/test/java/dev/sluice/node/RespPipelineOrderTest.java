@@ -2,41 +2,21 @@ package dev.sluice.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.core.ManualTimeSource;
 import dev.sluice.node.resp.RespWire;
-import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A connection's checks take effect in the order it sent them, also when they arrive in many reads
  * and several batches are out at once (a connection shared by threads): against a real member on a
- * clock that does not move, each key's answers count down one by one.
+ * manual clock, which does not move, each key's answers count down one by one.
  */
 class RespPipelineOrderTest {
-  @TempDir static Path dir;
-  static final ManualTimeSource CLOCK = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
-  static SluiceNode node;
-
-  @BeforeAll
-  static void start() throws Exception {
-    node = RespNodes.start(1, CLOCK, dir, Map.of()).get(0);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (node != null) {
-      node.close();
-    }
-  }
+  @RegisterExtension static final RespNode NODE = new RespNode();
 
   @Test
   void checksInManyWrites_answerEachKeyInTheOrderSent() {
@@ -44,7 +24,7 @@ class RespPipelineOrderTest {
     int perKey = 150;
     String[] keys = {prefix + "a", prefix + "b", prefix + "c"};
     List<String> sent = new ArrayList<>();
-    try (RespWire wire = new RespWire(node.respPort(), 10_000)) {
+    try (RespWire wire = new RespWire(NODE.respPort(), 10_000)) {
       for (int i = 0; i < perKey * keys.length; i++) {
         String key = keys[i % keys.length];
         sent.add(key);

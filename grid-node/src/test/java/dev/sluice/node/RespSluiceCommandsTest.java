@@ -7,20 +7,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.ManualTimeSource;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.protocol.ProtocolVersion;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.BiConsumer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -31,31 +24,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RespSluiceCommandsTest {
   static final String TOKEN = "resp-admin-" + UUID.randomUUID();
-  @TempDir static Path dir;
-  static final ManualTimeSource CLOCK = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
-  static SluiceNode node;
-
-  @BeforeAll
-  static void start() throws Exception {
-    node = RespNodes.start(1, CLOCK, dir, Map.of("SLUICE_ADMIN_TOKEN", TOKEN)).get(0);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (node != null) {
-      node.close();
-    }
-  }
-
-  private static void with(
-      ProtocolVersion protocol, BiConsumer<StatefulRedisConnection<String, String>, String> body) {
-    RedisClient client = RedisClients.client(node.respPort(), protocol);
-    try (StatefulRedisConnection<String, String> connection = client.connect()) {
-      body.accept(connection, protocol + "-" + UUID.randomUUID());
-    } finally {
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
-  }
+  @RegisterExtension static final RespNode NODE = new RespNode(Map.of("SLUICE_ADMIN_TOKEN", TOKEN));
+  static final ManualTimeSource CLOCK = NODE.clock;
 
   /** Calls {@code SLUICE.<command>}: the rule (or ~) and the key come first, so key first here. */
   private static Map<String, Object> sluice(
@@ -66,7 +36,7 @@ class RespSluiceCommandsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void check_underARule_answersRestsFields_deniesAtTheLimit(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, key) -> {
           Map<String, Object> first = sluice(redis, "CHECK", "login", key);
@@ -92,7 +62,7 @@ class RespSluiceCommandsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void check_inline_withMaxWait_andErrorsNamingTheProblem(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, key) -> {
           Map<String, Object> inline =
@@ -142,7 +112,7 @@ class RespSluiceCommandsTest {
   /** A pipelined batch with one bad check: each gets its own answer, nothing else fails. */
   @Test
   void batchWithOneBadCheck_answersEachOnItsOwn() {
-    with(
+    NODE.with(
         ProtocolVersion.RESP3,
         (redis, key) -> {
           redis.setAutoFlushCommands(false);
@@ -172,7 +142,7 @@ class RespSluiceCommandsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void adminCommands_needAuth_rulesSetGetDel_resetAndCountedRelease(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, key) -> {
           String rule = "r" + Math.abs(key.hashCode());
@@ -203,7 +173,7 @@ class RespSluiceCommandsTest {
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void concurrencyPermit_andReservation_byTheirIds(ProtocolVersion protocol) {
-    with(
+    NODE.with(
         protocol,
         (redis, key) -> {
           Map<String, Object> held = sluice(redis, "CHECK", "db", key);
@@ -226,13 +196,13 @@ class RespSluiceCommandsTest {
   /** The port's own metrics, beside the decisions', on the node's /metrics. */
   @Test
   void metrics_countCommandsByOutcome_andTimeThem() {
-    with(
+    NODE.with(
         ProtocolVersion.RESP2,
         (redis, key) -> {
           call(redis, "CL.THROTTLE", key, 0, 1, 60);
           call(redis, "CL.THROTTLE", key, 0, 1, 60);
         });
-    String metrics = TestNodes.get(node.restPort(), "/metrics").body();
+    String metrics = TestNodes.get(NODE.node().restPort(), "/metrics").body();
     assertThat(metrics)
         .containsPattern(
             "sluice_resp_commands_total\\{command=\"cl.throttle\",outcome=\"allowed\"}")
