@@ -5,7 +5,6 @@ import static dev.sluice.helm.RenderedChart.env;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,7 @@ class RespChartTest {
 
     assertThat(containerPorts(node)).containsEntry("redis", 6380);
     assertThat(env(node).get("SLUICE_RESP_PORT").path("value").asText()).isEqualTo("6380");
-    JsonNode redis = servicePort(chart, "redis");
+    JsonNode redis = chart.servicePort(FULLNAME, "redis");
     assertThat(redis.path("port").asInt()).isEqualTo(6380);
     assertThat(redis.path("targetPort").asText()).isEqualTo("redis");
   }
@@ -42,7 +41,7 @@ class RespChartTest {
     assertThat(containerPorts(chart.gridNodeContainer())).containsEntry("redis", 7000);
     assertThat(env(chart.gridNodeContainer()).get("SLUICE_RESP_PORT").path("value").asText())
         .isEqualTo("7000");
-    assertThat(servicePort(chart, "redis").path("port").asInt()).isEqualTo(6379);
+    assertThat(chart.servicePort(FULLNAME, "redis").path("port").asInt()).isEqualTo(6379);
   }
 
   @Test
@@ -53,39 +52,21 @@ class RespChartTest {
             .set("networkPolicy.restFromAnywhere", false)
             .render();
 
-    assertThat(containerPorts(chart.gridNodeContainer())).doesNotContainKey("redis");
-    assertThat(env(chart.gridNodeContainer()).get("SLUICE_RESP_PORT").path("value").asText())
-        .isEqualTo("0");
-    assertThat(chart.named("Service", FULLNAME).path("spec").path("ports").findValuesAsText("name"))
-        .doesNotContain("redis");
-    assertThat(chart.one("NetworkPolicy").toString()).doesNotContain("redis");
+    FrontEndPorts.assertOff(chart, FULLNAME, "redis", "SLUICE_RESP_PORT");
   }
 
   @Test
   void template_networkPolicy_admitsTheRedisPortWhereItAdmitsRest() {
     for (boolean fromAnywhere : List.of(true, false)) {
-      JsonNode policy =
+      List<List<String>> rulePorts =
           SluiceChart.withDefaults()
               .set("networkPolicy.restFromAnywhere", fromAnywhere)
               .render()
-              .one("NetworkPolicy");
-      List<List<String>> rulePorts = new ArrayList<>();
-      for (JsonNode rule : policy.path("spec").path("ingress")) {
-        rulePorts.add(rule.path("ports").findValuesAsText("port"));
-      }
+              .ingressRulePorts();
       assertThat(rulePorts)
           .as("restFromAnywhere %s", fromAnywhere)
           .anySatisfy(ports -> assertThat(ports).contains("http", "redis"))
           .noneSatisfy(ports -> assertThat(ports).contains("hazelcast", "redis"));
     }
-  }
-
-  private static JsonNode servicePort(RenderedChart chart, String name) {
-    for (JsonNode port : chart.named("Service", FULLNAME).path("spec").path("ports")) {
-      if (name.equals(port.path("name").asText())) {
-        return port;
-      }
-    }
-    throw new AssertionError("no port " + name + " on the client Service");
   }
 }
