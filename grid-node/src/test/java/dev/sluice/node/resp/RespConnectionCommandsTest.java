@@ -15,6 +15,11 @@ import org.junit.jupiter.api.Test;
  * CLUSTER}.
  */
 class RespConnectionCommandsTest {
+  /** A check under an inline policy of 2 a minute, the same in both protocols. */
+  private static final String[] INLINE_CHECK = {
+    "SLUICE.CHECK", "~", "k", "LIMIT", "2", "WINDOW", "1m", "ALGORITHM", "fixed_window"
+  };
+
   private final LocalRespServer server = new LocalRespServer();
 
   @AfterEach
@@ -49,17 +54,7 @@ class RespConnectionCommandsTest {
           .containsEntry("version", ServerCommands.REDIS_VERSION)
           .containsEntry("mode", "cluster");
       assertThat(wire.call("CLIENT", "GETNAME")).isEqualTo("app-1");
-      assertThat(
-              wire.call(
-                  "SLUICE.CHECK",
-                  "~",
-                  "k",
-                  "LIMIT",
-                  "2",
-                  "WINDOW",
-                  "1m",
-                  "ALGORITHM",
-                  "fixed_window"))
+      assertThat(wire.call(INLINE_CHECK))
           .isInstanceOf(Map.class)
           .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
           .containsEntry("allowed", 1L)
@@ -69,17 +64,7 @@ class RespConnectionCommandsTest {
       assertThat(wire.call("HELLO", "4")).isEqualTo("-NOPROTO unsupported protocol version");
       assertThat(wire.call("RESET")).isEqualTo("+RESET");
       assertThat(wire.call("CLIENT", "GETNAME")).isNull();
-      assertThat(
-              wire.call(
-                  "SLUICE.CHECK",
-                  "~",
-                  "k",
-                  "LIMIT",
-                  "2",
-                  "WINDOW",
-                  "1m",
-                  "ALGORITHM",
-                  "fixed_window"))
+      assertThat(wire.call(INLINE_CHECK))
           .as("RESP2 again: a flat array of field and value, booleans as integers")
           .isEqualTo(
               Arrays.asList(
