@@ -4,11 +4,11 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * The key a limiter's state is stored under: {@code <rule>|<subject>} (DESIGN §3), {@code ~<policy
- * identity>|<subject>} for an inline policy, so that each inline policy on a subject has a state of
- * its own ({@link Policy#identity()}), and {@code @<state name>|<subject>} for an inline policy
- * under a state name ({@link PolicyRef#inlineUnder}), one state whatever its parameters. No rule
- * can take a {@code ~} or {@code @} name: rule names are {@code [A-Za-z0-9_.-]}, and neither a
+ * The key a limiter's state is stored under: {@code <rule>|<subject>} (docs/grid.md), {@code
+ * ~<policy identity>|<subject>} for an inline policy, so that each inline policy on a subject has a
+ * state of its own ({@link Policy#identity()}), and {@code @<state name>|<subject>} for an inline
+ * policy under a state name ({@link PolicyRef#inlineUnder}), one state whatever its parameters. No
+ * rule can take a {@code ~} or {@code @} name: rule names are {@code [A-Za-z0-9_.-]}, and neither a
  * policy identity (base 36) nor a state name holds a {@code |}.
  */
 public final class StateKey {
