@@ -23,6 +23,9 @@ import dev.sluice.core.stats.LeaseTotals;
 import dev.sluice.core.stats.NodeStats;
 import dev.sluice.node.NodeSettings.Setting;
 import dev.sluice.node.envoy.EnvoyFrontEnd;
+import dev.sluice.node.resp.ClusterView;
+import dev.sluice.node.resp.RespFrontEnd;
+import dev.sluice.node.resp.RespLimits;
 import dev.sluice.rest.ApiSettings;
 import dev.sluice.rest.Console;
 import dev.sluice.rest.ReadinessProbe;
@@ -38,8 +41,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.BindException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,25 +60,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Sluice grid node: one Hazelcast member holding a share of the counters, the REST API and the
- * Envoy rate limit service in front of it, and the rules file kept in step with the cluster.
+ * A Sluice grid node: one Hazelcast member holding a share of the counters, the REST API, the Envoy
+ * rate limit service and the Redis protocol in front of it, and the rules file kept in step with
+ * the cluster.
  *
  * <pre>
  * java -jar grid-node/target/sluice-node.jar [--config node.yaml] [--insecure]
  * </pre>
  *
  * With no arguments: one member on 127.0.0.1 (member port 5701), REST on 8080, Envoy's rate limit
- * service on 8081, the example rules of {@code grid-node/rules.yaml}. Every setting is in {@link
- * NodeSettings}.
+ * service on 8081, the Redis protocol on 6380, the example rules of {@code grid-node/rules.yaml}.
+ * Every setting is in {@link NodeSettings}.
  *
  * <h2>Lifecycle</h2>
  *
  * Start: settings are validated (a bad one stops the node with a message naming it), the Envoy
  * config is read (a broken file stops the node, naming file, line and field), the member joins, the
  * rules file is loaded (a broken file stops the node), then the Envoy rate limit service ({@link
- * EnvoyFrontEnd}) and the REST API open. {@code /health/ready} answers 200 once the member has
- * joined and its partitions have been safe once (all backups in place); a later migration does not
- * pull every node out of a load balancer at once.
+ * EnvoyFrontEnd}), the Redis protocol ({@link RespFrontEnd}) and the REST API open. {@code
+ * /health/ready} answers 200 once the member has joined and its partitions have been safe once (all
+ * backups in place); a later migration does not pull every node out of a load balancer at once.
  *
  * <h2>Client mode</h2>
  *
@@ -87,10 +93,10 @@ import org.slf4j.LoggerFactory;
  * member decides on its own partitions, or, cut off from its peers, as a cluster of its own; so
  * member mode ignores those settings (with a warning).
  *
- * <p>Stop (SIGTERM, Ctrl-C, {@link #close()}): the Envoy rate limit service and then the REST API
- * stop taking requests and finish the ones in flight, then the member shuts down gracefully: it
- * hands its partitions, with their counters, to the remaining members before leaving, so no count
- * is lost.
+ * <p>Stop (SIGTERM, Ctrl-C, {@link #close()}): the Envoy rate limit service, the Redis protocol and
+ * then the REST API stop taking requests and finish the ones in flight, then the member shuts down
+ * gracefully: it hands its partitions, with their counters, to the remaining members before
+ * leaving, so no count is lost.
  */
 public final class SluiceNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceNode.class);
@@ -117,6 +123,7 @@ public final class SluiceNode implements AutoCloseable {
   private final @Nullable SluiceClient front;
   private final SluiceApi api;
   private final EnvoyFrontEnd envoy;
+  private final @Nullable RespFrontEnd resp;
   private final @Nullable RulesFileWatcher watcher;
   private final NodeStats stats;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -128,6 +135,7 @@ public final class SluiceNode implements AutoCloseable {
       @Nullable SluiceClient front,
       SluiceApi api,
       EnvoyFrontEnd envoy,
+      @Nullable RespFrontEnd resp,
       @Nullable RulesFileWatcher watcher,
       NodeStats stats) {
     this.stats = stats;
@@ -137,6 +145,7 @@ public final class SluiceNode implements AutoCloseable {
     this.front = front;
     this.api = api;
     this.envoy = envoy;
+    this.resp = resp;
     this.watcher = watcher;
   }
 
@@ -239,6 +248,7 @@ public final class SluiceNode implements AutoCloseable {
     RulesFileWatcher watcher = null;
     SluiceApi api = null;
     NodeStats stats = null;
+    RespFrontEnd resp = null;
     try {
       GridRateLimiter.Options options = GridRateLimiter.Options.defaults();
       if (timeSource != TimeSource.system()) {
@@ -321,6 +331,24 @@ public final class SluiceNode implements AutoCloseable {
       } catch (RuntimeException e) {
         throw portInUse(e, Setting.RLS_PORT, settings.rlsPort(), settings).orElseThrow(() -> e);
       }
+      if (settings.respPort() != 0) {
+        try {
+          resp =
+              RespFrontEnd.start(
+                  decisions,
+                  registry,
+                  client
+                      ? ClusterView.alone(advertisedHost(settings), settings.respPort())
+                      : ClusterView.members(member),
+                  new RespFrontEnd.Options(
+                      settings.bindAddress(),
+                      settings.respPort(),
+                      settings.adminToken(),
+                      RespLimits.defaults()));
+        } catch (RuntimeException e) {
+          throw portInUse(e, Setting.RESP_PORT, settings.respPort(), settings).orElseThrow(() -> e);
+        }
+      }
       api =
           new SluiceApi(
                   decisions,
@@ -333,6 +361,9 @@ public final class SluiceNode implements AutoCloseable {
               .start(settings.bindAddress(), settings.restPort());
     } catch (RuntimeException e) {
       envoy.close();
+      if (resp != null) {
+        resp.close();
+      }
       if (stats != null) {
         stats.close();
       }
@@ -354,13 +385,15 @@ public final class SluiceNode implements AutoCloseable {
       }
       throw portInUse(e, Setting.REST_PORT, settings.restPort(), settings).orElseThrow(() -> e);
     }
-    SluiceNode node = new SluiceNode(settings, member, limiter, front, api, envoy, watcher, stats);
+    SluiceNode node =
+        new SluiceNode(settings, member, limiter, front, api, envoy, resp, watcher, stats);
     LOG.info(
-        "Sluice node ready: REST http://{}:{}/ (try /v1/rules), Envoy RLS {}, {} in cluster '{}' of"
-            + " {}",
+        "Sluice node ready: REST http://{}:{}/ (try /v1/rules), Envoy RLS {}, Redis protocol {},"
+            + " {} in cluster '{}' of {}",
         settings.bindAddress(),
         api.port(),
         envoy.rlsPort() == 0 ? "off" : "grpc://" + settings.bindAddress() + ":" + envoy.rlsPort(),
+        resp == null ? "off" : "redis://" + settings.bindAddress() + ":" + resp.port(),
         client
             ? "client (failure policy "
                 + NodeSettings.wireName(settings.failurePolicy())
@@ -385,6 +418,7 @@ public final class SluiceNode implements AutoCloseable {
       ports.put(Setting.MEMBER_PORT, settings.memberPort());
     }
     ports.put(Setting.RLS_PORT, settings.rlsPort());
+    ports.put(Setting.RESP_PORT, settings.respPort());
     ports.put(Setting.REST_PORT, settings.restPort());
     ports.forEach(
         (setting, port) -> {
@@ -424,7 +458,9 @@ public final class SluiceNode implements AutoCloseable {
                     + " to another port"
                     + (setting == Setting.REST_PORT
                         ? " (0: any free port)"
-                        : setting == Setting.RLS_PORT ? " (0: turns it off)" : ""),
+                        : setting == Setting.RLS_PORT || setting == Setting.RESP_PORT
+                            ? " (0: turns it off)"
+                            : ""),
                 e));
       }
     }
@@ -584,6 +620,30 @@ public final class SluiceNode implements AutoCloseable {
     return envoy.rlsPort();
   }
 
+  /** The Redis protocol's port, or 0 when it is off. */
+  public int respPort() {
+    return resp == null ? 0 : resp.port();
+  }
+
+  /**
+   * The host a client-mode node names itself by to cluster-mode Redis clients: its public address,
+   * else its bind address, else (bound to every interface) this machine's address.
+   */
+  private static String advertisedHost(NodeSettings settings) {
+    if (settings.publicAddress() != null) {
+      return settings.publicAddress();
+    }
+    String bind = settings.bindAddress();
+    if (!bind.equals("0.0.0.0") && !bind.equals("::")) {
+      return bind;
+    }
+    try {
+      return InetAddress.getLocalHost().getHostAddress();
+    } catch (UnknownHostException e) {
+      return "127.0.0.1";
+    }
+  }
+
   public HazelcastInstance member() {
     return member;
   }
@@ -603,12 +663,16 @@ public final class SluiceNode implements AutoCloseable {
       return;
     }
     LOG.info(
-        "stopping Sluice node: Envoy RLS and REST first, then the member (partitions migrate)");
+        "stopping Sluice node: Envoy RLS, the Redis protocol and REST first, then the member"
+            + " (partitions migrate)");
     if (watcher != null) {
       watcher.close();
     }
     try {
       envoy.close();
+      if (resp != null) {
+        resp.close();
+      }
       api.stop();
     } finally {
       if (front != null) {

@@ -129,6 +129,13 @@ class SluiceNodeTest {
           .isInstanceOf(NodeConfigException.class)
           .hasMessageStartingWith("memberPort: port " + port + " on 127.0.0.1 is already in use")
           .hasMessageContaining("SLUICE_MEMBER_PORT");
+
+      Map<String, String> respTaken = env(List.of());
+      respTaken.put("SLUICE_RESP_PORT", Integer.toString(port));
+      assertThatThrownBy(() -> SluiceNode.start(NodeSettings.load(null, respTaken), clock))
+          .isInstanceOf(NodeConfigException.class)
+          .hasMessageStartingWith("respPort: port " + port + " on 127.0.0.1 is already in use")
+          .hasMessageContaining("SLUICE_RESP_PORT to another port (0: turns it off)");
     }
   }
 

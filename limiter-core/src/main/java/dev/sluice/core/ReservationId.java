@@ -18,8 +18,8 @@ import java.util.List;
  * or stale id can settle nothing (docs/algorithms.md, "Reservations").
  *
  * <p>Written as URL-safe base64 (no padding) of {@code [version 1][id][expiresAt][subject][ref]},
- * the reference a rule name or the inline policy's limits and flags: opaque to callers, safe in a
- * JSON string, a header or a URL.
+ * the reference a rule name or the inline policy's limits and flags (after its state name, for one
+ * under a state name): opaque to callers, safe in a JSON string, a header or a URL.
  *
  * @param ref the rule or inline policy the reservation was made under
  * @param subject the key, as the caller gave it
@@ -30,6 +30,7 @@ public record ReservationId(PolicyRef ref, String subject, long number, long exp
   private static final int VERSION = 1;
   private static final int NAMED = 0;
   private static final int INLINE = 1;
+  private static final int INLINE_UNDER_NAME = 2;
 
   /** The shortest time a reservation may stay open. */
   public static final Duration MIN_TTL = Duration.ofMillis(1);
@@ -65,10 +66,16 @@ public record ReservationId(PolicyRef ref, String subject, long number, long exp
         out.writeByte(NAMED);
         out.writeUTF(named.rule());
       } else {
-        Policy policy = ((PolicyRef.Inline) ref).policy();
+        PolicyRef.Inline inline = (PolicyRef.Inline) ref;
+        Policy policy = inline.policy();
         // Not onDenied: it is no part of the key's state (Policy#identity), and a commit answers
         // the key's state, never a ban.
-        out.writeByte(INLINE);
+        if (inline.stateName() == null) {
+          out.writeByte(INLINE);
+        } else {
+          out.writeByte(INLINE_UNDER_NAME);
+          out.writeUTF(inline.stateName());
+        }
         out.writeBoolean(policy.shadow());
         out.writeBoolean(policy.countDenied());
         out.writeByte(policy.leases().ordinal());
@@ -110,6 +117,10 @@ public record ReservationId(PolicyRef ref, String subject, long number, long exp
           switch (in.readByte()) {
             case NAMED -> PolicyRef.rule(in.readUTF());
             case INLINE -> PolicyRef.inline(readPolicy(in));
+            case INLINE_UNDER_NAME -> {
+              String stateName = in.readUTF();
+              yield PolicyRef.inlineUnder(stateName, readPolicy(in));
+            }
             default -> throw malformed();
           };
       if (in.available() > 0 || number <= 0) {

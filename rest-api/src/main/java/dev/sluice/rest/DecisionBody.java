@@ -50,7 +50,7 @@ public record DecisionBody(
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String reservationId) {
 
   /** The answer for {@code decision}, under {@code rule} (null: inline) of {@code policy}. */
-  static DecisionBody of(Decision decision, @Nullable String rule, @Nullable Policy policy) {
+  public static DecisionBody of(Decision decision, @Nullable String rule, @Nullable Policy policy) {
     return of(decision, rule, policy, false);
   }
 
@@ -77,7 +77,7 @@ public record DecisionBody(
   }
 
   /** This answer carrying the id of the reservation it took. */
-  DecisionBody withReservationId(@Nullable String id) {
+  public DecisionBody withReservationId(@Nullable String id) {
     return new DecisionBody(
         allowed,
         limit,

@@ -31,7 +31,8 @@ public record RuleBody(
     @Nullable String leases,
     @Nullable String onDenied) {
 
-  static RuleBody of(Rule rule) {
+  /** A rule as {@code GET /v1/rules/{name}} answers it. */
+  public static RuleBody of(Rule rule) {
     PolicySpec spec = PolicySpec.of(rule.policy());
     return new RuleBody(
         rule.name(),

@@ -232,6 +232,10 @@ public final class HttpRateLimiter implements RateLimiter {
 
   /** A key as the API reads it: the rule or the inline policy's fields, and the key. */
   private static ObjectNode keyBody(PolicyRef ref, String key) {
+    if (ref.storesPolicyWithState()) {
+      throw new UnsupportedOperationException(
+          "the REST API has no field for an inline policy's state name");
+    }
     ObjectNode body =
         ref instanceof PolicyRef.Inline inline
             ? policyBody(inline.policy())

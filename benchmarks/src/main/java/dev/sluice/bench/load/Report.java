@@ -21,6 +21,9 @@ import java.util.Optional;
  * to {@link LoadBench#SCENARIOS} appears there with no change here.
  */
 public final class Report {
+  /** The over-admission cell of a row whose scenario does not count it. */
+  static final String NOT_COUNTED = "not counted";
+
   private final List<String> header = new ArrayList<>();
   private final List<ScenarioResult> scenarios = new ArrayList<>();
   private final List<MemoryRow> memory = new ArrayList<>();
@@ -122,6 +125,10 @@ public final class Report {
       md.append("\n### ").append(s.id()).append(" ").append(s.title()).append("\n");
       md.append(s.setup()).append("\n\n");
       table(md, s);
+      if (!s.measured().isEmpty() && !exactnessCounted(s)) {
+        // Where this scenario does not count over-admission, say where it is counted (S9s for S9).
+        s.overAdmissionNote().ifPresent(note -> md.append("\n").append(note).append("\n"));
+      }
       // The ratios and the plots make one paragraph; the notes follow as a list.
       List<String> ratios = ratios(s);
       if (!ratios.isEmpty() || !s.measured().isEmpty()) {
@@ -219,7 +226,7 @@ public final class Report {
               "| %s | %,.0f | %s |",
               r.name(),
               r.medianThroughput(),
-              overAdmittedCell(r)));
+              overAdmittedCell(r, s.overAdmissionNote().isPresent())));
       if (exactness) {
         md.append(String.format(Locale.ROOT, " %,.0f |", r.medianAdmitted()));
       }
@@ -248,10 +255,15 @@ public final class Report {
   }
 
   /** {@code 0}, or {@code **1,234** (5.20 % of admitted)}; "not counted" where it was not. */
-  static String overAdmittedCell(ContenderRun r) {
+  /**
+   * The over-admission cell: the count, or {@link #NOT_COUNTED}; "in the note" where the scenario
+   * counts it in another run and says so below its table (S9's redis-benchmark reads no answer, its
+   * saturating twin S9s counts).
+   */
+  static String overAdmittedCell(ContenderRun r, boolean countedElsewhere) {
     Optional<Exactness> e = r.exactness();
     if (e.isEmpty()) {
-      return "not counted";
+      return countedElsewhere ? "in the note" : NOT_COUNTED;
     }
     long over = e.get().overAdmitted();
     if (over == 0) {

@@ -90,7 +90,9 @@ final class ReportHeader {
             + ", HdrHistogram "
             + Versions.of("HdrHistogram")
             + ", wrk "
-            + WrkRunner.version());
+            + WrkRunner.version()
+            + ", redis-benchmark "
+            + RedisBenchmarkRunner.version());
     report.header(
         "- Server JVMs (grid node, Bucket4j member, ceiling): `"
             + String.join(" ", BenchMembers.SERVER_JVM_FLAGS)

@@ -9,12 +9,12 @@ import java.util.Optional;
 
 /**
  * The performance targets, judged on this run's figures: P1..P7 (P4 once per load generator) for
- * the paths through Sluice, L1..L5 for hot and skewed keys. A target compares like with like
- * ({@link LikeForLike}): the same measure of a peer in the same scenario and group. Where the peer
- * goes to the key's owner on every call (Bucket4j plain or embedded, Redis + Lua), the target is
- * judged on Sluice's owner path (leases off), and Sluice's default (leases on) stands beside the
- * verdict as what a user gets; where the peer answers in the caller too (Bucket4j {@code
- * delaying}), it is judged on the default.
+ * the paths through Sluice, L1..L5 for hot and skewed keys, R1..R5 for the Redis port. A target
+ * compares like with like ({@link LikeForLike}): the same measure of a peer in the same scenario
+ * and group. Where the peer goes to the key's owner on every call (Bucket4j plain or embedded,
+ * Redis + Lua), the target is judged on Sluice's owner path (leases off), and Sluice's default
+ * (leases on) stands beside the verdict as what a user gets; where the peer answers in the caller
+ * too (Bucket4j {@code delaying}), it is judged on the default.
  */
 final class Targets {
   /** Sluice's defaults: leases on ({@link Contenders}). */
@@ -155,6 +155,34 @@ final class Targets {
                 SLUICE_EMBEDDED_OWNER),
             s7,
             SLUICE_EMBEDDED));
+
+    // The Redis port (S9): redis-benchmark against CL.THROTTLE and against Redis + a Lua GCRA
+    // script, the same binary and flags; both go to the key's owner on every command (no lease
+    // answers a RESP command in the caller), so the ratio compares like with like. Over-admission
+    // is counted in the saturating run S9s.
+    Optional<ScenarioResult> s9 = report.scenario("S9");
+    Optional<ScenarioResult> s9s = report.scenario("S9s");
+    int id = 1;
+    for (RespScenario.Variant variant : RespScenario.VARIANTS) {
+      double ratio = variant.pipeline() > 1 ? 1.5 : 1.0;
+      report.target(
+          exact(
+              ratioTarget(
+                  "R" + id++,
+                  String.format(
+                      Locale.ROOT,
+                      "%s: CL.THROTTLE ≥ %.1f× Redis + Lua, p99 no worse, 0 over-admitted (S9s)",
+                      variant.label(),
+                      ratio),
+                  s9,
+                  variant.sluice(),
+                  List.of(variant.redisLua()),
+                  ratio,
+                  1.0),
+              s9s,
+              RespScenario.SLUICE_SATURATED));
+    }
+    report.target(exactOnly("R" + id, "CL.THROTTLE saturated: 0 over-admitted", s9s));
   }
 
   /** Every Bucket4j client mode that ran in {@code scenario}. */

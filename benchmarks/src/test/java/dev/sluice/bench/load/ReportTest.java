@@ -235,6 +235,24 @@ class ReportTest {
   }
 
   @Test
+  void write_overAdmissionCountedElsewhere_saysWhereInsteadOfNotCounted(@TempDir Path dir)
+      throws Exception {
+    ScenarioResult counted = new ScenarioResult("S9", "Redis", "setup words");
+    counted.add(ContenderRun.measured("Sluice CL.THROTTLE", List.of(round(300_000, 50, 0))));
+    counted.overAdmissionCountedElsewhere("Counted in S9s below.");
+    ScenarioResult plain = new ScenarioResult("S2", "Client", "setup words");
+    plain.add(ContenderRun.measured("Sluice client", List.of(round(300_000, 50, 0))));
+    Path doc = dir.resolve("benchmarks.md");
+
+    new Report().scenario(counted).scenario(plain).write(doc, dir.resolve("img"));
+
+    String md = Files.readString(doc);
+    String s9 = md.substring(md.indexOf("### S9"), md.indexOf("### S2"));
+    assertThat(s9).contains("Counted in S9s below.").doesNotContain(Report.NOT_COUNTED);
+    assertThat(md.substring(md.indexOf("### S2"))).contains(Report.NOT_COUNTED);
+  }
+
+  @Test
   void contenderRun_exactness_sumsRoundsAndGivesTheMedianAdmissionRate() {
     ContenderRun run =
         ContenderRun.measured(

@@ -25,6 +25,7 @@ import java.io.IOException;
  *   format 3: each value a zig-zag varint
  *   format 4: each value a zig-zag varint of (m &lt;&lt; 2 | k), the value being m × 1000^k
  *   format | 0x10: then the reservation ledger, [length: varint][zig-zag varint × length]
+ *   format | 0x20: then the policy that wrote the values ({@link WireFormat#writePolicy})
  * </pre>
  *
  * Format 4 exists for timestamps: window starts are aligned to the epoch, so a window of whole
@@ -49,6 +50,14 @@ final class StateFormat {
    */
   static final int WITH_RESERVATIONS = 0x10;
 
+  /**
+   * Set on the format byte when the state keeps the policy that wrote it ({@link
+   * StoredState#writer()}: an inline policy's under a state name); the policy follows the values
+   * and the ledger. Every other state is written exactly as before, so members of earlier builds
+   * read it; a state with its writer exists only where a front end of this build made one.
+   */
+  static final int WITH_WRITER = 0x20;
+
   /** 1000^k for each scale code k. */
   private static final long[] SCALES = {1L, 1_000L, 1_000_000L, 1_000_000_000L};
 
@@ -60,7 +69,9 @@ final class StateFormat {
     boolean scaled = scaledSize(state) < varintSize(state);
     long[] ledger = stored.reservations();
     out.writeByte(
-        (scaled ? FORMAT_SCALED : FORMAT_VARINT) | (ledger.length > 0 ? WITH_RESERVATIONS : 0));
+        (scaled ? FORMAT_SCALED : FORMAT_VARINT)
+            | (ledger.length > 0 ? WITH_RESERVATIONS : 0)
+            | (stored.writer() != null ? WITH_WRITER : 0));
     out.writeInt(stored.fingerprint());
     WireFormat.writeVarInt(out, state.length);
     for (long value : state) {
@@ -76,11 +87,14 @@ final class StateFormat {
         WireFormat.writeVarLong(out, value);
       }
     }
+    if (stored.writer() != null) {
+      WireFormat.writePolicy(out, stored.writer());
+    }
   }
 
   static StoredState read(ObjectDataInput in) throws IOException {
     int flagged = in.readByte();
-    int format = flagged & ~WITH_RESERVATIONS;
+    int format = flagged & ~(WITH_RESERVATIONS | WITH_WRITER);
     if (format != FORMAT_VARINT && format != FORMAT_SCALED) {
       throw new IOException(
           "unknown state format " + format + (format == 1 || format == 2 ? OLD_FORMAT_HINT : ""));
@@ -103,7 +117,8 @@ final class StateFormat {
         ledger[i] = WireFormat.readVarLong(in);
       }
     }
-    return new StoredState(fingerprint, state, ledger);
+    Policy writer = (flagged & WITH_WRITER) != 0 ? WireFormat.readPolicy(in) : null;
+    return new StoredState(fingerprint, state, ledger, writer);
   }
 
   private static final String OLD_FORMAT_HINT =

@@ -254,15 +254,26 @@ final class WireFormat {
 
   private static final int NAMED = 0;
   private static final int INLINE = 1;
+  // Since inline policies under a state name; builds before them never read one.
+  private static final int INLINE_UNDER_NAME = 2;
 
-  /** A rule or inline policy: a tag, then the rule's name or the policy. */
+  /**
+   * A rule or inline policy: a tag, then the rule's name, or the policy (after its state name, for
+   * one under a state name).
+   */
   static void writeRef(ObjectDataOutput out, PolicyRef ref) throws IOException {
     if (ref instanceof PolicyRef.Named named) {
       out.writeByte(NAMED);
       out.writeString(named.rule());
     } else {
-      out.writeByte(INLINE);
-      writePolicy(out, ((PolicyRef.Inline) ref).policy());
+      PolicyRef.Inline inline = (PolicyRef.Inline) ref;
+      if (inline.stateName() == null) {
+        out.writeByte(INLINE);
+      } else {
+        out.writeByte(INLINE_UNDER_NAME);
+        out.writeString(inline.stateName());
+      }
+      writePolicy(out, inline.policy());
     }
   }
 
@@ -274,6 +285,11 @@ final class WireFormat {
     }
     if (tag == INLINE) {
       return PolicyRef.inline(readPolicy(in));
+    }
+    if (tag == INLINE_UNDER_NAME) {
+      String stateName = Objects.requireNonNull(in.readString(), "stateName");
+      Policy policy = readPolicy(in);
+      return valid(() -> PolicyRef.inlineUnder(stateName, policy));
     }
     throw new IOException("unknown policy reference tag " + tag);
   }

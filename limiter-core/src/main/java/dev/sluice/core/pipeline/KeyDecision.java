@@ -22,10 +22,12 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Take the stored state if its fingerprint is the policy's and {@code fit} it (a changed
  *       limit keeps the counters); if it was written under another shape (a rule changed its
- *       window, algorithm, buckets or list of limits), carry it over: the former policy's {@link
+ *       window, algorithm, buckets or list of limits, or an inline policy under a state name came
+ *       with other parameters), carry it over: the former policy's {@link
  *       LimiterAlgorithm#admissions} become this policy's state ({@link
- *       LimiterAlgorithm#fromAdmissions}), never more permissive than what was admitted. A state
- *       whose former policy is no longer known starts afresh, and the result says so.
+ *       LimiterAlgorithm#fromAdmissions}), never more permissive than what was admitted. The former
+ *       policy is the rule record's, or the one the state kept ({@link StoredState#writer()}). A
+ *       state whose former policy is no longer known starts afresh, and the result says so.
  *   <li>Decide each operation in order on that state: acquire (waiting up to its {@code maxWait}: a
  *       booking, {@link Booking}), release (plain, the exact undo of an admission at a given
  *       instant, or a concurrency permit by its id), peek, reserve and commit (the key's {@link
@@ -69,7 +71,7 @@ public final class KeyDecision {
       int settledAtEstimate) {}
 
   /**
-   * Decides {@code ops} on one key.
+   * Decides {@code ops} on one key whose stored state does not keep its writer.
    *
    * @param stored the key's stored state, or null for a key never seen (or forgotten)
    * @param formerPolicy the policy that wrote a state of the given fingerprint, or null if unknown
@@ -80,6 +82,25 @@ public final class KeyDecision {
       IntFunction<@Nullable CompiledPolicy> formerPolicy,
       long nowNanos,
       KeyOp[] ops) {
+    return decide(policy, stored, formerPolicy, nowNanos, ops, false);
+  }
+
+  /**
+   * Decides {@code ops} on one key.
+   *
+   * @param stored the key's stored state, or null for a key never seen (or forgotten)
+   * @param formerPolicy the policy that wrote a state of the given fingerprint, or null if unknown
+   *     (then the policy the state kept, if it kept one)
+   * @param storesPolicy whether the state written keeps {@code policy} as its writer ({@link
+   *     dev.sluice.core.PolicyRef#storesPolicyWithState()})
+   */
+  public static Result decide(
+      CompiledPolicy policy,
+      @Nullable StoredState stored,
+      IntFunction<@Nullable CompiledPolicy> formerPolicy,
+      long nowNanos,
+      KeyOp[] ops,
+      boolean storesPolicy) {
     LimiterAlgorithm algorithm = policy.algorithm();
     long[] before = null;
     long[] state;
@@ -94,6 +115,9 @@ public final class KeyDecision {
       state = algorithm.fit(before.clone());
     } else {
       CompiledPolicy former = formerPolicy.apply(stored.fingerprint());
+      if (former == null && stored.writer() != null) {
+        former = CompiledPolicy.of(stored.writer());
+      }
       if (former != null) {
         state = carryOver(former.algorithm(), stored.values(), algorithm, nowNanos);
         carried = true;
@@ -172,7 +196,7 @@ public final class KeyDecision {
     }
     return new Result(
         outcome,
-        new StoredState(policy.fingerprint(), state, ledger),
+        new StoredState(policy.fingerprint(), state, ledger, storesPolicy ? policy.policy() : null),
         Math.max(
             algorithm.untilFreshNanos(state, nowNanos),
             ReservationLedger.untilExpiredNanos(ledger, nowNanos)),

@@ -1,6 +1,9 @@
 package dev.sluice.core.pipeline;
 
+import dev.sluice.core.Policy;
 import java.util.Arrays;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A key's state as a store keeps it: the algorithm's {@code long[]}, a fingerprint of the policy
@@ -9,12 +12,20 @@ import java.util.Arrays;
  * stored: they come from the policy on every decision, so changing a limit needs no migration, and
  * a state of another shape is carried over ({@link KeyDecision}).
  *
+ * <p>Only where nothing else could name the policy of a fingerprint later does the state keep it
+ * ({@code writer}): an inline policy under a state name ({@link
+ * dev.sluice.core.PolicyRef#inlineUnder}), whose next call may carry any other parameters. A rule's
+ * former policies are in its record, and an inline policy's identity is in its state key.
+ *
  * @param fingerprint the shape the values were written under
  * @param values the algorithm's state; owned by the store, copied before it is changed
  * @param reservations the key's reservation ledger, {@link ReservationLedger#EMPTY} for none; never
  *     changed in place
+ * @param writer the policy that wrote the values, kept with them where no record can tell it; null
+ *     otherwise
  */
-public record StoredState(int fingerprint, long[] values, long[] reservations) {
+public record StoredState(
+    int fingerprint, long[] values, long[] reservations, @Nullable Policy writer) {
 
   public StoredState {
     if (reservations == null) {
@@ -22,9 +33,14 @@ public record StoredState(int fingerprint, long[] values, long[] reservations) {
     }
   }
 
-  /** A state that holds no reservation. */
+  /** A state that does not keep its writer. */
+  public StoredState(int fingerprint, long[] values, long[] reservations) {
+    this(fingerprint, values, reservations, null);
+  }
+
+  /** A state that holds no reservation and does not keep its writer. */
   public StoredState(int fingerprint, long[] values) {
-    this(fingerprint, values, ReservationLedger.EMPTY);
+    this(fingerprint, values, ReservationLedger.EMPTY, null);
   }
 
   /** Whether the key holds reservations (open, or committed and not yet expired). */
@@ -37,12 +53,14 @@ public record StoredState(int fingerprint, long[] values, long[] reservations) {
     return o instanceof StoredState other
         && fingerprint == other.fingerprint
         && Arrays.equals(values, other.values)
-        && Arrays.equals(reservations, other.reservations);
+        && Arrays.equals(reservations, other.reservations)
+        && Objects.equals(writer, other.writer);
   }
 
   @Override
   public int hashCode() {
-    return (31 * fingerprint + Arrays.hashCode(values)) * 31 + Arrays.hashCode(reservations);
+    return ((31 * fingerprint + Arrays.hashCode(values)) * 31 + Arrays.hashCode(reservations)) * 31
+        + Objects.hashCode(writer);
   }
 
   @Override
@@ -52,6 +70,7 @@ public record StoredState(int fingerprint, long[] values, long[] reservations) {
         + ", values="
         + Arrays.toString(values)
         + (reservations.length > 0 ? ", reservations=" + Arrays.toString(reservations) : "")
+        + (writer != null ? ", writer=" + writer : "")
         + '}';
   }
 }

@@ -22,6 +22,7 @@ import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.ReservationLedger;
 import dev.sluice.core.pipeline.StoredState;
 import dev.sluice.core.test.Seeds;
 import java.io.Serializable;
@@ -289,6 +290,48 @@ class SerializationTest {
     assertThat(SERIALIZATION.toData(StateValue.of(plain)).toByteArray())
         .hasSizeLessThan(SERIALIZATION.toData(StateValue.of(held)).toByteArray().length);
     assertThat(StateValue.of(plain)).isInstanceOf(StateValue.Packed.class);
+  }
+
+  /**
+   * A state under a state name keeps the policy that wrote it through the stored format, the map's
+   * value and a backup (the next call may bring other parameters, and any member must be able to
+   * carry it over); a command under a state name keeps its name on the wire.
+   */
+  @Test
+  void stateUnderAStateName_roundTripsItsWriter_andItsCommandItsName() {
+    Policy gcra =
+        Policy.builder()
+            .algorithm(Algorithm.GCRA)
+            .limit(30)
+            .window(Duration.ofSeconds(60))
+            .burst(15)
+            .build();
+    StoredState kept =
+        new StoredState(
+            CompiledPolicy.fingerprint(gcra),
+            new long[] {1_767_265_200_123_456_789L, 7},
+            ReservationLedger.EMPTY,
+            gcra);
+    assertThat(roundTripState(kept)).isEqualTo(kept);
+    assertThat(roundTripState(kept).writer()).isEqualTo(gcra);
+    assertThat(StateValue.of(kept)).isInstanceOf(StateValue.WithWriter.class);
+    StoreStatesBackup backup =
+        new StoreStatesBackup(new String[] {"@redis|u"}, new StoredState[] {kept}, new long[] {-1});
+    assertThat(roundTrip(backup)).isEqualTo(backup);
+
+    StoredState without =
+        new StoredState(kept.fingerprint(), kept.values(), ReservationLedger.EMPTY, null);
+    assertThat(SERIALIZATION.toData(StateValue.of(without)).toByteArray())
+        .as("a state without its writer is written as before")
+        .hasSizeLessThan(SERIALIZATION.toData(StateValue.of(kept)).toByteArray().length);
+
+    KeyCommand underName =
+        KeyCommand.of(PolicyRef.inlineUnder("redis", gcra), "user123", KeyOp.acquire(1));
+    assertThat(underName.stateKey()).isEqualTo("@redis|user123");
+    DecideProcessor back =
+        roundTrip(new DecideProcessor(new KeyCommand[] {underName}, new int[] {3}));
+    assertThat(back.commands()).containsExactly(underName);
+    assertThat(((PolicyRef.Inline) back.commands()[0].ref()).stateName()).isEqualTo("redis");
   }
 
   @Test
