@@ -258,9 +258,13 @@ final class DeniedCacheLimiter implements RateLimiter, AnswersLocally {
   /**
    * Whether a denial of {@code check} must not be cached: its policy counts denials, or limits
    * permits in flight (any holder's release frees them before the denial's retry-after, which only
-   * tells when they would expire), or cannot be told here.
+   * tells when they would expire), or cannot be told here, or its key's state is one under a state
+   * name (the next call on it may bring other parameters, which the denial says nothing about).
    */
   private boolean countsDenied(Check check) {
+    if (check.ref().storesPolicyWithState()) {
+      return true;
+    }
     if (check.ref() instanceof PolicyRef.Inline inline) {
       return inline.policy().countDenied() || inline.policy().inFlight();
     }

@@ -13,7 +13,6 @@ import dev.sluice.core.ReservationException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
-import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.pipeline.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -392,6 +391,6 @@ final class FailurePolicyLimiter implements RateLimiter, AnswersLocally {
         check.ref() instanceof PolicyRef.Inline inline
             ? Optional.of(inline.policy())
             : knownRules.apply(((PolicyRef.Named) check.ref()).rule()).map(Rule::policy);
-    return policy.map(p -> LimiterAlgorithm.of(p).capacity()).orElse(0L);
+    return policy.map(dev.sluice.core.Policy::capacity).orElse(0L);
   }
 }

@@ -16,6 +16,7 @@ import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.metrics.LeaseMetrics;
 import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.metrics.RecordsDecisions;
+import dev.sluice.core.stats.NodeStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -101,7 +102,7 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
     this.registry = builder.meterRegistry;
     CircuitBreaker breaker =
         new CircuitBreaker(builder.probeInterval.toNanos(), builder.breakerClock);
-    LocalDecisionMetrics metrics = new LocalDecisionMetrics(registry);
+    LocalDecisionMetrics metrics = new LocalDecisionMetrics(registry, breaker);
     // Wall time, not the injected clock: the staleness bound covers events lost in real time, and
     // tests that freeze the client's clock must still see rule changes.
     this.rules =
@@ -131,8 +132,12 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
                 builder.nanoClock,
                 rules::known)
             : null;
+    RateLimiter chain = deniedCache != null ? deniedCache : failurePolicy;
+    NodeStats stats = builder.nodeStats;
     this.head =
-        MeteredRateLimiter.wrap(deniedCache != null ? deniedCache : failurePolicy, registry);
+        stats == null
+            ? MeteredRateLimiter.wrap(chain, registry)
+            : MeteredRateLimiter.wrap(chain, registry, stats);
     Duration warmUpTimeout =
         builder.connectTimeout.compareTo(builder.callTimeout) > 0
             ? builder.connectTimeout
@@ -335,6 +340,7 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
     boolean coalescing = true;
     boolean leases = true;
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
+    @Nullable NodeStats nodeStats;
     LongSupplier nanoClock = System::nanoTime;
     LongSupplier breakerClock = System::nanoTime;
     Duration connectTimeout = Duration.ofSeconds(5);
@@ -465,6 +471,15 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
     /** Where {@code sluice_client_local_decisions_total} and friends are registered. */
     public Builder meterRegistry(MeterRegistry registry) {
       this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
+      return this;
+    }
+
+    /**
+     * Also counts every answer the application gets in a grid node's console stats (a client-mode
+     * node's; none by default).
+     */
+    public Builder nodeStats(NodeStats stats) {
+      this.nodeStats = Objects.requireNonNull(stats, "nodeStats");
       return this;
     }
 

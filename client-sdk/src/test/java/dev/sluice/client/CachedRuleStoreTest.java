@@ -131,6 +131,32 @@ class CachedRuleStoreTest {
   }
 
   @Test
+  void findAsync_neverSeenWhileGridHangs_returnsAtOnce_failsWithinTheLookupTimeout() {
+    map.put("login", rule(5));
+    hang.set(true);
+    long start = System.nanoTime();
+
+    CompletableFuture<Optional<Rule>> answer = rules.findAsync("login");
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("the caller (an event loop) does not wait for the read")
+        .isLessThan(LOOKUP_TIMEOUT);
+    assertThat(answer)
+        .failsWithin(LOOKUP_TIMEOUT.plusSeconds(1))
+        .withThrowableThat()
+        .havingCause()
+        .isInstanceOf(GridUnavailableException.class);
+    assertThat(gridFailures).as("the late read counts as a grid failure").hasValue(1);
+  }
+
+  @Test
+  void findAsync_cachedOrRead_answersTheRule() throws Exception {
+    map.put("login", rule(5));
+    assertThat(rules.findAsync("login").get(5, TimeUnit.SECONDS)).contains(rule(5));
+    assertThat(rules.findAsync("login")).isCompletedWithValue(Optional.of(rule(5)));
+  }
+
+  @Test
   void find_neverSeenWhileBreakerOpen_throwsAtOnceWithoutReading() {
     map.put("login", rule(5));
     breakerOpen.set(true);

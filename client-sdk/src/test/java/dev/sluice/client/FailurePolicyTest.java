@@ -78,8 +78,10 @@ class FailurePolicyTest {
 
   @Test
   void tryAcquire_gridBack_decidedByTheGridAfterOneProbeInterval() {
+    assertThat(breakerGauge()).isZero();
     grid.down = true;
     assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    assertThat(breakerGauge()).as("sluice_client_breaker_open while open").isEqualTo(1);
     grid.down = false;
     // Within the probe interval the breaker still answers locally.
     assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
@@ -87,6 +89,7 @@ class FailurePolicyTest {
     Decision back = client.tryAcquire("api", "k");
     assertThat(back.decidedBy()).isEqualTo(DecidedBy.LIMITER);
     assertThat(client.gridUnavailable()).isFalse();
+    assertThat(breakerGauge()).isZero();
     assertThat(client.tryAcquireAsync("api", "k", 1).toCompletableFuture().join().decidedBy())
         .isEqualTo(DecidedBy.LIMITER);
   }
@@ -152,5 +155,9 @@ class FailurePolicyTest {
 
   private double counter(String reason) {
     return registry.get("sluice.client.local.decisions").tag("reason", reason).counter().count();
+  }
+
+  private double breakerGauge() {
+    return registry.get("sluice.client.breaker.open").gauge().value();
   }
 }

@@ -50,6 +50,7 @@ import org.jspecify.annotations.Nullable;
  * failurePolicies: {login: fail-closed}
  * rlsPort: 8081                  # Envoy's rate limit service (gRPC); 0: off
  * envoyConfig: envoy/            # envoyproxy/ratelimit config files, hot-reloaded
+ * respPort: 6380                 # the Redis protocol (RESP2/RESP3); 0: off
  * </pre>
  *
  * Precedence: environment variable (when set and not empty) over the file over the default. Bad
@@ -85,6 +86,7 @@ import org.jspecify.annotations.Nullable;
  *     unknown, every request OK)
  * @param envoyShadowMode the Envoy front end answers OK even when over a limit
  * @param envoyHeaders the headers the Envoy front end asks Envoy to add to its response
+ * @param respPort the Redis protocol front end's port (CL.THROTTLE, GCRA, SLUICE.*); 0: off
  */
 public record NodeSettings(
     Mode mode,
@@ -109,7 +111,8 @@ public record NodeSettings(
     int rlsPort,
     @Nullable Path envoyConfig,
     boolean envoyShadowMode,
-    Set<EnvoyHeader> envoyHeaders) {
+    Set<EnvoyHeader> envoyHeaders,
+    int respPort) {
 
   public NodeSettings {
     failurePolicies = Map.copyOf(failurePolicies);
@@ -260,7 +263,12 @@ public record NodeSettings(
         "Envoy front end: headers Envoy adds to its response, any of `ratelimit` (IETF `RateLimit`,"
             + " `RateLimit-Policy`), `x-ratelimit` (`X-RateLimit-Limit`, `-Remaining`, `-Reset`),"
             + " `retry-after` (when over the limit), comma-separated (a YAML list in the file);"
-            + " `none` for none.");
+            + " `none` for none."),
+    RESP_PORT(
+        "respPort",
+        "6380",
+        "Port of the Redis protocol (RESP2 and RESP3): `CL.THROTTLE`, `GCRA` and `SLUICE.*` for"
+            + " any Redis client ([resp.md](resp.md)); 0 turns it off.");
 
     private final String key;
     private final String defaultValue;
@@ -365,7 +373,8 @@ public record NodeSettings(
         rlsPort,
         envoyConfig,
         envoyShadowMode,
-        envoyHeaders);
+        envoyHeaders,
+        respPort);
   }
 
   /** Whether admin routes need a token. */
@@ -428,6 +437,8 @@ public record NodeSettings(
             .sorted()
             .map(EnvoyHeader::wireName)
             .collect(Collectors.joining(",", "{", "}"))
+        + ", respPort="
+        + respPort
         + "]";
   }
 
@@ -713,7 +724,8 @@ public record NodeSettings(
           port(Setting.RLS_PORT, 0),
           path(Setting.ENVOY_CONFIG),
           bool(Setting.ENVOY_SHADOW_MODE),
-          envoyHeaders());
+          envoyHeaders(),
+          port(Setting.RESP_PORT, 0));
     }
 
     /** {@code ratelimit,retry-after}, a YAML list of the same, or {@code none}. */

@@ -36,8 +36,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * A Java application ({@link SluiceClient}, in this JVM) deciding under load while the grid's
  * member processes fail: three {@code sluice-node.jar} members on loopback, 16 threads of checks
  * over three rules of different algorithms, and then either {@code kill -9} of one member or a
- * restart of all three, one after another. What the client promises (DESIGN §5), checked on every
- * call:
+ * restart of all three, one after another. What the client promises (docs/client.md), checked on
+ * every call:
  *
  * <ul>
  *   <li>no check waits longer than the call timeout plus {@link #MARGIN} (a busy two-core machine

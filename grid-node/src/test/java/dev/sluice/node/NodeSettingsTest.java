@@ -248,7 +248,19 @@ class NodeSettingsTest {
             "SLUICE_ENVOY_HEADERS",
             " X-RateLimit , ratelimit",
             (Function<NodeSettings, Object>) NodeSettings::envoyHeaders,
-            Set.of(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RATELIMIT)));
+            Set.of(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RATELIMIT)),
+        Arguments.of(
+            "SLUICE_RESP_PORT", "0", (Function<NodeSettings, Object>) NodeSettings::respPort, 0));
+  }
+
+  @Test
+  void respPort_defaultsTo6380_zeroTurnsItOff_badValuesAreRefused() {
+    assertThat(NodeSettings.defaults().respPort()).isEqualTo(6380);
+    assertThat(NodeSettings.load(null, Map.of("SLUICE_RESP_PORT", "16380")).respPort())
+        .isEqualTo(16380);
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_RESP_PORT", "redis")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("respPort: must be a port number from 0 to 65535, was 'redis'");
   }
 
   @Test

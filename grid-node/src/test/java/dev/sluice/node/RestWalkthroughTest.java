@@ -11,13 +11,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * docs/rest-api.md, "Waiting, and permits in flight" and "Reserve, then commit", run: every {@code
- * $ curl ...} line of its console blocks is sent to a node started here (in this JVM, on a frozen
- * clock, so that delays and permit and reservation ids are the ones printed) and its answer
- * compared with the one printed below it, as {@link ReadmeIT} does for the README.
+ * docs/rest-api.md, "Inline keys: peek and reset", "Waiting, and permits in flight" and "Reserve,
+ * then commit", run: every {@code $ curl ...} line of its console blocks is sent to a node started
+ * here (in this JVM, on a frozen clock, so that delays and permit and reservation ids are the ones
+ * printed) and its answer compared with the one printed below it, as {@link ReadmeIT} does for the
+ * README.
  */
 class RestWalkthroughTest {
   @TempDir Path dir;
+
+  @Test
+  void inlineKeys_commandsAnswerAsPrinted() throws Exception {
+    runSection("### Inline keys: peek and reset", 2);
+  }
 
   @Test
   void waitingAndPermits_commandsAnswerAsPrinted() throws Exception {

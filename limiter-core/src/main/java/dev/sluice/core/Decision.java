@@ -3,7 +3,7 @@ package dev.sluice.core;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The answer to one request for permits (DESIGN §2).
+ * The answer to one request for permits (docs/algorithms.md).
  *
  * <p>Delays are in nanoseconds here; API surfaces round {@code retryAfter} <em>up</em> (whole
  * milliseconds in JSON, whole seconds in headers) so that a client that waits that long succeeds.
@@ -19,6 +19,17 @@ import org.jspecify.annotations.Nullable;
  * @param decidedBy who decided: the limiter itself, or a client-side shortcut
  * @param permitId concurrency rules: the id of the permit an admitted request holds, to give to
  *     {@link RateLimiter#releasePermit}; 0 for every other decision
+ * @param bindingLimitIndex which of the policy's {@link Policy#limits()} this answer's {@code
+ *     limit} is (the binding one: see {@link dev.sluice.core.algorithm.LimitSet}); 0 for a policy
+ *     of one limit. Surfaces name it in headers without guessing from quotas, which two limits may
+ *     share.
+ * @param shadowBanned denied under a policy that shadow-bans ({@link Policy.OnDenied#SHADOW_BAN}):
+ *     {@code allowed} is false and nothing was admitted, but an HTTP gate lets the request through
+ *     marked and its caller sees success
+ * @param bindingResetAfterNanos delay until the binding limit ({@code bindingLimitIndex}) is back
+ *     to full capacity if no other traffic arrived: what headers report as its reset. The same as
+ *     {@code resetAfterNanos} for a policy of one limit; for several, {@code resetAfterNanos} waits
+ *     for every limit (a day's quota) while this one is the limit that decided (the second's)
  * @param receipt an admission's proof, to give the permits back with ({@link
  *     RateLimiter#release(Receipt)}); null for every decision that took nothing (a denial, a peek,
  *     a shadow rule's would-be denial, a failure policy's answer)
@@ -33,6 +44,9 @@ public record Decision(
     boolean shadowDenied,
     DecidedBy decidedBy,
     long permitId,
+    int bindingLimitIndex,
+    boolean shadowBanned,
+    long bindingResetAfterNanos,
     @Nullable Receipt receipt) {
 
   /**
@@ -94,9 +108,43 @@ public record Decision(
     if (remaining < 0) {
       throw new IllegalArgumentException("remaining must not be negative, was " + remaining);
     }
+    if (bindingLimitIndex < 0) {
+      throw new IllegalArgumentException(
+          "bindingLimitIndex must not be negative, was " + bindingLimitIndex);
+    }
   }
 
   /** A decision that carries no receipt (yet): what the deciding step answers. */
+  public Decision(
+      boolean allowed,
+      long limit,
+      long remaining,
+      long retryAfterNanos,
+      long resetAfterNanos,
+      long delayNanos,
+      boolean shadowDenied,
+      DecidedBy decidedBy,
+      long permitId,
+      int bindingLimitIndex,
+      boolean shadowBanned,
+      long bindingResetAfterNanos) {
+    this(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
+        null);
+  }
+
+  /** A decision about the first (or only) limit of its policy, carrying no receipt (yet). */
   public Decision(
       boolean allowed,
       long limit,
@@ -117,7 +165,9 @@ public record Decision(
         shadowDenied,
         decidedBy,
         permitId,
-        null);
+        0,
+        false,
+        resetAfterNanos);
   }
 
   /** A decision that holds no permit id (every algorithm but concurrency). */
@@ -167,7 +217,43 @@ public record Decision(
       return this;
     }
     return new Decision(
-        true, limit, remaining, 0, resetAfterNanos, delayNanos, true, decidedBy, permitId, null);
+        true,
+        limit,
+        remaining,
+        0,
+        resetAfterNanos,
+        delayNanos,
+        true,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
+        null);
+  }
+
+  /**
+   * This decision under a policy that shadow-bans: a denial stays a denial (nothing admitted, the
+   * same retry-after) and says {@code shadowBanned}, so that a gate lets it through marked.
+   */
+  public Decision asShadowBan() {
+    if (allowed) {
+      return this;
+    }
+    return new Decision(
+        false,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        true,
+        bindingResetAfterNanos,
+        null);
   }
 
   public Decision decidedBy(DecidedBy by) {
@@ -181,6 +267,9 @@ public record Decision(
         shadowDenied,
         by,
         permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
         receipt);
   }
 
@@ -196,6 +285,9 @@ public record Decision(
         shadowDenied,
         decidedBy,
         id,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
         receipt);
   }
 
@@ -211,7 +303,36 @@ public record Decision(
         shadowDenied,
         decidedBy,
         permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
         proof);
+  }
+
+  /** This decision reporting on the policy's limit at {@code index} (see {@link Policy#limits}). */
+  public Decision withBindingLimitIndex(int index) {
+    return withBindingLimit(index, bindingResetAfterNanos);
+  }
+
+  /**
+   * This decision reporting on the policy's limit at {@code index}, which is whole again after
+   * {@code resetAfterNanos} (see {@link #bindingResetAfterNanos}).
+   */
+  public Decision withBindingLimit(int index, long resetAfterNanos) {
+    return new Decision(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        this.resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        index,
+        shadowBanned,
+        resetAfterNanos,
+        receipt);
   }
 
   /**
@@ -232,6 +353,9 @@ public record Decision(
         shadowDenied,
         decidedBy,
         permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        saturatedAdd(bindingResetAfterNanos, waitNanos),
         receipt);
   }
 
@@ -251,7 +375,10 @@ public record Decision(
         && delayNanos == other.delayNanos
         && shadowDenied == other.shadowDenied
         && decidedBy == other.decidedBy
-        && permitId == other.permitId;
+        && permitId == other.permitId
+        && bindingLimitIndex == other.bindingLimitIndex
+        && shadowBanned == other.shadowBanned
+        && bindingResetAfterNanos == other.bindingResetAfterNanos;
   }
 
   @Override
@@ -265,7 +392,10 @@ public record Decision(
         delayNanos,
         shadowDenied,
         decidedBy,
-        permitId);
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos);
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -296,6 +426,11 @@ public record Decision(
   /** {@code resetAfter} in whole seconds, rounded up: the {@code X-RateLimit-Reset} header. */
   public long resetAfterSeconds() {
     return ceilDiv(resetAfterNanos, 1_000_000_000L);
+  }
+
+  /** {@code bindingResetAfter} in whole seconds, rounded up. */
+  public long bindingResetAfterSeconds() {
+    return ceilDiv(bindingResetAfterNanos, 1_000_000_000L);
   }
 
   private static long ceilDiv(long value, long divisor) {

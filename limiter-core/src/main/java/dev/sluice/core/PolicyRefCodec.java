@@ -9,13 +9,18 @@ import java.util.List;
 
 /**
  * How the ids callers hold ({@link ReservationId}, {@link Receipt}) name the rule or inline policy
- * they are about: {@code [0][rule name]} or {@code [1][shadow][countDenied][leases][n][n ×
+ * they are about: {@code [0][rule name]}, {@code [1][policy]} for an inline policy with a state of
+ * its own, or {@code [2][state name][policy]} for one under a state name ({@link
+ * PolicyRef#inlineUnder}), where the policy is {@code [shadow][countDenied][leases][n][n ×
  * (algorithm code, limit, window, burst, buckets)]}. An id needs only itself to find its key, so an
- * inline policy travels whole.
+ * inline policy travels whole. Not its onDenied: that is no part of the key's state ({@link
+ * Policy#identity}), and a commit or a release answers the key's state, never a ban; nor its
+ * release setting, which an inline policy never opens.
  */
 final class PolicyRefCodec {
   private static final int NAMED = 0;
   private static final int INLINE = 1;
+  private static final int INLINE_UNDER_NAME = 2;
 
   private PolicyRefCodec() {}
 
@@ -25,8 +30,14 @@ final class PolicyRefCodec {
       out.writeUTF(named.rule());
       return;
     }
-    Policy policy = ((PolicyRef.Inline) ref).policy();
-    out.writeByte(INLINE);
+    PolicyRef.Inline inline = (PolicyRef.Inline) ref;
+    Policy policy = inline.policy();
+    if (inline.stateName() == null) {
+      out.writeByte(INLINE);
+    } else {
+      out.writeByte(INLINE_UNDER_NAME);
+      out.writeUTF(inline.stateName());
+    }
     out.writeBoolean(policy.shadow());
     out.writeBoolean(policy.countDenied());
     out.writeByte(policy.leases().ordinal());
@@ -50,6 +61,10 @@ final class PolicyRefCodec {
     return switch (in.readByte()) {
       case NAMED -> PolicyRef.rule(in.readUTF());
       case INLINE -> PolicyRef.inline(readPolicy(in));
+      case INLINE_UNDER_NAME -> {
+        String stateName = in.readUTF();
+        yield PolicyRef.inlineUnder(stateName, readPolicy(in));
+      }
       default -> throw new IOException("unknown policy reference tag");
     };
   }

@@ -16,8 +16,8 @@ import java.util.Base64;
  * or stale id can settle nothing (docs/algorithms.md, "Reservations").
  *
  * <p>Written as URL-safe base64 (no padding) of {@code [version 1][id][expiresAt][subject][ref]},
- * the reference a rule name or the inline policy's limits and flags: opaque to callers, safe in a
- * JSON string, a header or a URL.
+ * the reference a rule name or the inline policy's limits and flags (after its state name, for one
+ * under a state name): opaque to callers, safe in a JSON string, a header or a URL.
  *
  * @param ref the rule or inline policy the reservation was made under
  * @param subject the key, as the caller gave it

@@ -24,6 +24,7 @@ import org.jspecify.annotations.Nullable;
  * {"rule": "exports", "key": "user-42", "maxWaitMs": 2000}       wait up to 2 s (answer: delayMs)
  * {"rule": "db", "key": "user-42", "permitId": "1790000000000000001"}  release a permit by its id
  * {"rule": "llm-tokens", "key": "team-7", "cost": 500, "ttlMs": 60000}  reserve an estimate
+ * {"key": "user-42", "limit": 3, "window": "1h", "onDenied": "shadow_ban"}  a denial says shadowBanned
  * {"receipt": "AQAAAAAAAAAB..."}                     give back what a check took, with its receipt
  * </pre>
  *
@@ -47,6 +48,7 @@ public record CheckRequest(
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
     @Nullable String leases,
+    @Nullable String onDenied,
     @Nullable String release,
     @Nullable String receipt) {
 
@@ -148,6 +150,7 @@ public record CheckRequest(
         shadow,
         countDenied,
         leases,
+        onDenied,
         release);
   }
 

@@ -15,6 +15,7 @@ import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
+import dev.sluice.core.headers.RateLimitHeaders;
 import dev.sluice.core.spec.LimitSpec;
 import io.javalin.http.Context;
 import java.time.Duration;
@@ -47,7 +48,7 @@ final class CheckRoutes {
   void check(Context ctx) {
     Request request = request(noPermitId(bodies.read(ctx, CheckRequest.class), ""), "");
     Decision decision = limiter.tryAcquire(request.check());
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, decision.allowed() ? 200 : 429, request.body(decision, false));
   }
 
@@ -95,7 +96,7 @@ final class CheckRoutes {
       }
     }
     Request head = requests.get(headline);
-    RateLimitHeaders.apply(ctx, head.label(), head.policy(), outcome.decisions().get(headline));
+    writeHeaders(ctx, head.label(), head.policy(), outcome.decisions().get(headline));
     respond(
         ctx,
         outcome.allowed() ? 200 : 429,
@@ -133,12 +134,12 @@ final class CheckRoutes {
     Decision decision;
     if (permitId != null) {
       decision = limiter.releasePermit(request.check().ref(), request.check().key(), permitId);
-    } else if (auth.admitsBareCount(ctx)) {
+    } else if (auth.isAdmin(ctx)) {
       decision = limiter.releaseWithoutProof(request.check());
     } else {
       decision = limiter.release(request.check()); // only a rule with release: open takes it
     }
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
 
@@ -155,14 +156,20 @@ final class CheckRoutes {
     } catch (InvalidPolicyException e) {
       throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
     }
-    Policy policy =
-        receipt.ref() instanceof PolicyRef.Inline inline
-            ? inline.policy()
-            : lookUp(((PolicyRef.Named) receipt.ref()).rule(), "");
-    Request request = new Request(receipt.release(), policy);
+    Request request = new Request(receipt.release(), policyOf(receipt.ref(), ""));
     Decision decision = limiter.release(receipt);
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
+  }
+
+  /**
+   * The policy {@code ref} names (a check's, a receipt's, a reservation's), for the headers and the
+   * body; null as {@link #lookUp} says.
+   */
+  private @Nullable Policy policyOf(PolicyRef ref, String at) {
+    return ref instanceof PolicyRef.Inline inline
+        ? inline.policy()
+        : lookUp(((PolicyRef.Named) ref).rule(), at);
   }
 
   /**
@@ -190,7 +197,7 @@ final class CheckRoutes {
     Request request = request(body, "");
     Reservation reservation = limiter.reserve(request.check(), ttl);
     Decision decision = reservation.decision();
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(
         ctx,
         decision.allowed() ? 200 : 429,
@@ -212,13 +219,9 @@ final class CheckRoutes {
     } catch (InvalidPolicyException e) {
       throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
     }
-    Policy policy =
-        id.ref() instanceof PolicyRef.Inline inline
-            ? inline.policy()
-            : lookUp(((PolicyRef.Named) id.ref()).rule(), "");
-    Request request = new Request(new Check(id.ref(), id.subject(), 0), policy);
+    Request request = new Request(new Check(id.ref(), id.subject(), 0), policyOf(id.ref(), ""));
     Decision decision = limiter.commit(body.reservationId(), body.cost());
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
 
@@ -227,7 +230,7 @@ final class CheckRoutes {
     Rule rule = ruleFromPath(ctx);
     String key = keyFromPath(ctx);
     Decision decision = limiter.peek(rule.name(), key);
-    RateLimitHeaders.apply(ctx, rule.name(), rule.policy(), decision);
+    writeHeaders(ctx, rule.name(), rule.policy(), decision);
     respond(ctx, 200, DecisionBody.of(decision, rule.name(), rule.policy()));
   }
 
@@ -245,7 +248,7 @@ final class CheckRoutes {
   void peekBody(Context ctx) {
     Request request = keyRequest(bodies.read(ctx, CheckRequest.class));
     Decision decision = limiter.peek(request.check().ref(), request.check().key());
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
 
@@ -299,11 +302,7 @@ final class CheckRoutes {
     } catch (InvalidPolicyException e) {
       throw ApiError.invalidField(at + e.field(), LimitSpec.problem(e));
     }
-    Policy policy =
-        check.ref() instanceof PolicyRef.Inline inline
-            ? inline.policy()
-            : lookUp(((PolicyRef.Named) check.ref()).rule(), at);
-    return new Request(check, policy);
+    return new Request(check, policyOf(check.ref(), at));
   }
 
   /**
@@ -373,6 +372,14 @@ final class CheckRoutes {
       return candidate.retryAfterNanos() > current.retryAfterNanos();
     }
     return candidate.remaining() < current.remaining();
+  }
+
+  /** The rate-limit headers every surface writes ({@link RateLimitHeaders}). */
+  private static void writeHeaders(
+      Context ctx, String label, @Nullable Policy policy, Decision decision) {
+    for (RateLimitHeaders.Header header : RateLimitHeaders.of(label, policy, decision)) {
+      ctx.header(header.name(), header.value());
+    }
   }
 
   static void respond(Context ctx, int status, Object body) {

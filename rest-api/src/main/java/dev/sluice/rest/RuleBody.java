@@ -29,9 +29,11 @@ public record RuleBody(
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
     @Nullable String leases,
+    @Nullable String onDenied,
     @Nullable String release) {
 
-  static RuleBody of(Rule rule) {
+  /** A rule as {@code GET /v1/rules/{name}} answers it. */
+  public static RuleBody of(Rule rule) {
     PolicySpec spec = PolicySpec.of(rule.policy());
     return new RuleBody(
         rule.name(),
@@ -45,6 +47,7 @@ public record RuleBody(
         spec.shadow(),
         spec.countDenied(),
         spec.leases(),
+        spec.onDenied(),
         spec.release());
   }
 
@@ -68,6 +71,7 @@ public record RuleBody(
                 shadow,
                 countDenied,
                 leases,
+                onDenied,
                 release)
             .toPolicy());
   }

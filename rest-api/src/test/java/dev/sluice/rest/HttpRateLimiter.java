@@ -242,6 +242,10 @@ public final class HttpRateLimiter implements RateLimiter {
 
   /** A key as the API reads it: the rule or the inline policy's fields, and the key. */
   private static ObjectNode keyBody(PolicyRef ref, String key) {
+    if (ref.storesPolicyWithState()) {
+      throw new UnsupportedOperationException(
+          "the REST API has no field for an inline policy's state name");
+    }
     ObjectNode body =
         ref instanceof PolicyRef.Inline inline
             ? policyBody(inline.policy())
@@ -274,19 +278,22 @@ public final class HttpRateLimiter implements RateLimiter {
 
   private static Decision decision(JsonNode json) {
     long millis = 1_000_000L;
-    return new Decision(
-        json.get("allowed").asBoolean(),
-        json.get("limit").asLong(),
-        json.get("remaining").asLong(),
-        json.get("retryAfterMs").asLong() * millis,
-        json.get("resetAfterMs").asLong() * millis,
-        json.path("delayMs").asLong(0) * millis,
-        json.get("shadow").asBoolean(),
-        json.has("decidedBy")
-            ? Decision.DecidedBy.valueOf(json.get("decidedBy").asText().toUpperCase(Locale.ROOT))
-            : Decision.DecidedBy.LIMITER,
-        json.has("permitId") ? Long.parseLong(json.get("permitId").asText()) : 0,
-        json.has("receipt") ? Receipt.parse(json.get("receipt").asText()) : null);
+    Decision decision =
+        new Decision(
+                json.get("allowed").asBoolean(),
+                json.get("limit").asLong(),
+                json.get("remaining").asLong(),
+                json.get("retryAfterMs").asLong() * millis,
+                json.get("resetAfterMs").asLong() * millis,
+                json.path("delayMs").asLong(0) * millis,
+                json.get("shadow").asBoolean(),
+                json.has("decidedBy")
+                    ? Decision.DecidedBy.valueOf(
+                        json.get("decidedBy").asText().toUpperCase(Locale.ROOT))
+                    : Decision.DecidedBy.LIMITER,
+                json.has("permitId") ? Long.parseLong(json.get("permitId").asText()) : 0)
+            .withReceipt(json.has("receipt") ? Receipt.parse(json.get("receipt").asText()) : null);
+    return json.path("shadowBanned").asBoolean(false) ? decision.asShadowBan() : decision;
   }
 
   private JsonNode post(String path, JsonNode body) {

@@ -78,9 +78,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * </ul>
  *
  * Requests that are not valid HTTP (raw-socket abuse, undecodable paths) are refused by Jetty's
- * parser before Javalin sees them; those too must answer DESIGN §4's JSON error (never Jetty's HTML
- * page), and the run prints how many there were by status and code. The one 5xx allowed is 505 for
- * an unknown HTTP version, as {@code http_version_not_supported}.
+ * parser before Javalin sees them; those too must answer the JSON error of docs/rest-api.md,
+ * "Errors" (never Jetty's HTML page), and the run prints how many there were by status and code.
+ * The one 5xx allowed is 505 for an unknown HTTP version, as {@code http_version_not_supported}.
  */
 @ExtendWith(Seeds.class)
 class RestFuzzTest {
@@ -878,8 +878,8 @@ class RestFuzzTest {
 
   /**
    * Jetty refuses some requests before any route runs (an undecodable URI, oversize headers, a
-   * garbled request line); {@link JettyErrors} answers those with the JSON error of DESIGN §4 too.
-   * Counted by status and code, and reported.
+   * garbled request line); {@link JettyErrors} answers those with the JSON error of
+   * docs/rest-api.md too. Counted by status and code, and reported.
    */
   private void countJettyRefusal(int status, JsonNode answer) {
     if (JETTY_CODES.contains(answer.path("error").asText())) {

@@ -129,7 +129,7 @@ final class EnvoyConfigLoader {
     String defaultAlgorithm = file.sluice() == null ? null : file.sluice().algorithm();
     if (defaultAlgorithm != null) {
       try {
-        SluiceCounting.policy(1, Duration.ofSeconds(1), defaultAlgorithm, null, null, false);
+        SluiceCounting.policy(1, Duration.ofSeconds(1), defaultAlgorithm, null, null, false, null);
       } catch (InvalidPolicyException e) {
         throw parsed.problem("sluice.algorithm", problemOf(e));
       }
@@ -343,7 +343,8 @@ final class EnvoyConfigLoader {
             algorithm,
             extra == null ? null : extra.burst(),
             extra == null ? null : extra.buckets(),
-            shadow);
+            shadow,
+            extra == null ? null : extra.onDenied());
       } catch (InvalidPolicyException e) {
         String field =
             switch (e.field()) {
@@ -351,6 +352,7 @@ final class EnvoyConfigLoader {
               case "window" -> extra != null && extra.window() != null ? "sluice.window" : "unit";
               case "algorithm" ->
                   extra != null && extra.algorithm() != null ? "sluice.algorithm" : null;
+              case "onDenied" -> "sluice.on_denied";
               default -> "sluice." + e.field();
             };
         if (field == null) {

@@ -1,7 +1,7 @@
 package dev.sluice.node.envoy;
 
 import dev.sluice.core.config.ConfigFileException;
-import dev.sluice.node.PeriodicPoll;
+import dev.sluice.core.config.PeriodicPoll;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

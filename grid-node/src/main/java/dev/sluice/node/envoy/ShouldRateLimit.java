@@ -2,6 +2,7 @@ package dev.sluice.node.envoy;
 
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
+import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
@@ -44,9 +45,20 @@ import org.jspecify.annotations.Nullable;
  *   <li>The overall code: OVER_LIMIT if any non-quota descriptor is, or if every quota-mode
  *       descriptor is; then OK anyway under the global shadow mode ({@code envoyShadowMode}).
  *   <li>Headers ({@link ResponseHeaders}) and metrics ({@link EnvoyMetrics}).
+ *   <li>A limit whose {@code sluice.on_denied} is {@code shadow_ban} never shows: its status is a
+ *       bare OK and it binds no header, admitted or denied; when it denied, an OK answer asks Envoy
+ *       to add {@value #SHADOW_BANNED_HEADER} to the request for the upstream.
  * </ol>
  */
 final class ShouldRateLimit {
+  /**
+   * The request header Envoy adds for the upstream when a limit whose {@code sluice.on_denied} is
+   * {@code shadow_ban} denied the request: its value names the banned limits (each limit's {@code
+   * name}, else the domain and the matched path), comma-separated. The answer is OK, so the client
+   * sees what the upstream answers; the upstream skips the side effect.
+   */
+  static final String SHADOW_BANNED_HEADER = "x-sluice-shadow-banned";
+
   static final int MAX_DESCRIPTORS = 256;
   static final int MAX_ENTRIES = 64;
   private static final long MAX_UINT32 = 0xFFFF_FFFFL;
@@ -107,7 +119,31 @@ final class ShouldRateLimit {
 
     boolean over() {
       return (kind == Kind.BLOCKED && !limit().shadow())
-          || (kind == Kind.COUNTED && count != null && !count.allowed() && !count.shadowDenied());
+          || (kind == Kind.COUNTED
+              && count != null
+              && !count.allowed()
+              && !count.shadowDenied()
+              && !count.shadowBanned());
+    }
+
+    /** A counted limit whose denials are shadow bans: it never shows in an answer. */
+    boolean shadowBans() {
+      if (kind != Kind.COUNTED) {
+        return false;
+      }
+      Policy policy = limit().policy();
+      return policy != null && policy.shadowBans();
+    }
+
+    boolean banned() {
+      return kind == Kind.COUNTED && count != null && count.shadowBanned();
+    }
+
+    /** The limit's name in headers: its {@code name}, else the domain and the matched path. */
+    String name() {
+      Match matched = java.util.Objects.requireNonNull(match);
+      String named = matched.limit().name();
+      return named.isEmpty() ? domain + "." + matched.configPath() : named;
     }
   }
 
@@ -218,9 +254,14 @@ final class ShouldRateLimit {
     Binding quota = new Binding();
     int quotaTotal = 0;
     int quotaOver = 0;
+    List<String> banned = new ArrayList<>();
     for (Planned planned : plan) {
       response.addStatuses(status(planned));
-      if (planned.kind == Kind.NONE || planned.kind == Kind.UNLIMITED) {
+      if (planned.banned()) {
+        banned.add(planned.name());
+      }
+      // A shadow-banning limit binds nothing: reporting it would tell a banned client.
+      if (planned.kind == Kind.NONE || planned.kind == Kind.UNLIMITED || planned.shadowBans()) {
         continue;
       }
       if (planned.limit().quota()) {
@@ -242,6 +283,13 @@ final class ShouldRateLimit {
       over = false;
     }
     response.setOverallCode(over ? Code.OVER_LIMIT : Code.OK);
+    if (!over && !banned.isEmpty()) {
+      response.addRequestHeadersToAdd(
+          HeaderValue.newBuilder()
+              .setKey(SHADOW_BANNED_HEADER)
+              .setValue(String.join(", ", banned))
+              .build());
+    }
     response.addAllResponseHeadersToAdd(
         headers.headers(
             reported.planned == null ? null : bindingOf(reported.planned),
@@ -296,6 +344,12 @@ final class ShouldRateLimit {
         } else {
           metricsOf(planned).within(planned.hits, count.limit(), count.remaining());
         }
+        if (planned.shadowBans()) {
+          // Admitted or banned, a bare OK: no count, so that neither these statuses nor the
+          // headers Envoy computes from them (enable_x_ratelimit_headers) tell a banned client.
+          status.setCode(Code.OK);
+          break;
+        }
         status
             .setCode(count.allowed() ? Code.OK : Code.OVER_LIMIT)
             .setCurrentLimit(currentLimit(limit))
@@ -341,8 +395,7 @@ final class ShouldRateLimit {
 
   private ResponseHeaders.Binding bindingOf(Planned planned) {
     Limit limit = planned.limit();
-    Match match = java.util.Objects.requireNonNull(planned.match);
-    String name = limit.name().isEmpty() ? planned.domain + "." + match.configPath() : limit.name();
+    String name = planned.name();
     Policy policy = limit.policy();
     if (planned.kind == Kind.BLOCKED || planned.count == null || policy == null) {
       return new ResponseHeaders.Binding(
@@ -379,7 +432,8 @@ final class ShouldRateLimit {
       Policy policy = null;
       if (requestsPerUnit > 0) {
         try {
-          policy = SluiceCounting.policy(requestsPerUnit, unit.window(), null, null, null, false);
+          policy =
+              SluiceCounting.policy(requestsPerUnit, unit.window(), null, null, null, false, null);
         } catch (InvalidPolicyException e) {
           throw new InvalidRequestException(
               field, "Sluice cannot count this limit: " + e.getMessage());

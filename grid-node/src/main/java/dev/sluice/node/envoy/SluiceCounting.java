@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * a rule, a matched descriptor into a counter key, and counts a request's descriptors with one
  * {@link RateLimiter#tryAcquireAllAsync} call on the node's limiter, the same decision path as
  * every other front end (the grid member's limiter, or the client SDK's in client mode). Nothing
- * else in this package imports a core type but {@link Policy}, held opaquely by {@link Limit}.
+ * else in this package imports a core type but {@link Policy}, held opaquely by {@link Limit}, and
+ * the header writer every surface shares ({@link ResponseHeaders}).
  *
  * <h2>Counter keys</h2>
  *
@@ -50,10 +51,15 @@ import org.slf4j.LoggerFactory;
  * SHA-256 of the whole.
  */
 final class SluiceCounting {
-  /** What Sluice decided for one counted descriptor. */
+  /**
+   * What Sluice decided for one counted descriptor.
+   *
+   * @param shadowBanned denied under a limit whose {@code sluice.on_denied} is {@code shadow_ban}
+   */
   record Count(
       boolean allowed,
       boolean shadowDenied,
+      boolean shadowBanned,
       long limit,
       long remaining,
       long retryAfterNanos,
@@ -134,10 +140,11 @@ final class SluiceCounting {
 
   /**
    * The policy of a limit: {@code limit} per {@code window}, counted by {@code algorithm} (default
-   * sliding_window).
+   * sliding_window), its denials rejected or, with {@code onDenied} {@code shadow_ban}, shadow
+   * bans.
    *
    * @throws InvalidPolicyException naming the field ({@code algorithm}, {@code limit}, {@code
-   *     window}, {@code burst}, {@code buckets}) if Sluice cannot count it
+   *     window}, {@code burst}, {@code buckets}, {@code onDenied}) if Sluice cannot count it
    */
   static Policy policy(
       long limit,
@@ -145,8 +152,12 @@ final class SluiceCounting {
       @Nullable String algorithm,
       @Nullable Long burst,
       @Nullable Integer buckets,
-      boolean shadow) {
+      boolean shadow,
+      @Nullable String onDenied) {
     Policy.Builder builder = Policy.builder().limit(limit).window(window).shadow(shadow);
+    if (onDenied != null) {
+      builder.onDenied(Policy.OnDenied.fromWireName(onDenied));
+    }
     if (algorithm != null) {
       Algorithm parsed = Algorithm.fromWireName(algorithm);
       if (parsed == Algorithm.LEAKY_BUCKET) {
@@ -217,6 +228,7 @@ final class SluiceCounting {
                     new Count(
                         d.allowed(),
                         d.shadowDenied(),
+                        d.shadowBanned(),
                         d.limit(),
                         d.remaining(),
                         d.retryAfterNanos(),

@@ -36,6 +36,12 @@ class ShouldRateLimitTest {
                 unit: minute
                 requests_per_unit: 2
                 sluice: {algorithm: fixed_window}
+            - key: invite
+              rate_limit:
+                unit: hour
+                requests_per_unit: 1
+                name: invites
+                sluice: {on_denied: shadow_ban}
           """);
 
   private final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
@@ -126,6 +132,54 @@ class ShouldRateLimitTest {
     RateLimitResponse response = decide(decider, both);
 
     assertThat(headers(response)).containsEntry("RateLimit-Policy", "\"edge.slow\";q=2;w=60");
+  }
+
+  @Test
+  void shadowBan_denied_answersOkWithARequestHeader_andNoCountAnywhere() {
+    ShouldRateLimit decider = decider(false, EnumSet.allOf(EnvoyHeader.class));
+    RateLimitResponse admitted = decide(decider, request("invite", "spammer"));
+
+    RateLimitResponse banned = decide(decider, request("invite", "spammer"));
+
+    assertThat(banned.getOverallCode()).isEqualTo(Code.OK);
+    assertThat(banned.getRequestHeadersToAddList())
+        .containsExactly(
+            HeaderValue.newBuilder().setKey("x-sluice-shadow-banned").setValue("invites").build());
+    assertThat(admitted.getRequestHeadersToAddList()).isEmpty();
+    // The client's answer cannot tell the two apart: same statuses, no rate-limit headers.
+    assertThat(banned.getStatusesList()).isEqualTo(admitted.getStatusesList());
+    assertThat(banned.getStatuses(0).hasCurrentLimit()).isFalse();
+    assertThat(banned.getResponseHeadersToAddList()).isEmpty();
+    assertThat(admitted.getResponseHeadersToAddList()).isEmpty();
+    // Beside a limit that reports, that one's headers are the only ones; the ban stays hidden.
+    RateLimitRequest both =
+        RateLimitRequest.newBuilder(request("invite", "spammer"))
+            .addDescriptors(request("slow", "spammer").getDescriptors(0))
+            .build();
+    RateLimitResponse mixed = decide(decider, both);
+    assertThat(mixed.getOverallCode()).isEqualTo(Code.OK);
+    assertThat(headers(mixed)).containsEntry("RateLimit-Policy", "\"edge.slow\";q=2;w=60");
+    assertThat(mixed.getRequestHeadersToAddList()).hasSize(1);
+  }
+
+  @Test
+  void shadowBan_onAShadowModeDescriptor_isRefusedNamingTheField() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                EnvoyConfigLoader.parse(
+                    "edge.yaml",
+                    """
+                    domain: edge
+                    descriptors:
+                      - key: invite
+                        shadow_mode: true
+                        rate_limit:
+                          unit: hour
+                          requests_per_unit: 1
+                          sluice: {on_denied: shadow_ban}
+                    """))
+        .hasMessageContaining("sluice.on_denied")
+        .hasMessageContaining("a shadow rule never denies");
   }
 
   @Test

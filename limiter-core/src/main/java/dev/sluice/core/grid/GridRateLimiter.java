@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
 /**
  * The {@link RateLimiter} of a Sluice grid, over any {@link HazelcastInstance}: an embedded member
  * or a client, the same class. Every decision runs as one entry processor on the member that owns
- * the key, reading that member's clock (DESIGN §3); the pipeline ({@link PipelineRateLimiter})
+ * the key, reading that member's clock (docs/grid.md); the pipeline ({@link PipelineRateLimiter})
  * validates, groups and releases, the grid runtime ({@link GridBackend}) stores and sends.
  *
  * <p>It can be made over a Hazelcast client that has not reached the cluster yet: calls fail fast

@@ -88,8 +88,8 @@ public final class SluiceHazelcast {
    * Member config property: how long each member waits between its sweeps of the state map, in
    * milliseconds (default 30000). An idle rule state disappears at most this long, plus one pass
    * and a second, after it stopped counting (docs/grid.md, "Cleanup"); a pass costs about a second
-   * of CPU per million keys a member owns (docs/benchmarks.md, S6). Read once, when the member is
-   * configured.
+   * of CPU per million keys a member owns (docs/grid.md, "Memory layout and cleanup"). Read once,
+   * when the member is configured.
    */
   public static final String SWEEP_PERIOD_MILLIS_PROPERTY = "sluice.state.sweep-period-millis";
 
@@ -120,7 +120,7 @@ public final class SluiceHazelcast {
     state.setPerEntryStatsEnabled(false);
     // Nothing queries the state map, so a record needs no slot for a cached deserialized value:
     // with NEVER Hazelcast picks a record without that reference, 4 B less per entry (and per
-    // backup entry). docs/benchmarks.md has the whole per-entry account.
+    // backup entry). docs/grid.md, "Memory layout and cleanup", has the whole per-entry account.
     state.setCacheDeserializedValues(CacheDeserializedValues.NEVER);
     state.getMergePolicyConfig().setPolicy(MostConsumedMergePolicy.class.getName());
     sweepEveryPartitionForExpiredStates(config);

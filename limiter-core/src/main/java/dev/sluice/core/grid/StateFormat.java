@@ -17,16 +17,17 @@ import java.io.IOException;
  * <h2>Stored format</h2>
  *
  * Every state is stored twice (owner and backup) for every active key, so its bytes are the one
- * part of an entry's cost that Sluice controls (docs/benchmarks.md accounts for the rest). It is
- * written by {@link GridStateSerializer}, a Hazelcast stream serializer: an
- * IdentifiedDataSerializable would add a 9-byte header (flag, factory id, class id) to every copy.
+ * part of an entry's cost that Sluice controls (docs/grid.md accounts for the rest). It is written
+ * by {@link GridStateSerializer}, a Hazelcast stream serializer: an IdentifiedDataSerializable
+ * would add a 9-byte header (flag, factory id, class id) to every copy.
  *
  * <pre>
  *   [format: byte][fingerprint: int32][length: varint][value × length]
  *   format 3: each value a zig-zag varint
  *   format 4: each value a zig-zag varint of (m &lt;&lt; 2 | k), the value being m × 1000^k
  *   format | 0x10: then the reservation ledger, [length: varint][zig-zag varint × length]
- *   format | 0x20: then the spent receipts, [length: varint][zig-zag varint × length]
+ *   format | 0x20: then the policy that wrote the values ({@link WireFormat#writePolicy})
+ *   format | 0x40: then the spent receipts, [length: varint][zig-zag varint × length]
  * </pre>
  *
  * Format 4 exists for timestamps: window starts are aligned to the epoch, so a window of whole
@@ -52,11 +53,20 @@ final class StateFormat {
   static final int WITH_RESERVATIONS = 0x10;
 
   /**
-   * Set on the format byte when the key remembers receipts given back on it: their {@link
-   * SpentReceipts} follow (after the ledger, if any), as {@code [length: varint][value × length]}
-   * in zig-zag varints. A state that remembers none is written exactly as before receipts existed.
+   * Set on the format byte when the state keeps the policy that wrote it ({@link
+   * StoredState#writer()}: an inline policy's under a state name); the policy follows the values
+   * and the ledger. Every other state is written exactly as before, so members of earlier builds
+   * read it; a state with its writer exists only where a front end of this build made one.
    */
-  static final int WITH_SPENT_RECEIPTS = 0x20;
+  static final int WITH_WRITER = 0x20;
+
+  /**
+   * Set on the format byte when the key remembers receipts given back on it: their {@link
+   * SpentReceipts} follow (after the ledger and the writer, if any), as {@code [length:
+   * varint][value × length]} in zig-zag varints. A state that remembers none is written exactly as
+   * before receipts existed.
+   */
+  static final int WITH_SPENT_RECEIPTS = 0x40;
 
   /** 1000^k for each scale code k. */
   private static final long[] SCALES = {1L, 1_000L, 1_000_000L, 1_000_000_000L};
@@ -72,6 +82,7 @@ final class StateFormat {
     out.writeByte(
         (scaled ? FORMAT_SCALED : FORMAT_VARINT)
             | (ledger.length > 0 ? WITH_RESERVATIONS : 0)
+            | (stored.writer() != null ? WITH_WRITER : 0)
             | (spent.length > 0 ? WITH_SPENT_RECEIPTS : 0));
     out.writeInt(stored.fingerprint());
     WireFormat.writeVarInt(out, state.length);
@@ -88,6 +99,9 @@ final class StateFormat {
         WireFormat.writeVarLong(out, value);
       }
     }
+    if (stored.writer() != null) {
+      WireFormat.writePolicy(out, stored.writer());
+    }
     if (spent.length > 0) {
       WireFormat.writeVarInt(out, spent.length);
       for (long value : spent) {
@@ -98,7 +112,7 @@ final class StateFormat {
 
   static StoredState read(ObjectDataInput in) throws IOException {
     int flagged = in.readByte();
-    int format = flagged & ~(WITH_RESERVATIONS | WITH_SPENT_RECEIPTS);
+    int format = flagged & ~(WITH_RESERVATIONS | WITH_WRITER | WITH_SPENT_RECEIPTS);
     if (format != FORMAT_VARINT && format != FORMAT_SCALED) {
       throw new IOException(
           "unknown state format " + format + (format == 1 || format == 2 ? OLD_FORMAT_HINT : ""));
@@ -121,6 +135,7 @@ final class StateFormat {
         ledger[i] = WireFormat.readVarLong(in);
       }
     }
+    Policy writer = (flagged & WITH_WRITER) != 0 ? WireFormat.readPolicy(in) : null;
     long[] spent = SpentReceipts.EMPTY;
     if ((flagged & WITH_SPENT_RECEIPTS) != 0) {
       spent = new long[WireFormat.readVarInt(in)];
@@ -131,7 +146,7 @@ final class StateFormat {
         spent[i] = WireFormat.readVarLong(in);
       }
     }
-    return new StoredState(fingerprint, state, ledger, spent);
+    return new StoredState(fingerprint, state, ledger, spent, writer);
   }
 
   private static final String OLD_FORMAT_HINT =

@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * in place; {@link #toStored()} of a wide value shares its array, and the decision copies before it
  * changes anything ({@link dev.sluice.core.pipeline.KeyDecision}).
  */
-public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wide {
+public abstract sealed class StateValue
+    permits StateValue.Packed, StateValue.Wide, StateValue.WithWriter {
   private static final long SECOND_NANOS = 1_000_000_000L;
   private static final int COUNT_SHIFT = 62;
   private static final int FIRST_SHIFT = 30;
@@ -60,8 +61,14 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
   /** The state as the decision takes it; its array must not be changed. */
   public abstract StoredState toStored();
 
-  /** The value to store for {@code stored}: packed if it fits, else wide. */
+  /**
+   * The value to store for {@code stored}: packed if it fits, else wide; with its writer where it
+   * keeps one.
+   */
   public static StateValue of(StoredState stored) {
+    if (stored.writer() != null) {
+      return new WithWriter(stored);
+    }
     long[] values = stored.values();
     long bits = stored.hasReservations() || stored.hasSpentReceipts() ? -1 : pack(values);
     return bits == -1
@@ -189,7 +196,7 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
 
     @Override
     public StoredState toStored() {
-      return new StoredState(fingerprint, values, reservations, spentReceipts);
+      return new StoredState(fingerprint, values, reservations, spentReceipts, null);
     }
 
     @Override
@@ -209,6 +216,45 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
     @Override
     public String toString() {
       return "Wide" + toStored();
+    }
+  }
+
+  /**
+   * A state that keeps the policy that wrote it ({@link StoredState#writer()}): an inline policy's
+   * under a state name. Held as the {@code StoredState} itself, since its policy object is shared
+   * with the member's compiled inline policies where it was decided here; a class of its own, so
+   * that the other states pay nothing for the field.
+   */
+  static final class WithWriter extends StateValue {
+    private final StoredState stored;
+
+    WithWriter(StoredState stored) {
+      this.stored = stored;
+    }
+
+    @Override
+    public int fingerprint() {
+      return stored.fingerprint();
+    }
+
+    @Override
+    public StoredState toStored() {
+      return stored;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof WithWriter other && stored.equals(other.stored);
+    }
+
+    @Override
+    public int hashCode() {
+      return stored.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return "WithWriter" + stored;
     }
   }
 }

@@ -130,7 +130,8 @@ final class LocalBackend implements Backend {
                 fingerprint ->
                     former != null && former.fingerprint() == fingerprint ? former : null,
                 nowNanos,
-                command.ops());
+                command.ops(),
+                command.ref().storesPolicyWithState());
         if (result.written() != null) {
           settledAtEstimate.add(result.settledAtEstimate());
           slot.stored = result.written();

@@ -9,6 +9,7 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.RuleStore;
+import dev.sluice.core.stats.NodeStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -22,12 +23,14 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Records every decision of the limiter it wraps, the same on every runtime (DESIGN §7):
+ * Records every decision of the limiter it wraps, the same on every runtime (docs/rest-api.md,
+ * "Metrics"):
  *
  * <ul>
  *   <li>{@code sluice_decisions_total{rule, outcome}}: one per decision; outcome {@code allowed},
- *       {@code denied} or {@code shadow_denied} (a shadow rule that would have denied; the caller
- *       was told "allowed"). Inline policies count under {@code rule="~inline"}.
+ *       {@code denied}, {@code shadow_denied} (a shadow rule that would have denied; the caller was
+ *       told "allowed") or {@code shadow_banned} (a denial under a rule that shadow-bans: an HTTP
+ *       gate let it through marked). Inline policies count under {@code rule="~inline"}.
  *   <li>{@code sluice_decision_seconds}: how long a decision took, with a histogram; a batch counts
  *       once, for all its checks. A single check answered from what the limiter holds here (a
  *       lease, a cached denial) is not timed ({@link #tryAcquire}, {@link #tryAcquireAsync}).
@@ -43,6 +46,11 @@ import org.jspecify.annotations.Nullable;
  * Refused requests (an unknown rule, a cost above the capacity) are not decisions and count
  * nothing. Releases, peeks and resets pass through unrecorded. A limiter that holds leases also
  * gets its {@link LeaseMetrics}.
+ *
+ * <p>Given a node's {@link NodeStats}, every decision is also counted there for the node's console
+ * (per-second rates, latency, the keys being denied), at the cost of a map lookup and a striped
+ * counter increment per decision, five more per timed single check (three for the whole node's
+ * histogram, two for the rule's mean), and a compare-and-set per denial.
  */
 public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
 
@@ -53,13 +61,16 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   private final @Nullable AnswersLocally local;
   private final MeterRegistry registry;
   private final Timer timer;
+  private final @Nullable NodeStats stats;
   private final ConcurrentHashMap<String, Counter[]> counters = new ConcurrentHashMap<>();
   private final WaitMetrics waits;
   private final PermitsInFlight permits;
   private final ReservationMetrics reservations;
 
-  private MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
+  private MeteredRateLimiter(
+      RateLimiter delegate, MeterRegistry registry, @Nullable NodeStats stats) {
     this.delegate = delegate;
+    this.stats = stats;
     this.local = delegate instanceof AnswersLocally answers ? answers : null;
     this.registry = registry;
     this.timer =
@@ -83,7 +94,19 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     if (limiter instanceof RecordsDecisions recording && recording.decisionRegistry() == registry) {
       return limiter;
     }
-    return new MeteredRateLimiter(limiter, registry);
+    return new MeteredRateLimiter(limiter, registry, null);
+  }
+
+  /**
+   * {@code limiter} recording into {@code registry} and into a node's console {@code stats}. It
+   * wraps even a limiter that records already (e.g. an SDK client whose own registry counts its
+   * local answers), so that the node's registry and console see every decision exactly once.
+   */
+  public static RateLimiter wrap(RateLimiter limiter, MeterRegistry registry, NodeStats stats) {
+    Objects.requireNonNull(limiter, "limiter");
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(stats, "stats");
+    return new MeteredRateLimiter(limiter, registry, stats);
   }
 
   @Override
@@ -113,7 +136,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     }
     long start = System.nanoTime();
     Decision decision = delegate.tryAcquire(check);
-    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    timed(start, check);
     record(check, decision);
     return decision;
   }
@@ -134,7 +157,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
         .whenComplete(
             (decision, failure) -> {
               if (decision != null) {
-                timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                timed(start, check);
                 record(check, decision);
               }
             });
@@ -144,7 +167,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   public List<Decision> tryAcquireAll(List<Check> checks) {
     long start = System.nanoTime();
     List<Decision> decisions = delegate.tryAcquireAll(checks);
-    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    timed(start);
     recordAll(checks, decisions);
     return decisions;
   }
@@ -157,7 +180,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
         .whenComplete(
             (decisions, failure) -> {
               if (decisions != null) {
-                timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                timed(start);
                 recordAll(checks, decisions);
               }
             });
@@ -167,7 +190,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
     long start = System.nanoTime();
     BatchOutcome outcome = delegate.tryAcquireAll(checks, mode);
-    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    timed(start);
     recordAll(checks, outcome.decisions());
     return outcome;
   }
@@ -188,7 +211,7 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
   public Reservation reserve(Check check, Duration ttl) {
     long start = System.nanoTime();
     Reservation reservation = delegate.reserve(check, ttl);
-    timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    timed(start, check);
     record(check, reservation.decision());
     reservations.reserved(reservation);
     return reservation;
@@ -222,6 +245,23 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     }
   }
 
+  private long timed(long startNanos) {
+    long nanos = System.nanoTime() - startNanos;
+    timer.record(nanos, TimeUnit.NANOSECONDS);
+    if (stats != null) {
+      stats.recordLatency(nanos);
+    }
+    return nanos;
+  }
+
+  /** As {@link #timed(long)}, for one check: its rule's latency too, in the node's stats. */
+  private void timed(long startNanos, Check check) {
+    long nanos = timed(startNanos);
+    if (stats != null) {
+      stats.tally(check.ref().label()).recordLatency(nanos);
+    }
+  }
+
   /** Counts one decision under its rule (or {@code ~inline}). */
   private void record(Check check, Decision decision) {
     waits.record(check, decision);
@@ -229,16 +269,25 @@ public final class MeteredRateLimiter implements RateLimiter, RecordsDecisions {
     Counter[] byOutcome = counters.computeIfAbsent(check.ref().label(), this::newCounters);
     if (decision.shadowDenied()) {
       byOutcome[2].increment();
+    } else if (decision.shadowBanned()) {
+      byOutcome[3].increment();
     } else if (decision.allowed()) {
       byOutcome[0].increment();
     } else {
       byOutcome[1].increment();
     }
+
+    if (stats != null) {
+      stats.tally(check.ref().label()).record(check, decision);
+    }
   }
 
   private Counter[] newCounters(String rule) {
     return new Counter[] {
-      counter(rule, "allowed"), counter(rule, "denied"), counter(rule, "shadow_denied")
+      counter(rule, "allowed"),
+      counter(rule, "denied"),
+      counter(rule, "shadow_denied"),
+      counter(rule, "shadow_banned")
     };
   }
 

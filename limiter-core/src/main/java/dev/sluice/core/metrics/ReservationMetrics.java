@@ -9,8 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.function.LongSupplier;
 
 /**
- * Reservations, each counted once, where it happens (DESIGN §7; docs/algorithms.md, "Reserve, then
- * commit"):
+ * Reservations, each counted once, where it happens (docs/algorithms.md, "Reserve, then commit"):
  *
  * <ul>
  *   <li>{@code sluice_reservations_total{event}}: {@code reserved} (an estimate taken and held,

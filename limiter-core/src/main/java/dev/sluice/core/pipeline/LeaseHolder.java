@@ -377,7 +377,10 @@ public final class LeaseHolder {
     if (lease == null) {
       return null;
     }
-    if (lease.endsWithItsWindow && shapeOf.applyAsInt(lease.ref) != lease.shape) {
+    if ((check.ref().storesPolicyWithState() && !lease.ref.equals(check.ref()))
+        || (lease.endsWithItsWindow && shapeOf.applyAsInt(lease.ref) != lease.shape)) {
+      // An inline policy under a state name, called with other parameters: the owner carries the
+      // key's state over to them, and only it can say what they leave.
       // The rule changed shape (a shorter window, say): the owner carried the lease's permits over
       // as admitted now, and answering them until the old window's end could admit some once more
       // than the owner alone would. Given back instead, and the owner decides.

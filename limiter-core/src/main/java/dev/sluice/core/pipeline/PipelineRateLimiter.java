@@ -23,6 +23,7 @@ import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.spec.LimitSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -206,14 +207,60 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
   public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
     CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks));
     if (known.isDone() && !known.isCompletedExceptionally()) {
+      return decideInOrder(checks);
+    }
+    return known.thenCompose(ignored -> decideInOrder(checks));
+  }
+
+  /**
+   * Decides a batch whose rules are known here: grouped by key, one command per key, unless a key
+   * comes back under another policy (see {@link #policyChangeAt}); then the batch is validated
+   * whole and decided in parts, one after another, each part's keys under one policy each.
+   */
+  private CompletableFuture<List<Decision>> decideInOrder(List<Check> checks) {
+    int change = policyChangeAt(checks);
+    if (change < 0) {
       Grouped batch = group(checks, true, true, true);
       return execute(batch).thenApply(batch::decisions);
     }
-    return known.thenCompose(
-        ignored -> {
-          Grouped batch = group(checks, true, true, true);
-          return execute(batch).thenApply(batch::decisions);
-        });
+    validate(checks, true, true);
+    Grouped head = group(checks.subList(0, change), true, true, true);
+    List<Check> tail = checks.subList(change, checks.size());
+    return execute(head)
+        .thenApply(head::decisions)
+        .thenCompose(first -> decideInOrder(tail).thenApply(rest -> concat(first, rest)));
+  }
+
+  /**
+   * The index of the first check of a batch that names a key an earlier check names under another
+   * policy, or -1. Only an inline policy under a state name can do that ({@link
+   * PolicyRef#inlineUnder}: one state whatever the parameters); every other state key names its
+   * policy. Such a check must see the checks before it decided under their own policy, so it cannot
+   * join their key's command.
+   */
+  static int policyChangeAt(List<Check> checks) {
+    Map<String, PolicyRef> refs = null;
+    for (int i = 0; i < checks.size(); i++) {
+      Check check = checks.get(i);
+      if (!check.ref().storesPolicyWithState()) {
+        continue;
+      }
+      if (refs == null) {
+        refs = new HashMap<>();
+      }
+      PolicyRef before = refs.putIfAbsent(check.stateKey(), check.ref());
+      if (before != null && !before.equals(check.ref())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static List<Decision> concat(List<Decision> first, List<Decision> rest) {
+    List<Decision> all = new ArrayList<>(first.size() + rest.size());
+    all.addAll(first);
+    all.addAll(rest);
+    return all;
   }
 
   @Override
@@ -224,6 +271,13 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     }
     Check.requireNoWait(Check.requireAll(checks));
     await(backend.fetchRules(ruleNames(checks)));
+    int change = policyChangeAt(checks);
+    if (change >= 0) {
+      throw new InvalidPolicyException(
+          "checks[" + change + "]",
+          "an all-or-nothing batch decides each key under one policy, and this check names an"
+              + " earlier check's key under other parameters");
+    }
     Grouped batch = group(checks, true, true, false);
     List<KeyOutcome> outcomes = await(backend.executeAll(batch.commands()));
     List<Decision> decisions = batch.decisions(outcomes);
@@ -542,6 +596,18 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
     CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks));
     awaitWithin(known, left(deadline));
+    int change = policyChangeAt(checks);
+    if (change >= 0) {
+      // A key back under another policy: the whole batch is valid or nothing counts, then its
+      // parts are decided one after another (see decideInOrder).
+      validate(checks, true, true);
+      List<Decision> decided =
+          new ArrayList<>(
+              tryAcquireAll(checks.subList(0, change), Duration.ofNanos(left(deadline))));
+      decided.addAll(
+          tryAcquireAll(checks.subList(change, checks.size()), Duration.ofNanos(left(deadline))));
+      return decided;
+    }
     Grouped batch = group(checks, true, true, true);
     if (batch.commands().isEmpty()) {
       return batch.decisions(List.of());
@@ -602,14 +668,15 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
    * Whether a lease may answer {@code check}, or be asked for along with it: the one place that
    * says so, for single checks, batches and the fast path ({@link #tryAcquireLocally}). Never for a
    * check that may wait (the owner books it at a future instant, which a lease cannot), nor on a
-   * concurrency policy (each permit is an entry at the owner with its own id, released by that id).
-   * Where the policy is not known here (a client's check on a rule it never read), the owner keeps
-   * the promise: it grants no lease on such a policy ({@link CompiledPolicy#leases}).
+   * policy whose owner grants none ({@link CompiledPolicy#leases}: leases off, a shadow or a
+   * concurrency policy), so that its keys cost the holder no demand to track. Where the policy is
+   * not known here (a client's check on a rule it never read), the owner keeps the promise: it
+   * grants no lease on such a policy.
    *
    * @param policy the check's policy as known here, or null
    */
   private boolean leasable(Check check, @Nullable CompiledPolicy policy) {
-    return leases != null && !check.waits() && (policy == null || !policy.policy().inFlight());
+    return leases != null && !check.waits() && (policy == null || policy.leases());
   }
 
   /** What {@link #windowLeaseIfLeasable} answers for a check no lease may answer here. */
@@ -774,18 +841,7 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
    * known to be valid), and each hot key's last op asks for a lease.
    */
   private Grouped group(List<Check> checks, boolean fetch, boolean nameChecks, boolean leasing) {
-    Check.requireAll(checks);
-    for (int i = 0; i < checks.size(); i++) {
-      try {
-        precheck(checks.get(i), fetch);
-      } catch (InvalidPolicyException e) {
-        throw !nameChecks
-            ? e
-            : new InvalidPolicyException("checks[" + i + "]." + e.field(), LimitSpec.problem(e));
-      } catch (UnknownRuleException e) {
-        throw !nameChecks ? e : new UnknownRuleException(e.rule(), "checks[" + i + "].rule");
-      }
-    }
+    validate(checks, fetch, nameChecks);
     LeaseHolder holder = leasing ? leases : null;
     Decision[] answered = new Decision[checks.size()];
     Map<String, Group> byKey = new LinkedHashMap<>();
@@ -820,5 +876,25 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     }
     long sentAt = holder == null ? 0 : holder.now();
     return new Grouped(checks, groups, commands, answered, sentAt, holder, receipts);
+  }
+
+  /**
+   * Refuses a batch, before anything is counted, if one of its checks is wrong for its policy where
+   * the policy is known here; with {@code nameChecks} the error names the check ({@code
+   * checks[2].cost}).
+   */
+  private void validate(List<Check> checks, boolean fetch, boolean nameChecks) {
+    Check.requireAll(checks);
+    for (int i = 0; i < checks.size(); i++) {
+      try {
+        precheck(checks.get(i), fetch);
+      } catch (InvalidPolicyException e) {
+        throw !nameChecks
+            ? e
+            : new InvalidPolicyException("checks[" + i + "]." + e.field(), LimitSpec.problem(e));
+      } catch (UnknownRuleException e) {
+        throw !nameChecks ? e : new UnknownRuleException(e.rule(), "checks[" + i + "].rule");
+      }
+    }
   }
 }

@@ -37,6 +37,7 @@ public record RuleSpec(
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
     @Nullable String leases,
+    @Nullable String onDenied,
     @Nullable String release) {
 
   /** The policy fields, without the name. */
@@ -52,6 +53,7 @@ public record RuleSpec(
         shadow,
         countDenied,
         leases,
+        onDenied,
         release);
   }
 

@@ -10,8 +10,8 @@ import com.tngtech.archunit.lang.ArchRule;
 import java.nio.file.Path;
 
 /**
- * DESIGN §1's arrows as ArchUnit rules, defined once and checked by each module's {@code
- * ArchitectureTest} against its own main classes:
+ * The arrows of docs/architecture.md as ArchUnit rules, defined once and checked by each module's
+ * {@code ArchitectureTest} against its own main classes:
  *
  * <pre>
  *   limiter-core ← rest-api ← grid-node        limiter-core ← client-sdk
@@ -37,7 +37,7 @@ public final class Arrows {
           .onlyDependOnClassesThat()
           .resideInAnyPackage(
               "java..", "dev.sluice.core", "dev.sluice.core.algorithm..", "org.jspecify..")
-          .because("DESIGN §1: algorithms are pure functions of (state, now, permits)");
+          .because("algorithms are pure functions of (state, now, permits): docs/architecture.md");
 
   /** The decision pipeline and the local runtime are free of Hazelcast: a runtime is a Backend. */
   public static final ArchRule PIPELINE_KNOWS_NO_HAZELCAST =
@@ -50,12 +50,14 @@ public final class Arrows {
               "dev.sluice.core.local..",
               "dev.sluice.core.spec..",
               "dev.sluice.core.metrics..",
+              "dev.sluice.core.stats..",
               "dev.sluice.core.rules..",
               "dev.sluice.core.config..")
           .should()
           .dependOnClassesThat()
           .resideInAPackage("com.hazelcast..")
-          .because("DESIGN §1: the decision pipeline lives in limiter-core, free of Hazelcast");
+          .because(
+              "the decision pipeline lives in limiter-core, free of Hazelcast: docs/architecture.md");
 
   /** The core knows nothing of its front ends. */
   public static final ArchRule CORE_KNOWS_NO_FRONT_END =
@@ -72,7 +74,7 @@ public final class Arrows {
               "jakarta.servlet..",
               "org.springframework..",
               "io.grpc..")
-          .because("DESIGN §1: limiter-core is used by every front end and knows none of them");
+          .because("limiter-core is used by every front end and knows none of them");
 
   /** The client SDK knows the core, not the REST API or the grid node. */
   public static final ArchRule CLIENT_KNOWS_NO_REST_OR_NODE =
@@ -82,7 +84,7 @@ public final class Arrows {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("dev.sluice.rest..", "dev.sluice.node..")
-          .because("DESIGN §1: limiter-core ← client-sdk");
+          .because("limiter-core ← client-sdk: docs/architecture.md");
 
   /** The REST API knows the core, not the node that serves it or the client SDK. */
   public static final ArchRule REST_KNOWS_NO_NODE_OR_CLIENT =
@@ -92,48 +94,26 @@ public final class Arrows {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("dev.sluice.node..", "dev.sluice.client..")
-          .because("DESIGN §1: limiter-core ← rest-api ← grid-node");
-
-  /**
-   * Classes that still work a decision out from the algorithms themselves, each on its way behind
-   * the pipeline in another branch; this list shrinks to nothing as those land (issue 37 rewrites
-   * the client's {@code FailurePolicyLimiter}, issue 38 moves the header writer REST's {@code
-   * RateLimitHeaders} uses into the core). Nothing may be added to it.
-   */
-  private static final String[] STILL_READING_ALGORITHMS = {
-    "dev.sluice.client.FailurePolicyLimiter", "dev.sluice.rest.RateLimitHeaders"
-  };
+          .because("limiter-core ← rest-api ← grid-node: docs/architecture.md");
 
   /**
    * Front ends (REST, the node and its Envoy and Redis-protocol front ends, the client SDK and its
    * gates) go through the pipeline: they turn their wire format into checks and write its answers
    * back, and never apply, size or read an algorithm themselves, so that what a policy means is
-   * decided in one place for every surface.
+   * decided in one place for every surface. No class is excepted: the client's failure policies and
+   * the one header writer read the model ({@code Limit.capacity()}, {@code Policy.capacity()}, the
+   * decision's binding limit), not an algorithm.
    */
   public static final ArchRule SURFACES_GO_THROUGH_THE_PIPELINE =
       noClasses()
           .that()
           .resideInAnyPackage("dev.sluice.client..", "dev.sluice.rest..", "dev.sluice.node..")
-          .and(
-              DescribedPredicate.describe(
-                  "are not " + String.join(" or ", STILL_READING_ALGORITHMS),
-                  javaClass -> !stillReadsAlgorithms(javaClass.getName())))
           .should()
           .dependOnClassesThat()
           .resideInAPackage("dev.sluice.core.algorithm..")
           .because(
-              "DESIGN §1: front ends parse their wire format into the pipeline's checks and write"
-                  + " its answers; what a policy admits is the pipeline's to say");
-
-  /** Whether {@code className} (or one of its nested classes) is on the shrinking list above. */
-  private static boolean stillReadsAlgorithms(String className) {
-    for (String allowed : STILL_READING_ALGORITHMS) {
-      if (className.equals(allowed) || className.startsWith(allowed + "$")) {
-        return true;
-      }
-    }
-    return false;
-  }
+              "front ends parse their wire format into the pipeline's checks and write its answers;"
+                  + " what a policy admits is the pipeline's to say (docs/architecture.md)");
 
   /** Hazelcast's internal APIs only behind the grid transport. */
   public static final ArchRule HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT =
@@ -144,7 +124,7 @@ public final class Arrows {
           .dependOnClassesThat()
           .resideInAnyPackage(HAZELCAST_INTERNALS)
           .because(
-              "DESIGN §1: the grid's transport is the only place allowed Hazelcast's internal"
+              "the grid's transport is the only place allowed Hazelcast's internal"
                   + " APIs, behind GridTransport, with a public-API twin");
 
   /**

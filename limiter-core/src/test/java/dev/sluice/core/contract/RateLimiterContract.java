@@ -3,6 +3,7 @@ package dev.sluice.core.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.BatchMode;
@@ -20,6 +21,7 @@ import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.ReleaseException;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationException;
+import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import java.time.Duration;
@@ -362,6 +364,32 @@ public abstract class RateLimiterContract {
   }
 
   @Test
+  void shadowBanRule_denial_staysADenialMarkedShadowBanned() {
+    Policy invites =
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_WINDOW)
+            .limit(1)
+            .window(Duration.ofSeconds(10))
+            .onDenied(Policy.OnDenied.SHADOW_BAN)
+            .build();
+    String rule = rule(invites);
+    String key = key("spammer");
+
+    Decision first = acquire(rule, key);
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.shadowBanned()).isFalse();
+    Decision second = acquire(rule, key);
+    assertThat(second.allowed()).as("the limit holds: a ban is a denial").isFalse();
+    assertThat(second.shadowBanned()).isTrue();
+    assertThat(second.retryAfterMillis()).isPositive();
+    assertThat(limiter().peek(rule, key).shadowBanned()).as("a peek bans nobody").isFalse();
+    // An inline policy says it the same way.
+    String inlineKey = key("inline-spammer");
+    assertThat(limiter().tryAcquire(invites, inlineKey, 1).shadowBanned()).isFalse();
+    assertThat(limiter().tryAcquire(invites, inlineKey, 1).shadowBanned()).isTrue();
+  }
+
+  @Test
   void countDenied_keepsAHammeringClientLimited() {
     Policy lenient = policy(Algorithm.SLIDING_WINDOW, 2, Duration.ofSeconds(10));
     Policy penalty =
@@ -488,6 +516,167 @@ public abstract class RateLimiterContract {
             limiter().peek(PolicyRef.inline(Policy.of(4, Duration.ofMinutes(1))), key).remaining())
         .as("another policy's state")
         .isEqualTo(4);
+  }
+
+  // ---------------------------------------------------------------- inline under a state name
+
+  /**
+   * Whether this runtime carries an inline policy's state name ({@link PolicyRef#inlineUnder}). The
+   * REST API has no field for one: it answers inline checks under their own state, so its runtimes
+   * say false and skip these tests.
+   */
+  protected boolean carriesStateNames() {
+    return true;
+  }
+
+  /** A gcra policy whose answers are the owner's alone (no lease), so that counts are exact. */
+  private static Policy gcra(long limit, Duration window, long burst) {
+    return Policy.builder()
+        .algorithm(Algorithm.GCRA)
+        .limit(limit)
+        .window(window)
+        .burst(burst)
+        .leases(Policy.Leases.OFF)
+        .build();
+  }
+
+  /**
+   * One state per (state name, key) whatever the parameters, as a redis-cell key: gcra 3 per
+   * minute, burst 2, exhausted; the same key called with 3 per 2 minutes finds the three admitted
+   * still counting (carried over, as a rule's change would), where an inline policy of its own
+   * starts afresh. Time then frees the new policy's emission interval.
+   */
+  @Test
+  void inlineUnderAStateName_otherParameters_carryTheStateOver() {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    Policy perMinute = gcra(3, Duration.ofMinutes(1), 2);
+    Policy perTwoMinutes = gcra(3, Duration.ofMinutes(2), 2);
+    PolicyRef first = PolicyRef.inlineUnder(name("redis"), perMinute);
+    PolicyRef second = PolicyRef.inlineUnder(name("redis"), perTwoMinutes);
+    String key = key("user123");
+    for (int i = 0; i < 3; i++) {
+      assertThat(limiter().tryAcquire(new Check(first, key, 1)).allowed()).isTrue();
+    }
+
+    Decision slower = limiter().tryAcquire(new Check(second, key, 1));
+
+    assertThat(slower.allowed()).as("the three admitted still count").isFalse();
+    assertThat(slower.limit()).isEqualTo(3);
+    assertThat(slower.remaining()).isZero();
+    assertThat(slower.retryAfterMillis())
+        .as("one emission interval of the new policy")
+        .isEqualTo(40_000);
+    assertThat(limiter().tryAcquire(perTwoMinutes, key, 1).allowed())
+        .as("an inline policy of its own has a state of its own")
+        .isTrue();
+
+    clock().advance(Duration.ofSeconds(40));
+    Decision later = limiter().tryAcquire(new Check(second, key, 1));
+    assertThat(later.allowed()).isTrue();
+    assertThat(later.remaining()).isZero();
+  }
+
+  /** Two state names keep apart; peek and reset reach the state whatever parameters they carry. */
+  @Test
+  void inlineUnderAStateName_namesKeepApart_peekAndResetWithAnyParameters() {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    Policy perMinute = gcra(3, Duration.ofMinutes(1), 2);
+    PolicyRef redis = PolicyRef.inlineUnder(name("redis"), perMinute);
+    PolicyRef other = PolicyRef.inlineUnder(name("other"), perMinute);
+    String key = key("user");
+    for (int i = 0; i < 3; i++) {
+      assertThat(limiter().tryAcquire(new Check(redis, key, 1)).allowed()).isTrue();
+    }
+    assertThat(limiter().tryAcquire(new Check(other, key, 1)).allowed())
+        .as("another state name is another state")
+        .isTrue();
+
+    PolicyRef wider = PolicyRef.inlineUnder(name("redis"), gcra(6, Duration.ofMinutes(1), 5));
+    assertThat(limiter().peek(wider, key).remaining())
+        .as("the three admitted, seen under a limit of six")
+        .isEqualTo(3);
+    limiter().reset(wider, key);
+    assertThat(limiter().peek(redis, key).remaining()).isEqualTo(3);
+  }
+
+  /** A reservation under a state name names its state in its id: the id alone commits it. */
+  @Test
+  void inlineUnderAStateName_reservationIsCommittedByItsIdAlone() {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    PolicyRef ref = PolicyRef.inlineUnder(name("redis"), gcra(3, Duration.ofMinutes(1), 2));
+    String key = key("tokens");
+
+    Reservation reservation = limiter().reserve(new Check(ref, key, 2), Duration.ofMinutes(1));
+
+    assertThat(reservation.id()).isNotNull();
+    assertThat(ReservationId.parse(reservation.id()).ref()).isEqualTo(ref);
+    assertThat(limiter().commit(reservation.id(), 0).remaining()).isEqualTo(3);
+  }
+
+  /**
+   * A receipt under a state name names its state (the name travels in it, as in a reservation's
+   * id): parsed back from its text it gives the admission back once, on the one state, even after a
+   * call with other parameters carried that state over.
+   */
+  @Test
+  void inlineUnderAStateName_receiptNamesItsState_andGivesBackOnce() {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    PolicyRef ref = PolicyRef.inlineUnder(name("redis"), gcra(3, Duration.ofMinutes(1), 2));
+    PolicyRef wider = PolicyRef.inlineUnder(name("redis"), gcra(6, Duration.ofMinutes(1), 5));
+    String key = key("refund");
+    Decision taken = limiter().tryAcquire(new Check(ref, key, 2));
+    assertThat(taken.receipt()).isNotNull();
+    Receipt receipt = Receipt.parse(taken.receipt().encode());
+    assertThat(receipt.ref()).isEqualTo(ref);
+    assertThat(limiter().tryAcquire(new Check(wider, key, 1)).remaining())
+        .as("the two admitted count under other parameters too")
+        .isEqualTo(3);
+
+    assertThat(limiter().release(receipt).remaining()).isEqualTo(2);
+    assertThat(limiter().peek(wider, key).remaining())
+        .as("one state: the two are back")
+        .isEqualTo(5);
+    assertThatThrownBy(() -> limiter().release(receipt))
+        .isInstanceOfSatisfying(
+            ReleaseException.class,
+            e -> assertThat(e.reason()).isEqualTo(ReleaseException.Reason.SPENT));
+  }
+
+  /**
+   * In a batch and in calls sent without waiting, each call on a key under a state name is decided
+   * under its own parameters, in order: gcra 10 per second (burst 9) twice, then 1 per second
+   * (burst 0), which finds the two admitted and denies, then 10 per second again.
+   */
+  @Test
+  void inlineUnderAStateName_batchAndAsync_decideEachCallUnderItsOwnParameters() throws Exception {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    PolicyRef fast = PolicyRef.inlineUnder(name("redis"), gcra(10, Duration.ofSeconds(1), 9));
+    PolicyRef slow = PolicyRef.inlineUnder(name("redis"), gcra(1, Duration.ofSeconds(1), 0));
+    for (boolean batch : new boolean[] {true, false}) {
+      String key = key(batch ? "batch" : "async");
+      List<Check> checks =
+          List.of(
+              new Check(fast, key, 1),
+              new Check(fast, key, 1),
+              new Check(slow, key, 1),
+              new Check(fast, key, 1));
+      List<Decision> decided = new ArrayList<>();
+      if (batch) {
+        decided.addAll(limiter().tryAcquireAll(checks));
+      } else {
+        List<CompletionStage<Decision>> sent = new ArrayList<>();
+        for (Check check : checks) {
+          sent.add(limiter().tryAcquireAsync(check));
+        }
+        for (CompletionStage<Decision> answer : sent) {
+          decided.add(await(answer));
+        }
+      }
+
+      assertThat(decided).extracting(Decision::allowed).containsExactly(true, true, false, true);
+      assertThat(decided).extracting(Decision::limit).containsExactly(10L, 10L, 1L, 10L);
+      assertThat(decided).extracting(Decision::remaining).containsExactly(9L, 8L, 0L, 7L);
+    }
   }
 
   /** LimitSet's worked example: 10 per second and 15 per minute. */

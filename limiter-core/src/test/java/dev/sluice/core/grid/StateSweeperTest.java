@@ -8,8 +8,10 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.LocalMapStats;
 import dev.sluice.core.Algorithm;
+import dev.sluice.core.Check;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
@@ -197,6 +199,36 @@ class StateSweeperTest {
       assertThat(MemberContext.of(cluster.members.get(0)).reservationsSettledAtEstimate())
           .as("the sweep settled it at its estimate, once")
           .isEqualTo(1);
+    }
+  }
+
+  /**
+   * A state under a state name keeps the policy that wrote it, so the sweep judges it as it judges
+   * a rule's, and it is written without a TTL: gcra 5 per 100 ms, burst 4, one taken at t=0; a pass
+   * at t = 20 ms + 1 s - 1 ms keeps it, at t = 20 ms + 1 s it goes.
+   */
+  @Test
+  void statesUnderAStateName_haveNoTtl_andAreSweptOnceFresh() throws Exception {
+    try (GridTestCluster cluster = GridTestCluster.startSweepingEvery(20, 1)) {
+      GridRateLimiter limiter = cluster.limiter(0);
+      Policy gcra =
+          Policy.builder()
+              .algorithm(Algorithm.GCRA)
+              .limit(5)
+              .window(Duration.ofMillis(100))
+              .burst(4)
+              .build();
+      PolicyRef ref = PolicyRef.inlineUnder("redis", gcra);
+      assertThat(limiter.tryAcquire(new Check(ref, "k", 1)).allowed()).isTrue();
+      IMap<String, StateValue> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
+      assertThat(states.getEntryView(ref.stateKey("k")).getTtl()).isEqualTo(Long.MAX_VALUE);
+
+      cluster.clock.advance(Duration.ofMillis(20 + MARGIN_MILLIS - 1));
+      awaitPasses(cluster, 3);
+      assertThat(limiter.stateCount()).as("one millisecond before the bound").isEqualTo(1);
+
+      cluster.clock.advance(Duration.ofMillis(1));
+      await("the state under a name swept", () -> limiter.stateCount() == 0);
     }
   }
 

@@ -124,6 +124,29 @@ class RulesFileTest {
   }
 
   @Test
+  void parse_onDenied_shadowBanOrRejectByDefault() {
+    String yaml =
+        """
+        rules:
+          - name: invites
+            limit: 3
+            window: 1h
+            onDenied: shadow_ban
+          - name: login
+            limit: 5
+            window: 1m
+          - name: signup
+            limit: 5
+            window: 1m
+            onDenied: reject
+        """;
+    assertThat(RulesFile.parse("rules.yaml", yaml))
+        .extracting(rule -> rule.policy().onDenied())
+        .containsExactly(
+            Policy.OnDenied.SHADOW_BAN, Policy.OnDenied.REJECT, Policy.OnDenied.REJECT);
+  }
+
+  @Test
   void parse_emptyList_yieldsNoRules() {
     assertThat(RulesFile.parse("empty.yaml", "rules: []\n")).isEmpty();
     assertThat(RulesFile.parse("empty.yaml", "rules:\n")).isEmpty();
@@ -247,6 +270,33 @@ class RulesFileTest {
             "rules[0].permitTtl",
             "api",
             "applies to concurrency only"),
+        broken(
+            "onDenied not one of the two",
+            """
+            rules:
+              - name: invites
+                limit: 3
+                window: 1h
+                onDenied: shadowban
+            """,
+            5,
+            "rules[0].onDenied",
+            "invites",
+            "must be 'reject' or 'shadow_ban', was 'shadowban'"),
+        broken(
+            "onDenied shadow_ban on a shadow rule",
+            """
+            rules:
+              - name: invites
+                limit: 3
+                window: 1h
+                shadow: true
+                onDenied: shadow_ban
+            """,
+            6,
+            "rules[0].onDenied",
+            "invites",
+            "a shadow rule never denies"),
         broken(
             "unknown field",
             """

@@ -6,9 +6,11 @@ import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -30,7 +32,10 @@ import org.jspecify.annotations.Nullable;
  * on one key are decided in the order they were submitted. Within a batch, all requests on one key
  * travel as one {@link KeyCommand} (their operations one after another) and are decided in order in
  * one atomic step; each request then gets its own slice of the key's outcome. A key's state key
- * names its rule or inline policy, so requests on one key always share one.
+ * names its rule or inline policy, so requests on one key share one, except for an inline policy
+ * under a state name ({@link dev.sluice.core.PolicyRef#inlineUnder}) called with other parameters:
+ * such a request, and every later one on its key, waits for the next batch, so that each key's
+ * command is decided under the policy its requests named, in their order.
  *
  * <h2>Why it is correct</h2>
  *
@@ -90,13 +95,22 @@ public final class OwnerBatcher {
     }
   }
 
-  /** Takes up to {@link #maxKeysPerBatch} keys' requests, keeping each key's order. */
+  /**
+   * Takes up to {@link #maxKeysPerBatch} keys' requests, keeping each key's order; a request under
+   * another policy than its key's first in this batch waits for the next, with the key's requests
+   * after it.
+   */
   private Map<String, List<Pending>> drain() {
     Map<String, List<Pending>> batch = new LinkedHashMap<>();
     List<Pending> putBack = new ArrayList<>();
+    Set<String> held = Set.of();
     Pending next;
     while ((next = deferred.isEmpty() ? queue.poll() : deferred.poll()) != null) {
       String key = next.command().stateKey();
+      if (held.contains(key)) {
+        putBack.add(next);
+        continue;
+      }
       List<Pending> forKey = batch.get(key);
       if (forKey == null) {
         if (batch.size() >= maxKeysPerBatch) {
@@ -105,6 +119,13 @@ public final class OwnerBatcher {
         }
         forKey = new ArrayList<>(2);
         batch.put(key, forKey);
+      } else if (!sameRef(forKey.get(0).command(), next.command())) {
+        if (held.isEmpty()) {
+          held = new HashSet<>();
+        }
+        held.add(key);
+        putBack.add(next);
+        continue;
       }
       forKey.add(next);
     }
@@ -145,6 +166,14 @@ public final class OwnerBatcher {
     } finally {
       SENDING.set(Boolean.FALSE);
     }
+  }
+
+  /**
+   * Whether {@code b} may join {@code a}'s command on their key. Only a policy under a state name
+   * can differ between requests on one key; every other state key names its policy.
+   */
+  private static boolean sameRef(KeyCommand a, KeyCommand b) {
+    return !b.ref().storesPolicyWithState() || a.ref() == b.ref() || a.ref().equals(b.ref());
   }
 
   /** One key's requests as one command: their operations one after another. */

@@ -1,0 +1,119 @@
+package dev.sluice.spring;
+
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.RuleStore;
+import dev.sluice.core.config.PeriodicPoll;
+import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.rules.RulesFileWatcher;
+import dev.sluice.spring.SluiceProperties.RuleProperties;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts the application's rules into the limiter's rule store: {@code sluice.rules} at start, and
+ * {@code sluice.rules-file} at start and on every edit (the node's {@link RulesFileWatcher}).
+ *
+ * <p>Both are validated at start, grid or not: a broken rule or file fails the start with the
+ * field's name. A client whose grid is not there yet cannot store them: it keeps trying every
+ * reload interval (decisions follow the failure policy meanwhile), and says so in the log.
+ */
+final class SluiceRules implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SluiceRules.class);
+
+  private final RuleStore store;
+  private final List<Rule> inline;
+  private final @Nullable Path file;
+  private final @Nullable RulesFileWatcher watcher;
+  private final PeriodicPoll retry;
+  private final AtomicBoolean stored = new AtomicBoolean();
+
+  SluiceRules(RateLimiter limiter, SluiceProperties properties, @Nullable MeterRegistry registry) {
+    this.store = limiter.rules();
+    this.inline = inlineRules(properties.getRules());
+    this.file = properties.getRulesFile();
+    Duration interval = properties.getRulesReloadInterval();
+    this.watcher = file == null ? null : new RulesFileWatcher(file, store, interval);
+    if (watcher != null && registry != null) {
+      watcher.bindTo(registry);
+    }
+    this.retry = new PeriodicPoll("sluice-rules-store", interval, this::storeQuietly);
+  }
+
+  /** {@code sluice.rules}, validated by the rules file's own code, with its messages. */
+  static List<Rule> inlineRules(List<RuleProperties> rules) {
+    List<Rule> parsed = new ArrayList<>(rules.size());
+    for (int i = 0; i < rules.size(); i++) {
+      try {
+        parsed.add(rules.get(i).toSpec().toRule());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("sluice.rules[" + i + "]." + e.getMessage(), e);
+      }
+    }
+    return List.copyOf(parsed);
+  }
+
+  /** Stores the rules now, or keeps trying in the background if the grid cannot take them. */
+  SluiceRules start() {
+    if (file != null) {
+      // Parse the file now, so that a broken one fails the start even when the grid is away.
+      RulesFile.load(file);
+    }
+    try {
+      store();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "the rules cannot be stored yet ({}); decisions follow the failure policy, and the rules"
+              + " are stored once the grid can be reached",
+          e.toString());
+      retry.start();
+    }
+    return this;
+  }
+
+  private void store() {
+    for (Rule rule : inline) {
+      store.put(rule);
+    }
+    if (watcher != null) {
+      watcher.loadInitial();
+      watcher.start();
+    }
+    stored.set(true);
+    LOG.info(
+        "sluice rules stored: {} inline{}", inline.size(), watcher == null ? "" : ", " + watcher);
+  }
+
+  private void storeQuietly() {
+    if (stored.get()) {
+      retry.close();
+      return;
+    }
+    try {
+      store();
+      retry.close();
+    } catch (RuntimeException e) {
+      LOG.debug("the rules cannot be stored yet: {}", e.toString());
+    }
+  }
+
+  /** Whether the rules are in the store (false while a client waits for its grid). */
+  boolean stored() {
+    return stored.get();
+  }
+
+  @Override
+  public void close() {
+    retry.close();
+    if (watcher != null) {
+      watcher.close();
+    }
+  }
+}

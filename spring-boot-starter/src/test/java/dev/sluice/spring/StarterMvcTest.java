@@ -1,0 +1,144 @@
+package dev.sluice.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The starter in a Spring MVC application, embedded, over real HTTP: gates from YAML (before and
+ * after Spring Security), {@code @RateLimited} services, Prometheus, the Actuator endpoint and the
+ * health indicator. One context for all of it; each test uses keys of its own.
+ */
+@SpringBootTest(
+    classes = StarterMvcApp.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("mvc")
+class StarterMvcTest {
+
+  @DynamicPropertySource
+  static void memberPort(DynamicPropertyRegistry registry) {
+    registry.add("sluice.embedded.port", Http::freePort);
+  }
+
+  @LocalServerPort int port;
+
+  private Http http() {
+    return new Http(port);
+  }
+
+  @Test
+  void gate_fourthRequestOfThreePerMinute_is429WithHeadersAndJson() {
+    for (int i = 1; i <= 3; i++) {
+      HttpResponse<String> admitted = http().get("/hello");
+      assertThat(admitted.statusCode()).as("request %d", i).isEqualTo(200);
+      assertThat(admitted.body()).isEqualTo("hello");
+      assertThat(admitted.headers().firstValue("RateLimit-Policy")).hasValue("\"hello\";q=3;w=60");
+      assertThat(admitted.headers().firstValue("X-RateLimit-Remaining"))
+          .hasValue(Integer.toString(3 - i));
+    }
+    HttpResponse<String> denied = http().get("/hello");
+    assertThat(denied.statusCode()).isEqualTo(429);
+    assertThat(denied.headers().firstValue("RateLimit"))
+        .get()
+        .asString()
+        .startsWith("\"hello\";r=0;t=");
+    assertThat(denied.headers().firstValue("Retry-After")).isPresent();
+    assertThat(denied.body()).contains("\"error\":\"rate_limited\"", "\"rule\":\"hello\"");
+  }
+
+  @Test
+  void gate_ruleOfTwoLimits_namesTheSecondsLimitWithItsOwnReset() {
+    http().get("/payments");
+    http().get("/payments");
+    HttpResponse<String> denied = http().get("/payments");
+    assertThat(denied.statusCode()).isEqualTo(429);
+    // The second's limit decided: t is its reset (at most 2 s), not the day's.
+    assertThat(denied.headers().firstValue("RateLimit").orElseThrow())
+        .matches("\"payments-1s\";r=0;t=[12]");
+  }
+
+  @Test
+  void gateBeforeSecurity_countsRequestsSecurityRefuses() {
+    String[] noPassword = {};
+    assertThat(http().get("/before/account", noPassword).statusCode()).isEqualTo(401);
+    assertThat(http().get("/before/account", noPassword).statusCode()).isEqualTo(401);
+    // The two refused ones were counted: even a right password is now limited.
+    HttpResponse<String> third = http().get("/before/account", Http.basic("alice", "a"));
+    assertThat(third.statusCode()).isEqualTo(429);
+  }
+
+  @Test
+  void gateAfterSecurity_countsOnlyAuthenticatedRequests_perPrincipal() {
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> refused = http().get("/after/account");
+      assertThat(refused.statusCode()).isEqualTo(401);
+      assertThat(refused.headers().firstValue("RateLimit")).isEmpty();
+    }
+    assertThat(http().get("/after/account", Http.basic("alice", "a")).statusCode()).isEqualTo(200);
+    assertThat(http().get("/after/account", Http.basic("alice", "a")).statusCode()).isEqualTo(200);
+    assertThat(http().get("/after/account", Http.basic("alice", "a")).statusCode()).isEqualTo(429);
+    // Keyed by the principal: bob has his own budget.
+    assertThat(http().get("/after/account", Http.basic("bob", "b")).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void rateLimited_thirdInvite_throwsAndTheDefaultHandlerAnswers429WithHeaders() {
+    assertThat(http().post("/invite/carol").body()).isEqualTo("invited carol");
+    assertThat(http().post("/invite/carol").statusCode()).isEqualTo(200);
+    HttpResponse<String> denied = http().post("/invite/carol");
+    assertThat(denied.statusCode()).isEqualTo(429);
+    assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"invites\";q=2;w=60");
+    assertThat(denied.headers().firstValue("Retry-After")).isPresent();
+    assertThat(denied.body()).contains("\"rule\":\"invites\"");
+    assertThat(http().post("/invite/dave").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void rateLimited_withFallback_deniedCallAnswersTheFallback() {
+    assertThat(http().post("/digest/erin").body()).isEqualTo("digest for erin");
+    assertThat(http().post("/digest/erin").body()).isEqualTo("digest for erin");
+    HttpResponse<String> third = http().post("/digest/erin");
+    assertThat(third.statusCode()).isEqualTo(200);
+    assertThat(third.body()).isEqualTo("digest for erin later: invites");
+  }
+
+  @Test
+  void prometheus_showsTheDecisionsUnderTheNodesNames() {
+    http().post("/invite/prometheus");
+    String metrics = http().get("/actuator/prometheus").body();
+    assertThat(metrics).containsPattern("sluice_decisions_total\\{.*rule=\"invites\".*\\} [1-9]");
+    assertThat(metrics).contains("outcome=\"allowed\"");
+  }
+
+  @Test
+  void health_isUpWithTheGridState() {
+    HttpResponse<String> health = http().get("/actuator/health");
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(health.body())
+        .contains(
+            "\"sluice\":{\"details\":{\"state\":\"connected\",\"gridUnavailable\":false},"
+                + "\"status\":\"UP\"}");
+  }
+
+  @Test
+  void endpoint_listsRules_peeksAKey_andResetsItForTheAdminRoleOnly() {
+    assertThat(http().get("/actuator/sluice").body())
+        .contains("\"hello\"", "\"payments-1d\"", "\"onDenied\":\"reject\"");
+    http().post("/invite/frank");
+    http().post("/invite/frank");
+    assertThat(http().get("/actuator/sluice/invites/frank").body()).contains("\"remaining\":0");
+    assertThat(
+            http().delete("/actuator/sluice/invites/frank", Http.basic("alice", "a")).statusCode())
+        .isEqualTo(403);
+    assertThat(http().post("/invite/frank").statusCode()).isEqualTo(429);
+    assertThat(http().delete("/actuator/sluice/invites/frank", Http.basic("ops", "o")).statusCode())
+        .isEqualTo(200);
+    assertThat(http().post("/invite/frank").statusCode()).isEqualTo(200);
+  }
+}
