@@ -388,7 +388,8 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
                   : "an inline policy")
               + " gives permits back only to whoever shows they were admitted: the receipt the"
               + " check answered, a permitId or a reservationId. A bare count needs the admin"
-              + " token (REST) or releaseWithoutProof (Java), or a rule with 'release: open'");
+              + " token (REST's bearer token, the Redis port's AUTH) or releaseWithoutProof (Java),"
+              + " or a rule with 'release: open'");
     }
     return command(check, KeyOp.release(check.permits()));
   }
