@@ -173,7 +173,7 @@ public record NodeSettings(
     PORT_OFFSET(
         "portOffset",
         "0",
-        "Added to the default of every port this node listens on (REST, member, Envoy, and any"
+        "Added to the default of every port this node listens on (REST, member, Envoy, Redis and any"
             + " other front end's), so that several nodes share one host with one variable each,"
             + " e.g. 0, 10 and 20 ([Several nodes on one host](#several-nodes-on-one-host)). A port"
             + " set explicitly is used as set; a port that is off (0) stays off."),

@@ -45,6 +45,7 @@ class LocalClusterIT {
 
   private static final int MEMBER = 5701;
   private static final int RLS = 8081;
+  private static final int RESP = 6380;
 
   /** How long three nodes get to form a cluster: a JVM start each, on two shared cores. */
   private static final Duration STARTUP = Duration.ofSeconds(90);
@@ -89,6 +90,7 @@ class LocalClusterIT {
       assertThat(TestNodes.get(REST + shift, "/health/ready").body())
           .contains("member of a 3-member cluster");
       assertThat(listening(RLS + shift)).as("Envoy on %d", RLS + shift).isTrue();
+      assertThat(listening(RESP + shift)).as("Redis on %d", RESP + shift).isTrue();
       assertThat(listening(MEMBER + shift)).as("member on %d", MEMBER + shift).isTrue();
     }
     // One grid: what the first node admits, the third node's peek sees.
@@ -135,7 +137,7 @@ class LocalClusterIT {
   }
 
   /**
-   * A base offset at which every port of the three nodes is free now: 9 ports between 8080 and
+   * A base offset at which every port of the three nodes is free now: 12 ports between 6380 and
    * about 30,000 (above the page's own, below Linux's ephemeral range of 32768 and up).
    */
   private static int freeBase(List<Integer> offsets) {
@@ -143,7 +145,7 @@ class LocalClusterIT {
       int base = 100 + ThreadLocalRandom.current().nextInt(20_000);
       boolean free = true;
       for (int offset : offsets) {
-        for (int port : List.of(REST, MEMBER, RLS)) {
+        for (int port : List.of(REST, MEMBER, RLS, RESP)) {
           free &= isFree(port + base + offset);
         }
       }
@@ -151,7 +153,7 @@ class LocalClusterIT {
         return base;
       }
     }
-    throw new IllegalStateException("no base offset with nine free ports in 1,000 tries");
+    throw new IllegalStateException("no base offset with twelve free ports in 1,000 tries");
   }
 
   private static boolean isFree(int port) {
@@ -205,9 +207,10 @@ class LocalClusterIT {
               .collect(Collectors.joining(",")));
       env.put("SLUICE_PORT_OFFSET", Integer.toString(offsets.get(i) + base));
       env.put("SLUICE_CLUSTER_NAME", cluster);
-      // The page sets no Envoy port, so its shifted default applies; an empty variable counts as
-      // unset (NodeProcess turns the Envoy port off unless a test says otherwise).
+      // The page sets no Envoy or Redis port, so their shifted defaults apply; an empty variable
+      // counts as unset (NodeProcess turns both off unless a test says otherwise).
       env.put("SLUICE_RLS_PORT", "");
+      env.put("SLUICE_RESP_PORT", "");
       // From the repository's root, as the page says: the example rules of grid-node/rules.yaml.
       Path repository = Path.of(System.getProperty("user.dir")).getParent();
       return new NodeProcess(
