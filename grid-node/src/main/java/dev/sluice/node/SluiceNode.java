@@ -337,6 +337,7 @@ public final class SluiceNode implements AutoCloseable {
               RespFrontEnd.start(
                   decisions,
                   registry,
+                  stats.frontEnds(),
                   client
                       ? ClusterView.alone(advertisedHost(settings), settings.respPort())
                       : ClusterView.members(member),
