@@ -15,7 +15,10 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.ReservationException;
+import dev.sluice.core.ReservationId;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.algorithm.PacedLease;
 import dev.sluice.core.pipeline.CompiledPolicy;
@@ -363,6 +366,35 @@ class SerializationTest {
         roundTrip(new DecideProcessor(new KeyCommand[] {underName}, new int[] {3}));
     assertThat(back.commands()).containsExactly(underName);
     assertThat(((PolicyRef.Inline) back.commands()[0].ref()).stateName()).isEqualTo("redis");
+  }
+
+  /**
+   * The ids callers hold name their rule or inline policy themselves, in one codec: a rule, an
+   * inline policy, and one under a state name each read back as they were written, in a receipt
+   * (still sealed: its tag covers the reference) and in a reservation id alike.
+   */
+  @Test
+  void receiptsAndReservationIds_roundTripEveryKindOfReference() {
+    ReceiptKey key = ReceiptKey.random();
+    for (PolicyRef ref :
+        List.of(
+            PolicyRef.rule("login"),
+            PolicyRef.inline(TWO_LIMITS),
+            PolicyRef.inlineUnder("redis", GCRA),
+            PolicyRef.inlineUnder("redis", TWO_LIMITS))) {
+      Receipt receipt = Receipt.issue(ref, "user123", 3, 1_767_265_200_000_000_011L, 0, -42, key);
+      Receipt back = Receipt.parse(receipt.encode());
+      assertThat(back).as("%s", ref).isEqualTo(receipt);
+      assertThat(back.ref()).isEqualTo(ref);
+      assertThat(back.sealedWith(key)).isTrue();
+      ReservationId id = new ReservationId(ref, "user123", 7, 1_767_265_260_000_000_000L);
+      assertThat(ReservationId.parse(id.encode())).as("%s", ref).isEqualTo(id);
+    }
+    Receipt named = Receipt.issue(PolicyRef.inline(GCRA), "u", 1, 1L, 0, 1, key);
+    Receipt underName = Receipt.issue(PolicyRef.inlineUnder("redis", GCRA), "u", 1, 1L, 0, 1, key);
+    assertThat(underName.encode())
+        .as("a state name changes what the receipt proves")
+        .isNotEqualTo(named.encode());
   }
 
   @Test
