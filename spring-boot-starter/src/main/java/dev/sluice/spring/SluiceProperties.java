@@ -1,7 +1,6 @@
 package dev.sluice.spring;
 
 import dev.sluice.client.FailurePolicy;
-import dev.sluice.client.SluiceClient;
 import dev.sluice.core.spec.LimitSpec;
 import dev.sluice.core.spec.RuleSpec;
 import java.nio.file.Path;
@@ -73,8 +72,14 @@ public class SluiceProperties {
   /** The failure policy of single rules, by rule name, where it differs from failure-policy. */
   private Map<String, FailurePolicy> failurePolicies = new LinkedHashMap<>();
 
-  /** How long a decision waits for the grid before the failure policy answers. */
-  private Duration callTimeout = SluiceClient.DEFAULT_CALL_TIMEOUT;
+  /**
+   * How long a decision waits for the grid before the failure policy answers. 500 ms, not the
+   * client SDK's 50 ms: an application's own JVM pauses (a GC, a busy CPU) for longer than 50 ms
+   * under load, and a timeout below those pauses makes the failure policy answer while the grid is
+   * well; an embedded member decides locally or one hop away, so only a member that is gone makes a
+   * call wait this long.
+   */
+  private Duration callTimeout = Duration.ofMillis(500);
 
   /** How long the start waits for a first link to the grid (client mode); 0: not at all. */
   private Duration connectTimeout = Duration.ofSeconds(5);
