@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Everything under {@code sluice.*} in {@code application.yml} (docs/spring.md has the table). The
@@ -29,7 +31,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * </pre>
  */
 @ConfigurationProperties("sluice")
-public class SluiceProperties {
+public class SluiceProperties implements Validator {
 
   /** Where the limiter's state lives: in this JVM as a grid member, or in a grid it connects to. */
   public enum Mode {
@@ -208,6 +210,17 @@ public class SluiceProperties {
 
   public void setGates(List<GateProperties> gates) {
     this.gates = gates;
+  }
+
+  /** Spring Boot validates the bound properties with this, before anything starts. */
+  @Override
+  public boolean supports(Class<?> type) {
+    return SluiceProperties.class.isAssignableFrom(type);
+  }
+
+  @Override
+  public void validate(Object target, Errors errors) {
+    new SluicePropertiesValidator().validate(target, errors);
   }
 
   public Embedded getEmbedded() {

@@ -4,13 +4,11 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.config.PeriodicPoll;
-import dev.sluice.core.rules.RulesFile;
 import dev.sluice.core.rules.RulesFileWatcher;
 import dev.sluice.spring.SluiceProperties.RuleProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -21,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * Puts the application's rules into the limiter's rule store: {@code sluice.rules} at start, and
  * {@code sluice.rules-file} at start and on every edit (the node's {@link RulesFileWatcher}).
  *
- * <p>Both are validated at start, grid or not: a broken rule or file fails the start with the
- * field's name. A client whose grid is not there yet cannot store them: it keeps trying every
- * reload interval (decisions follow the failure policy meanwhile), and says so in the log.
+ * <p>Both were validated when {@code sluice.*} was bound ({@link SluicePropertiesValidator}), grid
+ * or not: a broken rule or file fails the start with the property's name. A client whose grid is
+ * not there yet cannot store them: it keeps trying every reload interval (decisions follow the
+ * failure policy meanwhile), and says so in the log.
  */
 final class SluiceRules implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceRules.class);
@@ -47,25 +46,13 @@ final class SluiceRules implements AutoCloseable {
     this.retry = new PeriodicPoll("sluice-rules-store", interval, this::storeQuietly);
   }
 
-  /** {@code sluice.rules}, validated by the rules file's own code, with its messages. */
+  /** {@code sluice.rules} as rules ({@link SluicePropertiesValidator} checked them at binding). */
   static List<Rule> inlineRules(List<RuleProperties> rules) {
-    List<Rule> parsed = new ArrayList<>(rules.size());
-    for (int i = 0; i < rules.size(); i++) {
-      try {
-        parsed.add(rules.get(i).toSpec().toRule());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("sluice.rules[" + i + "]." + e.getMessage(), e);
-      }
-    }
-    return List.copyOf(parsed);
+    return rules.stream().map(rule -> rule.toSpec().toRule()).toList();
   }
 
   /** Stores the rules now, or keeps trying in the background if the grid cannot take them. */
   SluiceRules start() {
-    if (file != null) {
-      // Parse the file now, so that a broken one fails the start even when the grid is away.
-      RulesFile.load(file);
-    }
     try {
       store();
     } catch (RuntimeException e) {
