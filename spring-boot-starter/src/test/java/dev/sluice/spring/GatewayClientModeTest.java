@@ -113,9 +113,10 @@ class GatewayClientModeTest {
 
     member.shutdown();
     awaitHealth(http, body -> body.contains("\"sluice\":{\"details\":{\"state\":\"disconnected\""));
-    // The grid is away: each rule's failure policy answers, not a silent pass.
+    // The grid is away: each rule's failure policy answers, not a silent pass; fail-closed with
+    // the gate's 503, not the filter's 429: the client did nothing wrong.
     HttpResponse<String> closed = http.get("/strict/x");
-    assertThat(closed.statusCode()).isEqualTo(429);
+    assertThat(closed.statusCode()).isEqualTo(503);
     assertThat(closed.headers().firstValue("Retry-After")).isPresent();
     assertThat(closed.headers().firstValue("RateLimit")).isEmpty();
     // (Not greet: its recent denial of this client is still answered locally, never more
