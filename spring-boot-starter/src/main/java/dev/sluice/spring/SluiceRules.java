@@ -31,8 +31,9 @@ final class SluiceRules implements AutoCloseable {
   private final List<Rule> inline;
   private final @Nullable Path file;
   private final @Nullable RulesFileWatcher watcher;
-  private final PeriodicPoll retry;
+  private final PeriodicPoll keeper;
   private final AtomicBoolean stored = new AtomicBoolean();
+  private volatile List<Rule> fromFile = List.of();
 
   SluiceRules(RateLimiter limiter, SluiceProperties properties, @Nullable MeterRegistry registry) {
     this.store = limiter.rules();
@@ -43,7 +44,7 @@ final class SluiceRules implements AutoCloseable {
     if (watcher != null && registry != null) {
       watcher.bindTo(registry);
     }
-    this.retry = new PeriodicPoll("sluice-rules-store", interval, this::storeQuietly);
+    this.keeper = new PeriodicPoll("sluice-rules-store", interval, this::keep);
   }
 
   /** {@code sluice.rules} as rules ({@link SluicePropertiesValidator} checked them at binding). */
@@ -51,7 +52,10 @@ final class SluiceRules implements AutoCloseable {
     return rules.stream().map(rule -> rule.toSpec().toRule()).toList();
   }
 
-  /** Stores the rules now, or keeps trying in the background if the grid cannot take them. */
+  /**
+   * Stores the rules now, or keeps trying in the background if the grid cannot take them; then
+   * keeps them there ({@link #keep}).
+   */
   SluiceRules start() {
     try {
       store();
@@ -60,8 +64,8 @@ final class SluiceRules implements AutoCloseable {
           "the rules cannot be stored yet ({}); decisions follow the failure policy, and the rules"
               + " are stored once the grid can be reached",
           e.toString());
-      retry.start();
     }
+    keeper.start();
     return this;
   }
 
@@ -70,25 +74,43 @@ final class SluiceRules implements AutoCloseable {
       store.put(rule);
     }
     if (watcher != null) {
-      watcher.loadInitial();
-      watcher.start();
+      fromFile = watcher.loadInitial();
+      if (!stored.get()) {
+        watcher.start();
+      }
     }
     stored.set(true);
     LOG.info(
         "sluice rules stored: {} inline{}", inline.size(), watcher == null ? "" : ", " + watcher);
   }
 
-  private void storeQuietly() {
-    if (stored.get()) {
-      retry.close();
-      return;
-    }
+  /**
+   * Every reload interval: stores the rules if they are not stored yet, and stores them again if
+   * the grid lost any (a client whose grid was restarted empty finds its rules gone: the
+   * application's configuration holds them, so it puts them back, as it did at start).
+   */
+  private void keep() {
     try {
-      store();
-      retry.close();
+      if (!stored.get() || lostAny()) {
+        if (stored.get()) {
+          LOG.warn("the grid lost sluice rules (was it restarted?); storing them again");
+        }
+        store();
+      }
     } catch (RuntimeException e) {
-      LOG.debug("the rules cannot be stored yet: {}", e.toString());
+      LOG.debug("the rules cannot be stored or checked now: {}", e.toString());
     }
+  }
+
+  private boolean lostAny() {
+    for (List<Rule> rules : List.of(inline, fromFile)) {
+      for (Rule rule : rules) {
+        if (store.find(rule.name()).isEmpty()) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** Whether the rules are in the store (false while a client waits for its grid). */
@@ -98,7 +120,7 @@ final class SluiceRules implements AutoCloseable {
 
   @Override
   public void close() {
-    retry.close();
+    keeper.close();
     if (watcher != null) {
       watcher.close();
     }

@@ -19,10 +19,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * docs/spring.md's "Start" is this example: its dependency block is the one in this module's
- * pom.xml, its YAML is {@code application.yml}, its Java is the regions of {@link
- * ExampleController} marked {@code // docs/spring.md: <name>}, and every {@code $ curl} of its
- * console block is sent to the example started here on a free port, the answer compared with the
- * one printed (the README's {@code ReadmeIT} does the same for the grid node).
+ * pom.xml, its YAML is {@code application.yml} (and client mode's {@code application-client.yml}),
+ * its Java is the regions of {@link ExampleController} marked {@code // docs/spring.md: <name>},
+ * and every {@code $ curl} of its console block is sent to the example started here on a free port,
+ * the answer compared with the one printed (the README's {@code ReadmeIT} does the same for the
+ * grid node).
  */
 class SpringDocsTest {
   private static final Path MODULE = Path.of(System.getProperty("user.dir")).toAbsolutePath();
@@ -52,6 +53,10 @@ class SpringDocsTest {
           .contains(region.group(2).stripIndent());
     }
     assertThat(regions).containsExactly("hello", "invites");
+    String modes = ConsoleTranscript.section(Files.readString(DOCS), "## Where the state lives");
+    assertThat(Files.readString(MODULE.resolve("src/main/resources/application-client.yml")))
+        .as("the client mode YAML of docs/spring.md")
+        .isEqualTo(block(modes, "yaml"));
   }
 
   @Test
