@@ -53,7 +53,9 @@ class SpringDocsTest {
           .contains(region.group(2).stripIndent());
     }
     assertThat(regions).containsExactly("hello", "invites");
-    String modes = ConsoleTranscript.section(Files.readString(DOCS), "## Where the state lives");
+    String modes =
+        ConsoleTranscript.section(
+            Files.readString(DOCS), "## Where the state lives (`sluice.mode`)");
     assertThat(Files.readString(MODULE.resolve("src/main/resources/application-client.yml")))
         .as("the client mode YAML of docs/spring.md")
         .isEqualTo(block(modes, "yaml"));
