@@ -53,7 +53,11 @@ public class SluiceProperties implements Validator {
   /** The Hazelcast cluster name, of the member started here or of the grid a client joins. */
   private String clusterName = "sluice";
 
-  /** Rules defined here, put into the grid's rules at start (the same fields as a rules file). */
+  /**
+   * Rules defined here, put into the grid's rules at start and kept there, with the fields of a
+   * rules file; each: name, limit, window, algorithm, burst, buckets, permit-ttl, limits (a list of
+   * limit, window, algorithm, burst, buckets, permit-ttl), shadow, count-denied, leases, on-denied.
+   */
   private List<RuleProperties> rules = new ArrayList<>();
 
   /**
@@ -101,7 +105,12 @@ public class SluiceProperties implements Validator {
    */
   private List<String> trustedProxies = new ArrayList<>();
 
-  /** HTTP gates: which requests are limited, by which rule, keyed and costed how. */
+  /**
+   * HTTP gates: which requests are limited, by which rule, keyed and costed how; each: paths,
+   * methods, rule (or limit and window), key (ip, header, principal, expression), key-header,
+   * key-expression, cost, cost-expression, wait-up-to, reject-status, unavailable-status, position
+   * (before-security, after-security).
+   */
   private List<GateProperties> gates = new ArrayList<>();
 
   private final Embedded embedded = new Embedded();
