@@ -123,10 +123,13 @@ class StarterMvcApp {
   static class Mailer {
     private final List<String> sent = new CopyOnWriteArrayList<>();
 
+    // docs/spring.md: shadow-ban
     @RateLimited(rule = "welcome", key = "#user")
     public void sendWelcome(String user) {
-      sent.add(user);
+      sent.add(user); // a banned call does not run
     }
+
+    // end
 
     /** The e-mails sent (a method: the bean is a proxy, whose fields are not the bean's). */
     public List<String> sent() {
@@ -141,6 +144,7 @@ class StarterMvcApp {
       return "invited " + user;
     }
 
+    // docs/spring.md: fallback
     @RateLimited(rule = "invites", key = "'digest:' + #user", fallback = "later")
     public String digest(String user) {
       return "digest for " + user;
@@ -149,5 +153,6 @@ class StarterMvcApp {
     String later(String user, RateLimitedException e) {
       return "digest for " + user + " later: " + e.rule();
     }
+    // end
   }
 }
