@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.core.grid.SluiceHazelcast;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,13 +36,13 @@ import org.springframework.test.context.DynamicPropertySource;
 class StarterMvcTest {
   private static final String CLUSTER = "starter-mvc-" + UUID.randomUUID();
   private static final Path RULES_FILE = rulesFile();
-  private static final HttpServer UPSTREAM = upstream();
+  private static final StubUpstream UPSTREAM = StubUpstream.answering();
 
   @DynamicPropertySource
   static void properties(DynamicPropertyRegistry registry) {
     registry.add("test.member-port", Http::freePort);
     registry.add("test.cluster-name", () -> CLUSTER);
-    registry.add("test.upstream-port", () -> UPSTREAM.getAddress().getPort());
+    registry.add("test.upstream", UPSTREAM::uri);
     registry.add("sluice.rules-file", RULES_FILE::toString);
   }
 
@@ -55,7 +52,7 @@ class StarterMvcTest {
 
   @AfterAll
   static void stop() throws IOException {
-    UPSTREAM.stop(0);
+    UPSTREAM.close();
     Files.deleteIfExists(RULES_FILE);
   }
 
@@ -235,26 +232,6 @@ class StarterMvcTest {
       Path file = Files.createTempFile("starter-mvc-rules", ".yaml");
       Files.writeString(file, "rules:\n  - name: reloaded\n    limit: 2\n    window: 1m\n");
       return file;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** An upstream that answers every path with its own name. */
-  private static HttpServer upstream() {
-    try {
-      HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext(
-          "/",
-          exchange -> {
-            byte[] body =
-                ("upstream " + exchange.getRequestURI().getPath()).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-          });
-      server.start();
-      return server;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -2,21 +2,15 @@ package dev.sluice.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.client.middleware.SluiceWebFilter;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -25,11 +19,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
-import org.springframework.security.config.web.server.ServerHttpSecurity;
-import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.stereotype.Component;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -50,24 +40,13 @@ import org.springframework.web.server.ServerWebExchange;
     properties = "spring.main.web-application-type=reactive")
 @ActiveProfiles("webflux")
 class StarterWebFluxTest {
-  /** Opened once: requests to /slow/** wait for it at the upstream. */
-  private static final CountDownLatch SLOW_RELEASED = new CountDownLatch(1);
-
-  private static final CountDownLatch SLOW_ARRIVED = new CountDownLatch(1);
-  private static final HttpServer UPSTREAM = upstream();
+  /** Holds requests to /slow/** until the test releases them. */
+  private static final StubUpstream UPSTREAM = StubUpstream.holding("/slow/");
 
   @SpringBootConfiguration
   @EnableAutoConfiguration
-  @EnableWebFluxSecurity
-  @Import({Invites.class, Mailer.class})
-  static class App {
-    @Bean
-    SecurityWebFilterChain open(ServerHttpSecurity http) {
-      return http.authorizeExchange(exchanges -> exchanges.anyExchange().permitAll())
-          .csrf(ServerHttpSecurity.CsrfSpec::disable)
-          .build();
-    }
-  }
+  @Import({OpenWebFluxSecurity.class, Invites.class, Mailer.class})
+  static class App {}
 
   /** The side effect a shadow ban skips. */
   @Component
@@ -100,14 +79,7 @@ class StarterWebFluxTest {
   @DynamicPropertySource
   static void properties(DynamicPropertyRegistry registry) {
     registry.add("sluice.embedded.port", Http::freePort);
-    String route = "spring.cloud.gateway.server.webflux.routes[0].";
-    registry.add(route + "id", () -> "slow");
-    registry.add(route + "uri", () -> "http://127.0.0.1:" + UPSTREAM.getAddress().getPort());
-    registry.add(route + "predicates[0]", () -> "Path=/slow/**");
-    registry.add(route + "filters[0].name", () -> "RequestRateLimiter");
-    registry.add(route + "filters[0].args.rate-limiter", () -> "#{@sluiceRateLimiter}");
-    registry.add(route + "filters[0].args.key-resolver", () -> "#{@sluiceClientIpKeyResolver}");
-    registry.add(route + "filters[0].args.sluice-rate-limiter.rule", () -> "one-at-a-time");
+    GatewayTestRoutes.rateLimited(registry, 0, "slow", "one-at-a-time", UPSTREAM);
   }
 
   @LocalServerPort int port;
@@ -115,8 +87,7 @@ class StarterWebFluxTest {
 
   @AfterAll
   static void stop() {
-    SLOW_RELEASED.countDown();
-    UPSTREAM.stop(0);
+    UPSTREAM.close();
   }
 
   @Test
@@ -158,7 +129,7 @@ class StarterWebFluxTest {
                     .timeout(Duration.ofSeconds(20))
                     .build(),
                 HttpResponse.BodyHandlers.ofString());
-    assertThat(SLOW_ARRIVED.await(20, TimeUnit.SECONDS))
+    assertThat(UPSTREAM.awaitHeld(Duration.ofSeconds(20)))
         .as("the first reached the upstream")
         .isTrue();
 
@@ -166,7 +137,7 @@ class StarterWebFluxTest {
     assertThat(second.statusCode()).as("the one permit is held").isEqualTo(429);
     assertThat(second.headers().firstValue("RateLimit-Policy")).isPresent();
 
-    SLOW_RELEASED.countDown();
+    UPSTREAM.release();
     assertThat(first.get(20, TimeUnit.SECONDS).body()).isEqualTo("upstream /slow/first");
     HttpResponse<String> third = awaitAdmitted(http, "/slow/third");
     assertThat(third.body()).isEqualTo("upstream /slow/third");
@@ -186,34 +157,5 @@ class StarterWebFluxTest {
     }
     assertThat(answer.statusCode()).as("the permit was given back").isEqualTo(200);
     return answer;
-  }
-
-  /** Answers every path with its own name; /slow/** only once {@link #SLOW_RELEASED} opens. */
-  private static HttpServer upstream() {
-    try {
-      HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
-      server.createContext(
-          "/",
-          exchange -> {
-            String path = exchange.getRequestURI().getPath();
-            if (path.startsWith("/slow/")) {
-              SLOW_ARRIVED.countDown();
-              try {
-                SLOW_RELEASED.await(20, TimeUnit.SECONDS);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            }
-            byte[] body = ("upstream " + path).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-          });
-      server.start();
-      return server;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }
