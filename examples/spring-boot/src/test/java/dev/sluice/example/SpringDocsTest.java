@@ -39,9 +39,12 @@ class SpringDocsTest {
     assertThat(pom.replace("${project.version}", version))
         .as("the dependency of docs/spring.md")
         .contains(block(start, "xml"));
-    assertThat(Files.readString(MODULE.resolve("src/main/resources/application.yml")))
-        .as("the YAML of docs/spring.md")
-        .isEqualTo(block(start, "yaml"));
+    String yaml = Files.readString(MODULE.resolve("src/main/resources/application.yml"));
+    assertThat(yaml).as("the YAML of docs/spring.md").isEqualTo(block(start, "yaml"));
+    String readme = Files.readString(MODULE.resolve("../../README.md").normalize());
+    assertThat(ConsoleTranscript.section(readme, "## Use it from Java"))
+        .as("the README's copy")
+        .contains("```yaml\n" + yaml + "```");
     String controller =
         Files.readString(MODULE.resolve("src/main/java/dev/sluice/example/ExampleController.java"));
     List<String> regions = new ArrayList<>();
