@@ -12,6 +12,7 @@ import dev.sluice.core.metrics.DecisionMetrics;
 import dev.sluice.core.pipeline.BackendStack;
 import dev.sluice.core.pipeline.BatchingBackend;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
+import dev.sluice.core.stats.NodeStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -96,7 +97,8 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
   }
 
   private SluiceClient(Builder builder, Layers layers, @Nullable Runnable shutdown) {
-    super(layers.stack, new DecisionMetrics(builder.meterRegistry, layers.stack));
+    super(
+        layers.stack, new DecisionMetrics(builder.meterRegistry, layers.stack, builder.nodeStats));
     this.delegate = layers.delegate;
     this.shutdown = shutdown;
     this.registry = builder.meterRegistry;
@@ -151,7 +153,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
       layers.delegate = delegate;
       CircuitBreaker breaker =
           new CircuitBreaker(builder.probeInterval.toNanos(), builder.breakerClock);
-      LocalDecisionMetrics metrics = new LocalDecisionMetrics(builder.meterRegistry);
+      LocalDecisionMetrics metrics = new LocalDecisionMetrics(builder.meterRegistry, breaker);
       // Wall time, not the injected clock: the staleness bound covers events lost in real time,
       // and tests that freeze the client's clock must still see rule changes.
       layers.rules =
@@ -316,6 +318,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
     boolean coalescing = true;
     boolean leases = true;
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
+    @Nullable NodeStats nodeStats;
     LongSupplier nanoClock = System::nanoTime;
     LongSupplier breakerClock = System::nanoTime;
     Duration connectTimeout = Duration.ofSeconds(5);
@@ -446,6 +449,15 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
     /** Where {@code sluice_client_local_decisions_total} and friends are registered. */
     public Builder meterRegistry(MeterRegistry registry) {
       this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
+      return this;
+    }
+
+    /**
+     * Also counts every answer the application gets in a grid node's console stats (a client-mode
+     * node's; none by default).
+     */
+    public Builder nodeStats(NodeStats stats) {
+      this.nodeStats = Objects.requireNonNull(stats, "nodeStats");
       return this;
     }
 

@@ -61,6 +61,7 @@ final class TestNodes {
     env.put("SLUICE_CLUSTER_NAME", clusterName);
     env.put("SLUICE_REST_PORT", "0");
     env.put("SLUICE_RLS_PORT", "0");
+    env.put("SLUICE_RESP_PORT", "0");
     env.put("SLUICE_MEMBER_PORT", Integer.toString(memberPort));
     env.put(
         "SLUICE_MEMBERS",

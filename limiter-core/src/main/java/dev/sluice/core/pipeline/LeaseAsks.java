@@ -15,9 +15,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>An ask rides on the last operation of a command that a lease could have answered ({@link
  * KeyCommand#mayAnswerHere}); each of those counts as a request, and the largest ask goes. No ask
- * is made on a policy known here to limit permits in flight (each permit is an entry at the owner
- * with its own id); where the policy is not known here, the owner keeps the promise and grants none
- * ({@link CompiledPolicy#leases}).
+ * is made on a policy known here whose owner grants no lease ({@link CompiledPolicy#leases}: leases
+ * off, a shadow or a concurrency policy), so that its keys cost the holder no demand to track;
+ * where the policy is not known here, the owner keeps the promise and grants none.
  */
 final class LeaseAsks extends BackendDecorator {
   /** What {@link #windowLeaseIfLeasable} answers for a policy no lease may be asked on. */
@@ -119,10 +119,10 @@ final class LeaseAsks extends BackendDecorator {
 
   /**
    * With one lookup of {@code ref}'s policy as known here, reading nothing: {@link #NOT_LEASABLE}
-   * where no lease may be asked on it (it limits permits in flight) or it cannot be read (the owner
-   * will answer for the rule); otherwise how long a lease to the end of the window lasts at most on
-   * it ({@link dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}), 0 where it has none
-   * or is not known here.
+   * where no lease may be asked on it ({@link CompiledPolicy#leases}) or it cannot be read (the
+   * owner will answer for the rule); otherwise how long a lease to the end of the window lasts at
+   * most on it ({@link dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}), 0 where it
+   * has none or is not known here.
    */
   private long windowLeaseIfLeasable(PolicyRef ref) {
     CompiledPolicy policy;
@@ -134,6 +134,6 @@ final class LeaseAsks extends BackendDecorator {
     if (policy == null) {
       return 0;
     }
-    return policy.policy().inFlight() ? NOT_LEASABLE : policy.algorithm().windowLeaseNanos();
+    return policy.leases() ? policy.algorithm().windowLeaseNanos() : NOT_LEASABLE;
   }
 }
