@@ -6,6 +6,7 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Receipt;
 import dev.sluice.core.ReleaseException;
 import dev.sluice.core.StateKey;
+import dev.sluice.core.algorithm.NanoMath;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -42,7 +43,7 @@ final class AdmissionReceipts {
     if (decision.decidedBy() != Decision.DecidedBy.LIMITER || !admits(check.permits(), decision)) {
       return decision; // a lease's answer carries its own; a failure policy's took nothing
     }
-    long admittedAt = saturatedAdd(decidedAtNanos, decision.delayNanos());
+    long admittedAt = NanoMath.saturatedAdd(decidedAtNanos, decision.delayNanos());
     return decision.withReceipt(
         issue(check.ref(), check.key(), check.permits(), decision, admittedAt, 0));
   }
@@ -114,10 +115,5 @@ final class AdmissionReceipts {
         decision.permitId() != 0 ? decision.permitId() : ThreadLocalRandom.current().nextLong();
     return Receipt.issue(
         ref, subject, permits, admittedAtNanos, leaseNanos, number, backend.receiptKey());
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 }
