@@ -82,7 +82,6 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
 
   private final PipelineRateLimiter delegate;
   private final @Nullable Runnable shutdown;
-  private final MeterRegistry registry;
   private final Layers layers;
   private final CachedRuleStore rules;
   private final @Nullable GridConnection connection;
@@ -101,7 +100,6 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
         layers.stack, new DecisionMetrics(builder.meterRegistry, layers.stack, builder.nodeStats));
     this.delegate = layers.delegate;
     this.shutdown = shutdown;
-    this.registry = builder.meterRegistry;
     this.layers = layers;
     this.rules = layers.rules;
     Duration warmUpTimeout =
@@ -116,7 +114,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
                 rules,
                 builder.callTimeout,
                 warmUpTimeout,
-                registry)
+                builder.meterRegistry)
             : null;
     layers.connection = connection;
     if (connection != null && !builder.connectTimeout.isZero()) {
@@ -236,11 +234,6 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
   }
 
   // ---------------------------------------------------------------- the client's own
-
-  /** Where this client records its decisions (and its local ones): its builder's registry. */
-  public MeterRegistry decisionRegistry() {
-    return registry;
-  }
 
   /** The failure policy of {@code check}'s rule; inline policies take the client's default. */
   public FailurePolicy failurePolicyOf(Check check) {
