@@ -461,7 +461,9 @@ public final class SluiceNode implements AutoCloseable {
                         ? " (0: any free port)"
                         : setting == Setting.RLS_PORT || setting == Setting.RESP_PORT
                             ? " (0: turns it off)"
-                            : ""),
+                            : "")
+                    + "; several nodes on one host: give each its own "
+                    + Setting.PORT_OFFSET.environmentVariable(),
                 e));
       }
     }

@@ -30,6 +30,10 @@ public final class ConsoleTranscript {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Set<String> MILLISECOND_FIELDS =
       Set.of("resetAfterMs", "retryAfterMs", "delayMs");
+
+  /** Fields whose value is new on every run (a receipt's number is random): present, not equal. */
+  private static final Set<String> FRESH_FIELDS = Set.of("receipt");
+
   private static final Set<String> SECOND_HEADERS = Set.of("x-ratelimit-reset", "retry-after");
   private static final Pattern RATELIMIT_T = Pattern.compile("^(.*;t=)(\\d+)$");
   private static final Pattern PIPE_GREP = Pattern.compile("^(.*?)\\s*\\|\\s*grep\\s+'([^']*)'$");
@@ -203,7 +207,9 @@ public final class ConsoleTranscript {
     JsonNode actual = MAPPER.readTree(actualText);
     assertThat(fieldNames(actual)).as(label).isEqualTo(fieldNames(expected));
     for (String field : fieldNames(expected)) {
-      if (MILLISECOND_FIELDS.contains(field) && expected.get(field).asLong() > 0) {
+      if (FRESH_FIELDS.contains(field)) {
+        assertThat(actual.get(field).asText()).as(label + field).isNotEmpty();
+      } else if (MILLISECOND_FIELDS.contains(field) && expected.get(field).asLong() > 0) {
         long millis = expected.get(field).asLong();
         assertThat(actual.get(field).asLong())
             .as(label + field)

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>The comparison is {@link ConsoleTranscript}'s.
  */
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class ReadmeIT {
   static final String RUN_COMMAND =
       "./mvnw -q -DskipTests package && java -jar grid-node/target/sluice-node.jar";

@@ -56,7 +56,8 @@ public class SluiceProperties implements Validator {
   /**
    * Rules defined here, put into the grid's rules at start and kept there, with the fields of a
    * rules file; each: name, limit, window, algorithm, burst, buckets, permit-ttl, limits (a list of
-   * limit, window, algorithm, burst, buckets, permit-ttl), shadow, count-denied, leases, on-denied.
+   * limit, window, algorithm, burst, buckets, permit-ttl), shadow, count-denied, leases, on-denied,
+   * release.
    */
   private List<RuleProperties> rules = new ArrayList<>();
 
@@ -325,6 +326,12 @@ public class SluiceProperties implements Validator {
     /** What a denial does at a gate: reject (default) or shadow_ban (pass, marked). */
     private @Nullable String onDenied;
 
+    /**
+     * What a release must show: proof (default: a check's receipt, a permit id) or open (a bare
+     * count from anyone).
+     */
+    private @Nullable String release;
+
     public @Nullable String getName() {
       return name;
     }
@@ -373,6 +380,14 @@ public class SluiceProperties implements Validator {
       this.onDenied = onDenied;
     }
 
+    public @Nullable String getRelease() {
+      return release;
+    }
+
+    public void setRelease(@Nullable String release) {
+      this.release = release;
+    }
+
     /** As a rules file states it: validated by the same code, with the same messages. */
     RuleSpec toSpec() {
       List<LimitSpec> specs = null;
@@ -394,7 +409,8 @@ public class SluiceProperties implements Validator {
           shadow,
           countDenied,
           leases,
-          onDenied);
+          onDenied,
+          release);
     }
   }
 
