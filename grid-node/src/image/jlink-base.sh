@@ -7,7 +7,8 @@
 #   jlink-base.sh <image.base> <out-dir> <java.home> <modules> <uid> <gid> <user> <jar>...
 #
 # It builds nothing when <image.base> is not <out-dir>/base.tar (a public base was chosen).
-# Needs Linux, the JDK's jmods, and Debian's libc-bin (ldd), tar, coreutils and ca-certificates.
+# Needs Linux, the JDK's jmods, and Debian's libc-bin (ldd), unzip, tar, coreutils and
+# ca-certificates.
 #
 # Reproducible: the same JDK, the same host packages and the same jar give the same bytes (sorted
 # entries, owner 0, times at the epoch, no creation time in the config), so the base layer's digest
@@ -32,6 +33,12 @@ if [ "$(uname -s)" != Linux ]; then
     "elsewhere pass -Dimage.base=<a JRE image from your registry>" >&2
   exit 1
 fi
+for tool in "$java_home/bin/jlink" ldd unzip tar sha256sum; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "the jlink base needs $tool (a JDK with jmods; Debian's libc-bin, unzip, tar, coreutils)" >&2
+    exit 1
+  fi
+done
 case "$(uname -m)" in
   x86_64) arch=amd64 ;;
   aarch64) arch=arm64 ;;
