@@ -317,10 +317,14 @@ class ContainerImageIT {
         Duration.ofSeconds(
             startup.initialDelaySeconds()
                 + (long) startup.periodSeconds() * startup.failureThreshold());
-    long deadline = System.nanoTime() + budget.toNanos();
+    long started = System.nanoTime();
+    long deadline = started + budget.toNanos();
     await(node, startup, deadline, "live (startup probe) within " + budget);
     assertThat(probe(node, liveness).passes()).as("liveness probe").isTrue();
     await(node, readiness, deadline, "ready within " + budget);
+    System.out.printf(
+        "%s ready %d ms after it was started%n",
+        node.container(), Duration.ofNanos(System.nanoTime() - started).toMillis());
     // What the JVM and Hazelcast say when the jlink'd runtime lacks a module they reach for.
     assertThat(logs(node.container()))
         .doesNotContain(
@@ -466,6 +470,8 @@ class ContainerImageIT {
     String log = logs(node.container());
     assertThat(state.path("ExitCode").asInt()).as(log).isEqualTo(143);
     assertThat(log.strip()).endsWith(STOPPED);
+    System.out.printf(
+        "%s stopped %d ms after SIGTERM (grace %d s)%n", node.container(), took.toMillis(), grace);
     assertThat(took).isLessThan(Duration.ofSeconds(grace));
   }
 
