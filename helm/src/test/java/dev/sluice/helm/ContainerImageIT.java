@@ -183,6 +183,11 @@ class ContainerImageIT {
     awaitStarted(zero);
     assertThat(processUser(zero.pid())).isEqualTo(pod.user());
     assertThat(check(zero, "someone").path("remaining").asInt()).isEqualTo(limit - 1);
+    // JMX: the JVM's meters (java.management) and the process's CPU (jdk.management).
+    Http metrics = zero.http("GET", "/metrics", null, null);
+    assertThat(metrics.status()).isEqualTo(200);
+    assertThat(metrics.body())
+        .contains("jvm_memory_used_bytes", "jvm_threads_live_threads", "process_cpu_usage");
     // The admin token is the chart's Secret, read by the node from SLUICE_ADMIN_TOKEN.
     String reset = "{\"rule\":\"%s\",\"key\":\"nobody\"}".formatted(RULE);
     assertThat(zero.http("POST", "/v1/limits/reset", reset, null).status()).isEqualTo(401);
