@@ -19,6 +19,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void surfaces_goThroughThePipeline_notTheAlgorithms() {
+    Arrows.SURFACES_GO_THROUGH_THE_PIPELINE.check(CLASSES);
+  }
+
+  @Test
   void hazelcastInternals_onlyInTheGridTransport() {
     Arrows.HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT.check(CLASSES);
   }

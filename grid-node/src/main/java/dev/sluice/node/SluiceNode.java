@@ -337,6 +337,7 @@ public final class SluiceNode implements AutoCloseable {
               RespFrontEnd.start(
                   decisions,
                   registry,
+                  stats.frontEnds(),
                   client
                       ? ClusterView.alone(advertisedHost(settings), settings.respPort())
                       : ClusterView.members(member),
@@ -460,7 +461,9 @@ public final class SluiceNode implements AutoCloseable {
                         ? " (0: any free port)"
                         : setting == Setting.RLS_PORT || setting == Setting.RESP_PORT
                             ? " (0: turns it off)"
-                            : ""),
+                            : "")
+                    + "; several nodes on one host: give each its own "
+                    + Setting.PORT_OFFSET.environmentVariable(),
                 e));
       }
     }

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.core.ManualTimeSource;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,7 +54,9 @@ class ConsoleNodeTest {
     Map<String, String> env =
         TestNodes.environment(cluster, memberPort, List.of(memberPort), rules);
     env.put("SLUICE_ADMIN_TOKEN", TOKEN);
+    env.put("SLUICE_RESP_PORT", Integer.toString(TestNodes.freePort()));
     member = SluiceNode.start(NodeSettings.load(null, env), CLOCK);
+    env.put("SLUICE_RESP_PORT", "0");
     env.put("SLUICE_MODE", "client");
     env.put("SLUICE_CALL_TIMEOUT", "5s");
     env.put("SLUICE_FAILURE_POLICIES", "login=fail-closed");
@@ -84,8 +90,37 @@ class ConsoleNodeTest {
     assertThat(onMember.at("/node/mode").asText()).isEqualTo("member");
     assertThat(rule(onMember, "login").has("failurePolicy")).isFalse();
     assertThat(onMember.at("/stats/rates")).isEmpty();
+    // Its Redis port reports to the console as a front end, with each command it answered.
+    throttleOverResp(member.respPort());
+    JsonNode resp =
+        frontEnd(TestNodes.get(member.restPort(), "/v1/stats?seconds=60").json(), "resp");
+    assertThat(resp.path("connections").asLong()).isNotNegative();
+    assertThat(resp.path("commands").findValuesAsText("command")).contains("cl.throttle");
     assertThat(TestNodes.get(member.restPort(), "/").status()).isEqualTo(200);
     assertThat(TestNodes.get(client.restPort(), "/").status()).isEqualTo(200);
+  }
+
+  /** One {@code CL.THROTTLE} as an inline command, its five-integer reply read. */
+  private static void throttleOverResp(int port) throws IOException {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      socket.setSoTimeout(10_000);
+      socket
+          .getOutputStream()
+          .write("CL.THROTTLE k 5 10 60\r\n".getBytes(StandardCharsets.US_ASCII));
+      byte[] reply = new byte[64];
+      int read = socket.getInputStream().read(reply);
+      assertThat(new String(reply, 0, Math.max(read, 0), StandardCharsets.US_ASCII))
+          .startsWith("*5\r\n");
+    }
+  }
+
+  private static JsonNode frontEnd(JsonNode stats, String name) {
+    for (JsonNode frontEnd : stats.at("/stats/frontEnds")) {
+      if (frontEnd.path("name").asText().equals(name)) {
+        return frontEnd;
+      }
+    }
+    throw new AssertionError("no front end '" + name + "' in " + stats.at("/stats/frontEnds"));
   }
 
   private static void putRule(SluiceNode node, String name, String json) {

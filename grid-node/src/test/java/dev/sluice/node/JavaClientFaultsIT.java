@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -40,7 +41,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <ul>
  *   <li>no check waits longer than the call timeout plus {@link #MARGIN} (a busy two-core machine
- *       running three member JVMs and this one);
+ *       running three member JVMs and this one), not counting the time this JVM stood still
+ *       (measured, {@link StallWatch}: no client answers while its process is not running);
  *   <li>none is admitted beyond its rule's limit: every rule fails closed here, so every admission
  *       is the grid's, and the admissions of each key, timed from outside, stay within the
  *       algorithm's bound ({@link AdmissionBounds}); the sliding_log rule has leases off, so its
@@ -71,6 +73,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(Seeds.class)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class JavaClientFaultsIT {
   private static final int THREADS = 16;
   private static final Duration CALL_TIMEOUT = Duration.ofMillis(100);
@@ -302,10 +305,13 @@ class JavaClientFaultsIT {
           if (decision.allowed()) {
             log.admitted.add(answer);
           }
-          if (answered - sent > bound && log.slowCount++ < 20) {
+          // Candidates only: judged after the load, once every stall of this JVM is known.
+          if (answered - sent > bound && log.slow.size() < ThreadLog.MAX_CANDIDATES) {
             log.slow.add(answer);
           }
-          if (local && answered > judgedFromNanos && log.lateLocal.size() < 20) {
+          if (local
+              && answered > judgedFromNanos
+              && log.lateLocal.size() < ThreadLog.MAX_CANDIDATES) {
             log.lateLocal.add(answer);
           }
         }
@@ -465,11 +471,26 @@ class JavaClientFaultsIT {
     void assertPromisesKept(long settledAt) {
       assertThat(threads).as("load threads still calling after stop").noneMatch(Thread::isAlive);
       assertThat(errors()).as("calls that threw").isEmpty();
-      assertThat(logs.stream().mapToLong(log -> log.slowCount).sum())
+      // A check's wait is judged on the time this JVM ran: while it stood still (a GC pause, or no
+      // CPU for it among three member JVMs on two shared cores) no client can answer, however it
+      // keeps its deadline. The rolling restart once ran at 997 of 1,100 ms; its slow answers were
+      // failure-policy answers whose calls spanned such stalls.
+      long bound = CALL_TIMEOUT.plus(MARGIN).toNanos();
+      assertThat(
+              all(log -> log.slow).stream()
+                  .filter(
+                      a ->
+                          a.answeredNanos()
+                                  - a.sentNanos()
+                                  - stalls.stalledWithin(a.sentNanos(), a.answeredNanos())
+                              > bound)
+                  .limit(20)
+                  .toList())
           .as(
-              "checks that waited beyond timeout + margin (this JVM stood still %s), such as %s",
-              stalls.describe(), all(log -> log.slow))
-          .isZero();
+              "checks that waited beyond timeout + margin, the time this JVM stood still (%s) not"
+                  + " counted",
+              stalls.describe())
+          .isEmpty();
       assertThat(admittedPerKey("exact"))
           .as("exact admitted per key")
           .allSatisfy((key, count) -> assertThat(count).isLessThanOrEqualTo(EXACT_LIMIT));
@@ -492,6 +513,11 @@ class JavaClientFaultsIT {
       }
       assertThat(
               all(log -> log.lateLocal).stream()
+                  .filter(
+                      a ->
+                          a.answeredNanos() - stalls.stalledWithin(settledAt, a.answeredNanos())
+                              > settledAt + BACK_BOUND.toNanos())
+                  .limit(20)
                   .map(
                       a ->
                           String.format(
@@ -503,8 +529,9 @@ class JavaClientFaultsIT {
                               a.decision().decidedBy()))
                   .toList())
           .as(
-              "failure-policy answers later than %d ms after the grid was settled (the last came"
-                  + " %d ms after it; this JVM stood still %s)",
+              "failure-policy answers later than %d ms after the grid was settled, the time this"
+                  + " JVM stood still not counted (the last came %d ms after it; this JVM stood"
+                  + " still %s)",
               BACK_BOUND.toMillis(), (lastLocalNanos() - settledAt) / 1_000_000, stalls.describe())
           .isEmpty();
       assertThat(tailDecisions)
@@ -532,9 +559,11 @@ class JavaClientFaultsIT {
    * Objects only for the few answers judged one by one; counts and waits in arrays.
    */
   private static final class ThreadLog {
+    /** Slow or late answers kept per thread for the judgement after the load, at most. */
+    static final int MAX_CANDIDATES = 10_000;
+
     final List<Load.Answer> admitted = new ArrayList<>();
     final List<Load.Answer> slow = new ArrayList<>();
-    long slowCount;
     final List<Load.Answer> lateLocal = new ArrayList<>();
     final List<String> errors = new ArrayList<>();
     final WaitHistogram waits = new WaitHistogram();
@@ -585,14 +614,16 @@ class JavaClientFaultsIT {
 
   /**
    * Times this JVM stood still (GC, or no CPU for it on a loaded machine): a thread that sleeps 10
-   * ms and notes each wake-up later than 100 ms. Only reported, to tell a long wait of the client
-   * from one of the whole process; nothing is excused by it.
+   * ms and notes each wake-up later than 100 ms, as the interval from when it should have woken to
+   * when it did. The judgement does not count that time in a check's wait ({@link #stalledWithin}):
+   * nothing in this JVM could answer then. A shorter stall is not noted, and is what the margin is
+   * for.
    */
   private static final class StallWatch {
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long NOTED_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    private final List<Long> stallNanos = new ArrayList<>();
+    private final List<long[]> stalls = new ArrayList<>();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Thread thread = new Thread(this::watch, "stall-watch");
 
@@ -609,10 +640,11 @@ class JavaClientFaultsIT {
         } catch (InterruptedException e) {
           return;
         }
-        long late = System.nanoTime() - before - TICK_NANOS;
+        long woke = System.nanoTime();
+        long late = woke - before - TICK_NANOS;
         if (late > NOTED_NANOS) {
-          synchronized (stallNanos) {
-            stallNanos.add(late);
+          synchronized (stalls) {
+            stalls.add(new long[] {woke - late, woke});
           }
         }
       }
@@ -627,12 +659,23 @@ class JavaClientFaultsIT {
       }
     }
 
+    /** How long this JVM stood still between {@code fromNanos} and {@code toNanos}. */
+    long stalledWithin(long fromNanos, long toNanos) {
+      long stalled = 0;
+      synchronized (stalls) {
+        for (long[] stall : stalls) {
+          stalled += Math.max(0, Math.min(toNanos, stall[1]) - Math.max(fromNanos, stall[0]));
+        }
+      }
+      return stalled;
+    }
+
     String describe() {
-      synchronized (stallNanos) {
-        long longest = stallNanos.stream().mapToLong(Long::longValue).max().orElse(0);
+      synchronized (stalls) {
+        long longest = stalls.stream().mapToLong(stall -> stall[1] - stall[0]).max().orElse(0);
         return String.format(
             "%d times over %d ms (longest %d ms)",
-            stallNanos.size(), NOTED_NANOS / 1_000_000, longest / 1_000_000);
+            stalls.size(), NOTED_NANOS / 1_000_000, longest / 1_000_000);
       }
     }
   }

@@ -27,6 +27,7 @@ final class RespNodes {
             - {name: login, limit: 5, window: 1m}
             - {name: db, algorithm: concurrency, limit: 2, permitTtl: 1m}
             - {name: tokens, algorithm: token_bucket, limit: 100, window: 1m}
+            - {name: reported, limit: 10, window: 1m, release: open}
           """);
     }
     String cluster = TestNodes.uniqueClusterName();

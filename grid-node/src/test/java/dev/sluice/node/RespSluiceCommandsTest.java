@@ -170,6 +170,63 @@ class RespSluiceCommandsTest {
         });
   }
 
+  /**
+   * A check's receipt gives its permits back from a connection that never sent AUTH, once; an
+   * altered receipt and a second release free nothing. A bare count without AUTH is NOPERM on a
+   * rule that wants proof (nothing freed), and taken on a rule with release: open.
+   */
+  @ParameterizedTest
+  @EnumSource(ProtocolVersion.class)
+  void receipt_givesBackWithoutAuth_once_bareCountOnlyAfterAuthOrOnAnOpenRule(
+      ProtocolVersion protocol) {
+    NODE.with(
+        protocol,
+        (redis, key) -> {
+          Map<String, Object> taken = sluice(redis, "CHECK", "login", key, "COST", 2);
+          assertThat(taken).containsEntry("remaining", 3L).containsKey("receipt");
+          String receipt = (String) taken.get("receipt");
+          assertThat(sluice(redis, "PEEK", "login", key)).doesNotContainKey("receipt");
+
+          assertThatThrownBy(() -> call(redis, "SLUICE.RELEASE", "login", key, "COST", 2))
+              .isInstanceOf(RedisCommandExecutionException.class)
+              .hasMessageStartingWith("NOPERM release: rule 'login' gives permits back only")
+              .hasMessageContaining("SLUICE.RELEASE RECEIPT <receipt>");
+          assertThat(sluice(redis, "PEEK", "login", key)).containsEntry("remaining", 3L);
+
+          String altered =
+              receipt.substring(0, receipt.length() - 2) + (receipt.endsWith("AA") ? "BB" : "AA");
+          assertThatThrownBy(() -> call(redis, "SLUICE.RELEASE", "RECEIPT", altered))
+              .hasMessageStartingWith("ERR release not_issued_here:");
+          assertThatThrownBy(() -> call(redis, "SLUICE.RELEASE", "RECEIPT", "not-a-receipt"))
+              .hasMessageStartingWith("ERR receipt: is not a receipt a check answered");
+
+          Map<String, Object> released = sluice(redis, "RELEASE", "RECEIPT", receipt);
+          assertThat(released).containsEntry("rule", "login").containsEntry("remaining", 5L);
+          assertThatThrownBy(() -> call(redis, "SLUICE.RELEASE", "RECEIPT", receipt))
+              .hasMessageStartingWith("ERR release spent:");
+          assertThat(sluice(redis, "PEEK", "login", key)).containsEntry("remaining", 5L);
+          // The receipt stands alone: it names its key, rule and cost.
+          assertThatThrownBy(() -> call(redis, "SLUICE.RELEASE", "RECEIPT", receipt, "1"))
+              .hasMessageStartingWith("ERR wrong number of arguments for 'sluice.release'");
+
+          // An inline policy's receipt names its policy: given back without repeating it.
+          Map<String, Object> inline =
+              sluice(redis, "CHECK", "~", key, "LIMIT", 4, "WINDOW", "1m", "ALGORITHM", "gcra");
+          assertThat(sluice(redis, "RELEASE", "RECEIPT", inline.get("receipt")))
+              .containsEntry("remaining", 4L);
+          assertThatThrownBy(
+                  () ->
+                      call(
+                          redis, "SLUICE.RELEASE", "~", key, "COST", 1, "LIMIT", 4, "WINDOW", "1m"))
+              .hasMessageStartingWith("NOPERM release: an inline policy");
+
+          sluice(redis, "CHECK", "reported", key, "COST", 4);
+          assertThat(sluice(redis, "RELEASE", "reported", key, "COST", 3))
+              .containsEntry("rule", "reported")
+              .containsEntry("remaining", 9L);
+        });
+  }
+
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
   void concurrencyPermit_andReservation_byTheirIds(ProtocolVersion protocol) {

@@ -39,8 +39,9 @@ class RestWalkthroughTest {
   private void runSection(String heading, int atLeast) throws Exception {
     Path repository = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
     String walkthrough =
-        ReadmeIT.section(Files.readString(repository.resolve("docs/rest-api.md")), heading);
-    List<ReadmeIT.Exchange> exchanges = ReadmeIT.exchanges(walkthrough);
+        ConsoleTranscript.section(
+            Files.readString(repository.resolve("docs/rest-api.md")), heading);
+    List<ConsoleTranscript.Exchange> exchanges = ConsoleTranscript.exchanges(walkthrough);
     assertThat(exchanges).hasSizeGreaterThanOrEqualTo(atLeast);
 
     Path rules = Files.writeString(dir.resolve("rules.yaml"), "rules: []\n");
@@ -53,8 +54,9 @@ class RestWalkthroughTest {
                 TestNodes.environment(
                     TestNodes.uniqueClusterName(), memberPort, List.of(memberPort), rules)),
             clock)) {
-      for (ReadmeIT.Exchange exchange : exchanges) {
-        ReadmeIT.assertSameAnswer(exchange, ReadmeIT.run(exchange.command(), node.restPort()));
+      for (ConsoleTranscript.Exchange exchange : exchanges) {
+        ConsoleTranscript.assertSameAnswer(
+            exchange, ConsoleTranscript.run(exchange.command(), node.restPort()));
       }
     }
   }

@@ -1,5 +1,7 @@
 package dev.sluice.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The answer to one request for permits (docs/algorithms.md).
  *
@@ -28,6 +30,9 @@ package dev.sluice.core;
  *     to full capacity if no other traffic arrived: what headers report as its reset. The same as
  *     {@code resetAfterNanos} for a policy of one limit; for several, {@code resetAfterNanos} waits
  *     for every limit (a day's quota) while this one is the limit that decided (the second's)
+ * @param receipt an admission's proof, to give the permits back with ({@link
+ *     RateLimiter#release(Receipt)}); null for every decision that took nothing (a denial, a peek,
+ *     a shadow rule's would-be denial, a failure policy's answer)
  */
 public record Decision(
     boolean allowed,
@@ -41,7 +46,8 @@ public record Decision(
     long permitId,
     int bindingLimitIndex,
     boolean shadowBanned,
-    long bindingResetAfterNanos) {
+    long bindingResetAfterNanos,
+    @Nullable Receipt receipt) {
 
   /**
    * Who made a decision. Everything but {@link #LIMITER} and {@link #LEASE} was decided without the
@@ -108,7 +114,7 @@ public record Decision(
     }
   }
 
-  /** A decision whose binding limit is whole when every limit is: a policy of one limit. */
+  /** A decision that carries no receipt (yet): what the deciding step answers. */
   public Decision(
       boolean allowed,
       long limit,
@@ -120,7 +126,8 @@ public record Decision(
       DecidedBy decidedBy,
       long permitId,
       int bindingLimitIndex,
-      boolean shadowBanned) {
+      boolean shadowBanned,
+      long bindingResetAfterNanos) {
     this(
         allowed,
         limit,
@@ -133,10 +140,11 @@ public record Decision(
         permitId,
         bindingLimitIndex,
         shadowBanned,
-        resetAfterNanos);
+        bindingResetAfterNanos,
+        null);
   }
 
-  /** A decision about the first (or only) limit of its policy. */
+  /** A decision about the first (or only) limit of its policy, carrying no receipt (yet). */
   public Decision(
       boolean allowed,
       long limit,
@@ -158,7 +166,8 @@ public record Decision(
         decidedBy,
         permitId,
         0,
-        false);
+        false,
+        resetAfterNanos);
   }
 
   /** A decision that holds no permit id (every algorithm but concurrency). */
@@ -219,7 +228,8 @@ public record Decision(
         permitId,
         bindingLimitIndex,
         shadowBanned,
-        bindingResetAfterNanos);
+        bindingResetAfterNanos,
+        null);
   }
 
   /**
@@ -242,7 +252,8 @@ public record Decision(
         permitId,
         bindingLimitIndex,
         true,
-        bindingResetAfterNanos);
+        bindingResetAfterNanos,
+        null);
   }
 
   public Decision decidedBy(DecidedBy by) {
@@ -258,7 +269,8 @@ public record Decision(
         permitId,
         bindingLimitIndex,
         shadowBanned,
-        bindingResetAfterNanos);
+        bindingResetAfterNanos,
+        receipt);
   }
 
   /** This decision holding the permit {@code id} (a concurrency rule's admission). */
@@ -275,7 +287,26 @@ public record Decision(
         id,
         bindingLimitIndex,
         shadowBanned,
-        bindingResetAfterNanos);
+        bindingResetAfterNanos,
+        receipt);
+  }
+
+  /** This admission carrying {@code proof} of itself (see {@link #receipt()}). */
+  public Decision withReceipt(@Nullable Receipt proof) {
+    return new Decision(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
+        proof);
   }
 
   /** This decision reporting on the policy's limit at {@code index} (see {@link Policy#limits}). */
@@ -300,7 +331,8 @@ public record Decision(
         permitId,
         index,
         shadowBanned,
-        resetAfterNanos);
+        resetAfterNanos,
+        receipt);
   }
 
   /**
@@ -323,7 +355,47 @@ public record Decision(
         permitId,
         bindingLimitIndex,
         shadowBanned,
-        saturatedAdd(bindingResetAfterNanos, waitNanos));
+        saturatedAdd(bindingResetAfterNanos, waitNanos),
+        receipt);
+  }
+
+  /**
+   * Decisions are equal when they decide the same: every component but the {@link #receipt()},
+   * which names one admission (its number is unique to it), so that two admissions alike, a
+   * synchronous and an asynchronous one say, compare equal as they did before receipts.
+   */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Decision other
+        && allowed == other.allowed
+        && limit == other.limit
+        && remaining == other.remaining
+        && retryAfterNanos == other.retryAfterNanos
+        && resetAfterNanos == other.resetAfterNanos
+        && delayNanos == other.delayNanos
+        && shadowDenied == other.shadowDenied
+        && decidedBy == other.decidedBy
+        && permitId == other.permitId
+        && bindingLimitIndex == other.bindingLimitIndex
+        && shadowBanned == other.shadowBanned
+        && bindingResetAfterNanos == other.bindingResetAfterNanos;
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos);
   }
 
   private static long saturatedAdd(long a, long b) {

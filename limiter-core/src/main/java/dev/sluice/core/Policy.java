@@ -28,9 +28,17 @@ import java.util.Locale;
  * @param onDenied what a denial does at an HTTP gate: answer it ({@link OnDenied#REJECT}, the
  *     default) or let the request through marked ({@link OnDenied#SHADOW_BAN}, Figma's shadow ban);
  *     the limit holds either way, and a denial is a denial to every other caller
+ * @param release what a release must show to give permits back: proof of the admission ({@link
+ *     Release#PROOF}, the default), or nothing, for a rule that trusts every caller with a bare
+ *     count ({@link Release#OPEN}; never an inline policy)
  */
 public record Policy(
-    List<Limit> limits, boolean shadow, boolean countDenied, Leases leases, OnDenied onDenied) {
+    List<Limit> limits,
+    boolean shadow,
+    boolean countDenied,
+    Leases leases,
+    OnDenied onDenied,
+    Release release) {
 
   /**
    * Whether permits of a key may be leased to a caller that answers its own requests from them for
@@ -100,6 +108,41 @@ public record Policy(
     }
   }
 
+  /**
+   * What a release must show to give permits back (docs/rest-api.md, "Giving permits back"). A
+   * release that frees on anyone's word lets any caller refund its own usage after every request
+   * and never be limited, so by default it needs proof that the permits were admitted: the {@link
+   * Receipt} the admitting decision carried, a permit id or a reservation id.
+   */
+  public enum Release {
+    /** Proof of the admission: a receipt, a permit id or a reservation id. */
+    PROOF,
+    /**
+     * Also a bare count of permits from anyone: for a rule whose every caller is trusted (a rule
+     * counting work that the callers themselves report), as releases were before receipts.
+     */
+    OPEN;
+
+    /** The name used in rules files and JSON: {@code proof} or {@code open}. */
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The value with this wire name.
+     *
+     * @throws InvalidPolicyException naming the field {@code release}
+     */
+    public static Release fromWireName(String name) {
+      for (Release release : values()) {
+        if (release.wireName().equals(name)) {
+          return release;
+        }
+      }
+      throw new InvalidPolicyException("release", "must be 'proof' or 'open', was '" + name + "'");
+    }
+  }
+
   /** The most limits one policy may hold. */
   public static final int MAX_LIMITS = 8;
 
@@ -114,6 +157,9 @@ public record Policy(
       throw new InvalidPolicyException(
           "onDenied",
           "shadow_ban acts on denials, and a shadow rule never denies; use one or the other");
+    }
+    if (release == null) {
+      throw new InvalidPolicyException("release", "is required");
     }
     if (limits == null || limits.isEmpty()) {
       throw new InvalidPolicyException("limits", "at least one limit is required");
@@ -149,9 +195,9 @@ public record Policy(
     }
   }
 
-  /** A policy of these limits and flags whose denials are rejected. */
+  /** A policy of these limits and flags whose denials are rejected and releases need proof. */
   public Policy(List<Limit> limits, boolean shadow, boolean countDenied, Leases leases) {
-    this(limits, shadow, countDenied, leases, OnDenied.REJECT);
+    this(limits, shadow, countDenied, leases, OnDenied.REJECT, Release.PROOF);
   }
 
   /** A policy of these limits and flags that may lease. */
@@ -246,12 +292,13 @@ public record Policy(
 
   /** The same policy with every limit's count replaced: for one-limit policies, tuning tests. */
   public Policy withLimit(long newLimit) {
-    return new Policy(List.of(only().withLimit(newLimit)), shadow, countDenied, leases, onDenied);
+    return new Policy(
+        List.of(only().withLimit(newLimit)), shadow, countDenied, leases, onDenied, release);
   }
 
   /** The same limits as a shadow policy or not. */
   public Policy withShadow(boolean newShadow) {
-    return new Policy(limits, newShadow, countDenied, leases, onDenied);
+    return new Policy(limits, newShadow, countDenied, leases, onDenied, release);
   }
 
   /**
@@ -290,7 +337,8 @@ public record Policy(
           .append(',')
           .append(limit.buckets());
     }
-    // Not the lease setting nor onDenied: they change who answers and how, not what is counted.
+    // Not the lease setting, onDenied nor the release one: they change who answers, how, and who
+    // may give back, not what is counted (and an inline policy never opens its releases).
     canonical.append(';').append(shadow ? 's' : '-').append(countDenied ? 'd' : '-');
     long hash = 0xcbf29ce484222325L;
     for (int i = 0; i < canonical.length(); i++) {
@@ -312,6 +360,7 @@ public record Policy(
     private boolean countDenied;
     private Leases leases = Leases.AUTO;
     private OnDenied onDenied = OnDenied.REJECT;
+    private Release release = Release.PROOF;
 
     private Builder() {}
 
@@ -380,6 +429,15 @@ public record Policy(
     }
 
     /**
+     * What a release must show ({@link Release#PROOF} by default); {@link Release#OPEN} takes a
+     * bare count of permits from anyone.
+     */
+    public Builder release(Release release) {
+      this.release = release;
+      return this;
+    }
+
+    /**
      * The policy, validated. The first limit comes from the single-limit setters, if any was called
      * (or if no limit was added at all, so that a missing limit or window is reported).
      */
@@ -389,7 +447,7 @@ public record Policy(
         all.add(first.build());
       }
       all.addAll(more);
-      return new Policy(all, shadow, countDenied, leases, onDenied);
+      return new Policy(all, shadow, countDenied, leases, onDenied, release);
     }
   }
 }

@@ -98,6 +98,14 @@ public sealed interface PolicyRef permits PolicyRef.Named, PolicyRef.Inline {
       if (policy == null) {
         throw new InvalidPolicyException("policy", "is required for an inline check");
       }
+      if (policy.release() == Policy.Release.OPEN) {
+        // Its state key is the policy's identity, which anyone can name: an open inline policy
+        // would let any caller give back what others took on it.
+        throw new InvalidPolicyException(
+            "release",
+            "'open' is a rule's setting; an inline check's permits are given back with the"
+                + " receipt its check answered");
+      }
       if (stateName != null) {
         StateKey.checkStateName(stateName);
       }

@@ -37,11 +37,14 @@ final class AdminAuth {
   }
 
   /**
-   * Whether the caller may see what only an admin sees (key text in the console's stats): yes
-   * without a configured token or with the right one, no without an {@code Authorization} header.
+   * Whether the caller is an admin here: yes without a configured token (admin routes are open
+   * then, on loopback or with {@code insecure}) or with the right one, no without an {@code
+   * Authorization} header. What only an admin may do hangs on it: see key text in the console's
+   * stats, and give permits back with a bare count on its own word ({@code POST /v1/release});
+   * anyone else sees masked keys, and its release must prove itself.
    *
-   * @throws ApiError 403 for a wrong token, so that a mistyped token is refused rather than
-   *     silently shown masked keys
+   * @throws ApiError 401 or 403 for a token that is not the admin token, so that a mistyped token
+   *     is refused rather than silently shown masked keys or answered as a caller without proof
    */
   boolean isAdmin(Context ctx) {
     if (!token.configured()) {

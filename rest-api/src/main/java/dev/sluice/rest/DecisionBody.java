@@ -33,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  *     permits were given back
  * @param reservationId only from {@code POST /v1/reserve}, when the estimate was taken: the id to
  *     send to {@code POST /v1/commit} with the actual cost
+ * @param receipt only when permits were taken: the proof to give them back with, {@code POST
+ *     /v1/release} {@code {"receipt": ...}}, once, within the window they were admitted in
  */
 public record DecisionBody(
     boolean allowed,
@@ -47,7 +49,8 @@ public record DecisionBody(
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String decidedBy,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean released,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String permitId,
-    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String reservationId) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String reservationId,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String receipt) {
 
   /** The answer for {@code decision}, under {@code rule} (null: inline) of {@code policy}. */
   public static DecisionBody of(Decision decision, @Nullable String rule, @Nullable Policy policy) {
@@ -73,7 +76,8 @@ public record DecisionBody(
         decidedBy(decision.decidedBy()),
         released ? Boolean.TRUE : null,
         decision.permitId() != 0 ? Long.toString(decision.permitId()) : null,
-        null);
+        null,
+        decision.receipt() == null ? null : decision.receipt().encode());
   }
 
   /** This answer carrying the id of the reservation it took. */
@@ -91,7 +95,8 @@ public record DecisionBody(
         decidedBy,
         released,
         permitId,
-        id);
+        id,
+        receipt);
   }
 
   /** The wire name of a local decision's maker, like the metric's {@code reason} label. */

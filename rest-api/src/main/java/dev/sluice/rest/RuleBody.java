@@ -29,7 +29,8 @@ public record RuleBody(
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
     @Nullable String leases,
-    @Nullable String onDenied) {
+    @Nullable String onDenied,
+    @Nullable String release) {
 
   /** A rule as {@code GET /v1/rules/{name}} answers it. */
   public static RuleBody of(Rule rule) {
@@ -46,7 +47,8 @@ public record RuleBody(
         spec.shadow(),
         spec.countDenied(),
         spec.leases(),
-        spec.onDenied());
+        spec.onDenied(),
+        spec.release());
   }
 
   /** The rule this body defines under {@code pathName}, validated. */
@@ -69,7 +71,8 @@ public record RuleBody(
                 shadow,
                 countDenied,
                 leases,
-                onDenied)
+                onDenied,
+                release)
             .toPolicy());
   }
 }

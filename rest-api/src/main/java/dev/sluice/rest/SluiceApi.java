@@ -5,6 +5,7 @@ import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.metrics.MeteredRateLimiter;
@@ -44,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * <p>Routes read as a table in the constructor; errors map to {@code {"error", "message"}} in one
  * place ({@link #mapErrors}). A request is checked in this order, and the first failure answers:
  * route (404, 405), admin token (401, 403), content type (415), body size (413), JSON shape (400),
- * field values (400), rule exists (404). Only then does the limiter count anything.
+ * field values (400), rule exists (404); for a release, its proof (401, 403, 409, 410). Only then
+ * does the limiter count or free anything.
  */
 public final class SluiceApi {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceApi.class);
@@ -121,9 +123,9 @@ public final class SluiceApi {
             ? limiter
             : MeteredRateLimiter.wrap(limiter, registry, this.console.stats());
     Bodies bodies = new Bodies(settings.maxBodyBytes());
-    CheckRoutes checks = new CheckRoutes(metered, bodies, settings.maxBatchChecks());
-    RuleRoutes rules = new RuleRoutes(limiter.rules(), bodies);
     AdminAuth auth = new AdminAuth(settings.adminToken());
+    CheckRoutes checks = new CheckRoutes(metered, bodies, settings.maxBatchChecks(), auth);
+    RuleRoutes rules = new RuleRoutes(limiter.rules(), bodies);
     StatsRoutes stats = new StatsRoutes(limiter.rules(), this.console, auth);
     ConsoleRoutes page = new ConsoleRoutes();
     byte[] openApi = openApiDocument();
@@ -242,6 +244,20 @@ public final class SluiceApi {
             case UNKNOWN -> error(ctx, 404, ApiError.RESERVATION_UNKNOWN, e.getMessage());
             case COMMITTED -> error(ctx, 409, ApiError.RESERVATION_COMMITTED, e.getMessage());
             case EXPIRED -> error(ctx, 410, ApiError.RESERVATION_EXPIRED, e.getMessage());
+          }
+        });
+    routes.exception(
+        ReleaseException.class,
+        (e, ctx) -> {
+          switch (e.reason()) {
+            case PROOF_REQUIRED -> {
+              ctx.header("WWW-Authenticate", "Bearer realm=\"sluice\"");
+              error(ctx, 401, ApiError.PROOF_REQUIRED, e.getMessage());
+            }
+            case NOT_ISSUED_HERE ->
+                error(ctx, 403, ApiError.RECEIPT_NOT_ISSUED_HERE, e.getMessage());
+            case SPENT -> error(ctx, 409, ApiError.RECEIPT_SPENT, e.getMessage());
+            case EXPIRED -> error(ctx, 410, ApiError.RECEIPT_EXPIRED, e.getMessage());
           }
         });
     routes.exception(HttpResponseException.class, SluiceApi::httpError);

@@ -118,8 +118,9 @@ public class SluiceAutoConfiguration {
   @ConditionalOnClass(
       name = "org.springframework.boot.hazelcast.autoconfigure.HazelcastConfigCustomizer")
   static class BootMember {
+    /** Static: a post-processor is made before the other beans, without its configuration's. */
     @Bean
-    SluiceHazelcastConfigs sluiceHazelcastConfigs() {
+    static SluiceHazelcastConfigs sluiceHazelcastConfigs() {
       return new SluiceHazelcastConfigs();
     }
   }

@@ -1,7 +1,6 @@
 package dev.sluice.spring;
 
 import dev.sluice.client.FailurePolicy;
-import dev.sluice.client.SluiceClient;
 import dev.sluice.core.spec.LimitSpec;
 import dev.sluice.core.spec.RuleSpec;
 import java.nio.file.Path;
@@ -12,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Everything under {@code sluice.*} in {@code application.yml} (docs/spring.md has the table). The
@@ -30,7 +31,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * </pre>
  */
 @ConfigurationProperties("sluice")
-public class SluiceProperties {
+public class SluiceProperties implements Validator {
 
   /** Where the limiter's state lives: in this JVM as a grid member, or in a grid it connects to. */
   public enum Mode {
@@ -52,7 +53,12 @@ public class SluiceProperties {
   /** The Hazelcast cluster name, of the member started here or of the grid a client joins. */
   private String clusterName = "sluice";
 
-  /** Rules defined here, put into the grid's rules at start (the same fields as a rules file). */
+  /**
+   * Rules defined here, put into the grid's rules at start and kept there, with the fields of a
+   * rules file; each: name, limit, window, algorithm, burst, buckets, permit-ttl, limits (a list of
+   * limit, window, algorithm, burst, buckets, permit-ttl), shadow, count-denied, leases, on-denied,
+   * release.
+   */
   private List<RuleProperties> rules = new ArrayList<>();
 
   /**
@@ -73,8 +79,14 @@ public class SluiceProperties {
   /** The failure policy of single rules, by rule name, where it differs from failure-policy. */
   private Map<String, FailurePolicy> failurePolicies = new LinkedHashMap<>();
 
-  /** How long a decision waits for the grid before the failure policy answers. */
-  private Duration callTimeout = SluiceClient.DEFAULT_CALL_TIMEOUT;
+  /**
+   * How long a decision waits for the grid before the failure policy answers. 500 ms, not the
+   * client SDK's 50 ms: an application's own JVM pauses (a GC, a busy CPU) for longer than 50 ms
+   * under load, and a timeout below those pauses makes the failure policy answer while the grid is
+   * well; an embedded member decides locally or one hop away, so only a member that is gone makes a
+   * call wait this long.
+   */
+  private Duration callTimeout = Duration.ofMillis(500);
 
   /** How long the start waits for a first link to the grid (client mode); 0: not at all. */
   private Duration connectTimeout = Duration.ofSeconds(5);
@@ -94,7 +106,12 @@ public class SluiceProperties {
    */
   private List<String> trustedProxies = new ArrayList<>();
 
-  /** HTTP gates: which requests are limited, by which rule, keyed and costed how. */
+  /**
+   * HTTP gates: which requests are limited, by which rule, keyed and costed how; each: paths,
+   * methods, rule (or limit and window), key (ip, header, principal, expression), key-header,
+   * key-expression, cost, cost-expression, wait-up-to, reject-status, unavailable-status, position
+   * (before-security, after-security).
+   */
   private List<GateProperties> gates = new ArrayList<>();
 
   private final Embedded embedded = new Embedded();
@@ -205,6 +222,17 @@ public class SluiceProperties {
     this.gates = gates;
   }
 
+  /** Spring Boot validates the bound properties with this, before anything starts. */
+  @Override
+  public boolean supports(Class<?> type) {
+    return SluiceProperties.class.isAssignableFrom(type);
+  }
+
+  @Override
+  public void validate(Object target, Errors errors) {
+    new SluicePropertiesValidator().validate(target, errors);
+  }
+
   public Embedded getEmbedded() {
     return embedded;
   }
@@ -298,6 +326,12 @@ public class SluiceProperties {
     /** What a denial does at a gate: reject (default) or shadow_ban (pass, marked). */
     private @Nullable String onDenied;
 
+    /**
+     * What a release must show: proof (default: a check's receipt, a permit id) or open (a bare
+     * count from anyone).
+     */
+    private @Nullable String release;
+
     public @Nullable String getName() {
       return name;
     }
@@ -346,6 +380,14 @@ public class SluiceProperties {
       this.onDenied = onDenied;
     }
 
+    public @Nullable String getRelease() {
+      return release;
+    }
+
+    public void setRelease(@Nullable String release) {
+      this.release = release;
+    }
+
     /** As a rules file states it: validated by the same code, with the same messages. */
     RuleSpec toSpec() {
       List<LimitSpec> specs = null;
@@ -367,7 +409,8 @@ public class SluiceProperties {
           shadow,
           countDenied,
           leases,
-          onDenied);
+          onDenied,
+          release);
     }
   }
 

@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import com.sun.net.httpserver.HttpServer;
-import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.function.Predicate;
@@ -19,10 +15,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
-import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
-import org.springframework.security.config.web.server.ServerHttpSecurity;
-import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -40,19 +33,12 @@ class GatewayClientModeTest {
   private static final String CLUSTER = "starter-gateway-" + UUID.randomUUID();
   private static final int MEMBER_PORT = Http.freePort();
   private static HazelcastInstance member = startMember();
-  private static final HttpServer UPSTREAM = upstream();
+  private static final StubUpstream UPSTREAM = StubUpstream.answering();
 
   @SpringBootConfiguration
   @EnableAutoConfiguration
-  @EnableWebFluxSecurity
-  static class GatewayApp {
-    @Bean
-    SecurityWebFilterChain openGateway(ServerHttpSecurity http) {
-      return http.authorizeExchange(exchanges -> exchanges.anyExchange().permitAll())
-          .csrf(ServerHttpSecurity.CsrfSpec::disable)
-          .build();
-    }
-  }
+  @Import(OpenWebFluxSecurity.class)
+  static class GatewayApp {}
 
   @DynamicPropertySource
   static void gateway(DynamicPropertyRegistry registry) {
@@ -71,18 +57,9 @@ class GatewayClientModeTest {
     registry.add("sluice.rules[2].limit", () -> "100");
     registry.add("sluice.rules[2].window", () -> "1m");
     registry.add("management.endpoint.health.show-details", () -> "always");
-    String upstream = "http://127.0.0.1:" + UPSTREAM.getAddress().getPort();
-    String[] routes = {"greet", "strict", "relaxed"};
-    for (int i = 0; i < routes.length; i++) {
-      String route = "spring.cloud.gateway.server.webflux.routes[" + i + "].";
-      String rule = routes[i];
-      registry.add(route + "id", () -> rule);
-      registry.add(route + "uri", () -> upstream);
-      registry.add(route + "predicates[0]", () -> "Path=/" + rule + "/**");
-      registry.add(route + "filters[0].name", () -> "RequestRateLimiter");
-      registry.add(route + "filters[0].args.rate-limiter", () -> "#{@sluiceRateLimiter}");
-      registry.add(route + "filters[0].args.key-resolver", () -> "#{@sluiceClientIpKeyResolver}");
-      registry.add(route + "filters[0].args.sluice-rate-limiter.rule", () -> rule);
+    String[] rules = {"greet", "strict", "relaxed"};
+    for (int i = 0; i < rules.length; i++) {
+      GatewayTestRoutes.rateLimited(registry, i, rules[i], rules[i], UPSTREAM);
     }
   }
 
@@ -90,7 +67,7 @@ class GatewayClientModeTest {
 
   @AfterAll
   static void stop() {
-    UPSTREAM.stop(0);
+    UPSTREAM.close();
     member.shutdown();
   }
 
@@ -113,9 +90,10 @@ class GatewayClientModeTest {
 
     member.shutdown();
     awaitHealth(http, body -> body.contains("\"sluice\":{\"details\":{\"state\":\"disconnected\""));
-    // The grid is away: each rule's failure policy answers, not a silent pass.
+    // The grid is away: each rule's failure policy answers, not a silent pass; fail-closed with
+    // the gate's 503, not the filter's 429: the client did nothing wrong.
     HttpResponse<String> closed = http.get("/strict/x");
-    assertThat(closed.statusCode()).isEqualTo(429);
+    assertThat(closed.statusCode()).isEqualTo(503);
     assertThat(closed.headers().firstValue("Retry-After")).isPresent();
     assertThat(closed.headers().firstValue("RateLimit")).isEmpty();
     // (Not greet: its recent denial of this client is still answered locally, never more
@@ -125,8 +103,13 @@ class GatewayClientModeTest {
     assertThat(open.body()).isEqualTo("upstream /relaxed/y");
 
     member = startMember();
-    awaitHealth(http, body -> body.contains("\"sluice\":{\"details\":{\"state\":\"connected\""));
-    assertThat(health(http)).startsWith("{\"components\"").contains("\"status\":\"UP\"");
+    // UP once connected and the breaker closed, without traffic: the check itself asks the grid.
+    awaitHealth(
+        http,
+        body ->
+            body.contains(
+                "\"sluice\":{\"details\":{\"state\":\"connected\",\"gridUnavailable\":false},"
+                    + "\"status\":\"UP\"}"));
   }
 
   private static String health(Http http) {
@@ -150,25 +133,5 @@ class GatewayClientModeTest {
     properties.setClusterName(CLUSTER);
     properties.getEmbedded().setPort(MEMBER_PORT);
     return Hazelcast.newHazelcastInstance(SluiceAutoConfiguration.memberConfig(properties));
-  }
-
-  /** An upstream that answers every path with its own name. */
-  private static HttpServer upstream() {
-    try {
-      HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext(
-          "/",
-          exchange -> {
-            byte[] body =
-                ("upstream " + exchange.getRequestURI().getPath()).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-          });
-      server.start();
-      return server;
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

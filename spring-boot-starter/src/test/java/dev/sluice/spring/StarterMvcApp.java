@@ -1,7 +1,12 @@
 package dev.sluice.spring;
 
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
 import dev.sluice.spring.annotation.RateLimited;
 import dev.sluice.spring.annotation.RateLimitedException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -20,12 +25,34 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * A Spring MVC application with only the starter's configuration (application-mvc.yml): HTTP Basic
- * users, gates before and after Spring Security, and {@code @RateLimited} services.
+ * users, gates before and after Spring Security, {@code @RateLimited} services, a Gateway Server
+ * MVC route, and a Hazelcast member that Spring Boot makes from the application's {@link Config}
+ * bean (the starter decides on it instead of starting a second one).
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({StarterMvcApp.Hello.class, StarterMvcApp.Invites.class})
+@Import({
+  StarterMvcApp.Hello.class,
+  StarterMvcApp.Invites.class,
+  StarterMvcApp.Welcomes.class,
+  StarterMvcApp.Mailer.class
+})
 class StarterMvcApp {
+
+  /** The application's own member, for Boot's Hazelcast auto-configuration: loopback, alone. */
+  @Bean
+  Config hazelcastConfig(
+      @Value("${test.member-port}") int port, @Value("${test.cluster-name}") String cluster) {
+    Config config = new Config();
+    config.setClusterName(cluster);
+    config.getNetworkConfig().setPort(port).setPortAutoIncrement(true);
+    config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+    config.setProperty("hazelcast.local.localAddress", "127.0.0.1");
+    JoinConfig join = config.getNetworkConfig().getJoin();
+    join.getMulticastConfig().setEnabled(false);
+    join.getAutoDetectionConfig().setEnabled(false);
+    return config;
+  }
 
   @Bean
   SecurityFilterChain security(HttpSecurity http) throws Exception {
@@ -59,7 +86,7 @@ class StarterMvcApp {
       this.invites = invites;
     }
 
-    @GetMapping({"/hello", "/before/account", "/after/account", "/payments"})
+    @GetMapping({"/hello", "/before/account", "/after/account", "/payments", "/reloaded"})
     String hello() {
       return "hello";
     }
@@ -75,6 +102,41 @@ class StarterMvcApp {
     }
   }
 
+  /** Figma's case with {@code @RateLimited}: the annotated method is the side effect. */
+  @RestController
+  static class Welcomes {
+    private final Mailer mailer;
+
+    Welcomes(Mailer mailer) {
+      this.mailer = mailer;
+    }
+
+    @PostMapping("/welcome/{user}")
+    String welcome(@PathVariable String user) {
+      mailer.sendWelcome(user);
+      return "welcome sent";
+    }
+  }
+
+  /** Sends (here: records) the e-mails; a shadow-banned call does not run. */
+  @Service
+  static class Mailer {
+    private final List<String> sent = new CopyOnWriteArrayList<>();
+
+    // docs/spring.md: shadow-ban
+    @RateLimited(rule = "welcome", key = "#user")
+    public void sendWelcome(String user) {
+      sent.add(user); // a banned call does not run
+    }
+
+    // end
+
+    /** The e-mails sent (a method: the bean is a proxy, whose fields are not the bean's). */
+    public List<String> sent() {
+      return sent;
+    }
+  }
+
   @Service
   static class Invites {
     @RateLimited(rule = "invites", key = "#user")
@@ -82,6 +144,7 @@ class StarterMvcApp {
       return "invited " + user;
     }
 
+    // docs/spring.md: fallback
     @RateLimited(rule = "invites", key = "'digest:' + #user", fallback = "later")
     public String digest(String user) {
       return "digest for " + user;
@@ -90,5 +153,6 @@ class StarterMvcApp {
     String later(String user, RateLimitedException e) {
       return "digest for " + user + " later: " + e.rule();
     }
+    // end
   }
 }

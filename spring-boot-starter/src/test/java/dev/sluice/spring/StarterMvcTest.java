@@ -2,31 +2,59 @@ package dev.sluice.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.core.grid.SluiceHazelcast;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The starter in a Spring MVC application, embedded, over real HTTP: gates from YAML (before and
- * after Spring Security), {@code @RateLimited} services, Prometheus, the Actuator endpoint and the
- * health indicator. One context for all of it; each test uses keys of its own.
+ * The starter in a Spring MVC application, embedded in the member Spring Boot makes, over real
+ * HTTP: gates from YAML (before and after Spring Security), {@code @RateLimited} services (a shadow
+ * ban among them), a hot-reloaded rules file, a Gateway Server MVC route, Prometheus, the Actuator
+ * endpoint and the health indicator. One context for all of it; each test uses keys of its own.
  */
 @SpringBootTest(
     classes = StarterMvcApp.class,
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("mvc")
 class StarterMvcTest {
+  private static final String CLUSTER = "starter-mvc-" + UUID.randomUUID();
+  private static final Path RULES_FILE = rulesFile();
+  private static final StubUpstream UPSTREAM = StubUpstream.answering();
 
   @DynamicPropertySource
-  static void memberPort(DynamicPropertyRegistry registry) {
-    registry.add("sluice.embedded.port", Http::freePort);
+  static void properties(DynamicPropertyRegistry registry) {
+    registry.add("test.member-port", Http::freePort);
+    registry.add("test.cluster-name", () -> CLUSTER);
+    registry.add("test.upstream", UPSTREAM::uri);
+    registry.add("sluice.rules-file", RULES_FILE::toString);
   }
 
   @LocalServerPort int port;
+  @Autowired ApplicationContext context;
+  @Autowired StarterMvcApp.Mailer mailer;
+
+  @AfterAll
+  static void stop() throws IOException {
+    UPSTREAM.close();
+    Files.deleteIfExists(RULES_FILE);
+  }
 
   private Http http() {
     return new Http(port);
@@ -53,14 +81,70 @@ class StarterMvcTest {
   }
 
   @Test
-  void gate_ruleOfTwoLimits_namesTheSecondsLimitWithItsOwnReset() {
+  void bootsOwnHazelcastMember_isTheOneMemberSluiceDecidesOn() {
+    assertThat(context.getBeansOfType(HazelcastInstance.class))
+        .containsOnlyKeys("hazelcastInstance");
+    HazelcastInstance member = context.getBean(HazelcastInstance.class);
+    assertThat(member.getCluster().getMembers()).hasSize(1);
+    assertThat(Hazelcast.getAllHazelcastInstances())
+        .filteredOn(instance -> instance.getConfig().getClusterName().equals(CLUSTER))
+        .containsExactly(member);
+    // Sluice's rules and states live in it: its serializers and maps were added before it started.
+    assertThat(member.getMap(SluiceHazelcast.RULES_MAP).containsKey("hello")).isTrue();
+    http().post("/invite/member-probe");
+    assertThat(member.getMap(SluiceHazelcast.STATE_MAP).size()).isPositive();
+  }
+
+  @Test
+  void rulesFile_editedWhileRunning_theGateLimitsByTheNewRule() throws Exception {
+    assertThat(http().get("/reloaded").headers().firstValue("RateLimit-Policy"))
+        .hasValue("\"reloaded\";q=2;w=60");
+    Files.writeString(RULES_FILE, "rules:\n  - name: reloaded\n    limit: 7\n    window: 1m\n");
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    Optional<String> policy = http().get("/reloaded").headers().firstValue("RateLimit-Policy");
+    while (!policy.equals(Optional.of("\"reloaded\";q=7;w=60")) && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+      policy = http().get("/reloaded").headers().firstValue("RateLimit-Policy");
+    }
+    assertThat(policy).hasValue("\"reloaded\";q=7;w=60");
+  }
+
+  @Test
+  void gatewayMvcRoute_sluiceRateLimitFromYaml_limitsTheRouteWithHeaders() {
+    for (int i = 1; i <= 2; i++) {
+      HttpResponse<String> admitted = http().get("/proxied/x");
+      assertThat(admitted.statusCode()).as("request %d", i).isEqualTo(200);
+      assertThat(admitted.body()).isEqualTo("upstream /proxied/x");
+      assertThat(admitted.headers().firstValue("RateLimit-Policy"))
+          .hasValue("\"proxied\";q=2;w=60");
+    }
+    HttpResponse<String> denied = http().get("/proxied/x");
+    assertThat(denied.statusCode()).isEqualTo(429);
+    assertThat(denied.headers().firstValue("Retry-After")).isPresent();
+    assertThat(denied.body()).contains("\"error\":\"rate_limited\"", "\"rule\":\"proxied\"");
+  }
+
+  @Test
+  void rateLimited_underShadowBan_theCallerSeesSuccess_andTheAnnotatedMethodDoesNotRun() {
+    for (int i = 1; i <= 4; i++) {
+      HttpResponse<String> answer = http().post("/welcome/mallory");
+      assertThat(answer.statusCode()).as("welcome %d", i).isEqualTo(200);
+      assertThat(answer.body()).isEqualTo("welcome sent");
+    }
+    assertThat(mailer.sent()).containsExactly("mallory", "mallory");
+    http().post("/welcome/trent");
+    assertThat(mailer.sent()).containsExactly("mallory", "mallory", "trent");
+  }
+
+  @Test
+  void gate_ruleOfTwoLimits_namesTheShortLimitWithItsOwnReset() {
     http().get("/payments");
     http().get("/payments");
     HttpResponse<String> denied = http().get("/payments");
     assertThat(denied.statusCode()).isEqualTo(429);
-    // The second's limit decided: t is its reset (at most 2 s), not the day's.
+    // The ten seconds' limit decided: t is its reset (at most 10 s), not the day's.
     assertThat(denied.headers().firstValue("RateLimit").orElseThrow())
-        .matches("\"payments-1s\";r=0;t=[12]");
+        .matches("\"payments-10s\";r=0;t=([1-9]|10)");
   }
 
   @Test
@@ -140,5 +224,16 @@ class StarterMvcTest {
     assertThat(http().delete("/actuator/sluice/invites/frank", Http.basic("ops", "o")).statusCode())
         .isEqualTo(200);
     assertThat(http().post("/invite/frank").statusCode()).isEqualTo(200);
+  }
+
+  /** The rules file the application watches: one rule, edited by a test. */
+  private static Path rulesFile() {
+    try {
+      Path file = Files.createTempFile("starter-mvc-rules", ".yaml");
+      Files.writeString(file, "rules:\n  - name: reloaded\n    limit: 2\n    window: 1m\n");
+      return file;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

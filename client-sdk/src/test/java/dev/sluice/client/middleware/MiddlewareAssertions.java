@@ -91,6 +91,8 @@ final class MiddlewareAssertions {
       HttpResponse<String> response = paced.get();
       assertThat(response.statusCode()).as("request %d", i + 1).isEqualTo(200);
     }
+    // A lower bound only, which a slow machine cannot break (a wait lasts at least what it was
+    // told); 350 ms leaves 50 ms for the wait's rounding on two waits of 200 ms.
     assertThat(Duration.ofNanos(System.nanoTime() - start))
         .as("two waits of about 200 ms each")
         .isGreaterThanOrEqualTo(Duration.ofMillis(350));

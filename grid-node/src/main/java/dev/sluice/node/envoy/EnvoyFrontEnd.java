@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,10 +98,13 @@ public final class EnvoyFrontEnd implements AutoCloseable {
       FrontEnds frontEnds) {
     EnvoyMetrics metrics = new EnvoyMetrics(registry);
     EnvoyConfigWatcher watching = watcher;
+    Supplier<EnvoyConfig> config = watching == null ? () -> EnvoyConfig.EMPTY : watching::current;
+    SluiceCounting counting = new SluiceCounting(limiter, config);
+    counting.define(config.get());
     ShouldRateLimit answers =
         new ShouldRateLimit(
-            watching == null ? () -> EnvoyConfig.EMPTY : watching::current,
-            new SluiceCounting(limiter),
+            config,
+            counting,
             metrics,
             new ResponseHeaders(options.headers()),
             options.shadowMode(),
@@ -108,7 +112,7 @@ public final class EnvoyFrontEnd implements AutoCloseable {
     this.decider = answers;
     if (watching != null) {
       metrics.configLoaded(true);
-      watching.start(metrics::configLoaded);
+      watching.start(metrics::configLoaded, counting::define);
     } else {
       LOG.warn(
           "no Envoy config (envoyConfig, SLUICE_ENVOY_CONFIG): every rate limit request is"

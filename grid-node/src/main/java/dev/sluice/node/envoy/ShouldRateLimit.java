@@ -35,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  *       independently: one over its limit does not stop another from counting. Hits: the
  *       descriptor's {@code hits_addend} if set (0 looks without counting), else the request's,
  *       else 1. A {@code requests_per_unit: 0} limit, or more hits than the limit can ever hold, is
- *       OVER_LIMIT without counting.
+ *       OVER_LIMIT without counting; under {@code shadow_mode} it is OK, since shadow mode never
+ *       denies.
  *   <li>Statuses, one per descriptor in order: OK with no limit; OK with {@code limit_remaining}
  *       4294967295 for an unlimited one; else the code, {@code current_limit} (the file's {@code
  *       requests_per_unit}, unit and name), {@code limit_remaining} and {@code
@@ -117,7 +118,7 @@ final class ShouldRateLimit {
     }
 
     boolean over() {
-      return kind == Kind.BLOCKED
+      return (kind == Kind.BLOCKED && !limit().shadow())
           || (kind == Kind.COUNTED
               && count != null
               && !count.allowed()
@@ -171,7 +172,10 @@ final class ShouldRateLimit {
         Policy policy = java.util.Objects.requireNonNull(limit.policy());
         counted.add(
             new SluiceCounting.Request(
-                policy, SluiceCounting.subject(domain, planned.match.counterPath()), planned.hits));
+                limit.rule(),
+                policy,
+                SluiceCounting.subject(domain, planned.match.counterPath()),
+                planned.hits));
       }
     }
     return counting
@@ -219,12 +223,17 @@ final class ShouldRateLimit {
     return plan;
   }
 
+  /**
+   * What a matched descriptor is. More hits than an enforced limit can ever hold are OVER_LIMIT
+   * without counting; a shadow limit's are counted like any other, and the pipeline answers them
+   * allowed and flagged (a shadow policy never denies, whatever the cost).
+   */
   private static Kind kindOf(Limit limit, long hits) {
     if (limit.unlimited()) {
       return Kind.UNLIMITED;
     }
     Policy policy = limit.policy();
-    if (policy == null || hits > SluiceCounting.capacity(policy)) {
+    if (policy == null || (hits > SluiceCounting.capacity(policy) && !limit.shadow())) {
       return Kind.BLOCKED;
     }
     return Kind.COUNTED;
@@ -317,10 +326,11 @@ final class ShouldRateLimit {
       case NONE -> status.setCode(Code.OK);
       case UNLIMITED -> status.setCode(Code.OK).setLimitRemaining((int) MAX_UINT32);
       case BLOCKED -> {
+        // requests_per_unit 0: every request is over; a shadow limit says so, and answers OK.
         Limit limit = planned.limit();
-        metricsOf(planned).over(planned.hits, false);
+        metricsOf(planned).over(planned.hits, limit.shadow());
         status
-            .setCode(Code.OVER_LIMIT)
+            .setCode(limit.shadow() ? Code.OK : Code.OVER_LIMIT)
             .setCurrentLimit(currentLimit(limit))
             .setLimitRemaining(0)
             .setDurationUntilReset(duration(untilUnitEnds(limit)));
@@ -429,8 +439,11 @@ final class ShouldRateLimit {
               field, "Sluice cannot count this limit: " + e.getMessage());
         }
       }
+      // Counted inline: a limit a request carries has no descriptor path of the config to keep
+      // counters under, and counts on a state of its own policy, as the peer's per-request
+      // override does.
       Limit limit =
-          new Limit(requestsPerUnit, unit, "", false, false, false, true, List.of(), policy);
+          new Limit(requestsPerUnit, unit, "", false, false, false, true, List.of(), policy, null);
       StringBuilder keys = new StringBuilder();
       StringBuilder values = new StringBuilder();
       StringBuilder counter = new StringBuilder();

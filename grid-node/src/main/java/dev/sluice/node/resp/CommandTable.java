@@ -67,7 +67,8 @@ final class CommandTable {
             new Argument("shadow", "string", "SHADOW", true),
             new Argument("countdenied", "string", "COUNTDENIED", true),
             new Argument("leases", "string", "LEASES", true),
-            new Argument("ondenied", "string", "ONDENIED", true));
+            new Argument("ondenied", "string", "ONDENIED", true),
+            new Argument("release", "string", "RELEASE", true));
     add(
         "sluice.check",
         -3,
@@ -94,15 +95,17 @@ final class CommandTable {
         sluice::peek);
     add(
         "sluice.release",
-        -5,
+        -3,
         List.of("write"),
         2,
         "rate_limit",
-        "Gives back a concurrency permit (PERMIT id), or permits (COST n, admin)",
+        "Gives back what a check took (RECEIPT r, alone), a concurrency permit (PERMIT id), or"
+            + " permits (COST n: admin, or a rule with release: open)",
         concat(
             List.of(
-                rule(),
-                key(),
+                new Argument("receipt", "string", "RECEIPT", true),
+                new Argument("rule", "string", null, true),
+                new Argument("key", "key", null, true),
                 new Argument("permit", "integer", "PERMIT", true),
                 new Argument("cost", "integer", "COST", true)),
             policy),

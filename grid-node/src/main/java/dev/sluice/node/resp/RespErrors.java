@@ -1,6 +1,7 @@
 package dev.sluice.node.resp;
 
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.UnknownRuleException;
 import java.util.Locale;
@@ -39,11 +40,31 @@ final class RespErrors {
               + ": "
               + reservation.getMessage());
     }
+    if (cause instanceof ReleaseException release) {
+      return Reply.error(release(release));
+    }
     if (cause instanceof RejectedExecutionException) {
       return Reply.error("ERR busy: too many commands of this kind in flight on this node; retry");
     }
     LOG.debug("a Redis protocol command failed", cause);
     return Reply.error("ERR the grid did not answer; retry (the node's log has the cause)");
+  }
+
+  /**
+   * A release that freed nothing: a bare count without the admin token on a rule that wants proof
+   * is {@code NOPERM}, as an admin command without {@code AUTH} is (REST: 401); a receipt refused
+   * says why ({@code ERR release spent: ...}, {@code expired}, {@code not_issued_here}).
+   */
+  private static String release(ReleaseException refused) {
+    if (refused.reason() == ReleaseException.Reason.PROOF_REQUIRED) {
+      return "NOPERM "
+          + refused.getMessage()
+          + "; here: SLUICE.RELEASE RECEIPT <receipt>, or AUTH <token> first";
+    }
+    return "ERR release "
+        + refused.reason().name().toLowerCase(Locale.ROOT)
+        + ": "
+        + refused.getMessage();
   }
 
   /** The error of a rule that does not exist, naming it and where to look. */

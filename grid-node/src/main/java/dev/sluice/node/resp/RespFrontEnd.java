@@ -1,6 +1,8 @@
 package dev.sluice.node.resp;
 
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.stats.FrontEnd;
+import dev.sluice.core.stats.FrontEnds;
 import dev.sluice.rest.AdminToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -52,16 +54,23 @@ public final class RespFrontEnd implements AutoCloseable {
   }
 
   /**
-   * Starts serving: decides through {@code limiter}, reports on {@code registry}, tells cluster
-   * clients about {@code cluster}'s nodes.
+   * Starts serving: decides through {@code limiter}, reports on {@code registry} and to the
+   * console's {@code frontEnds} (as {@code resp}), tells cluster clients about {@code cluster}'s
+   * nodes.
    *
    * @throws java.io.UncheckedIOException if the port cannot be bound (caused by a {@code
    *     BindException} when it is taken)
    */
   public static RespFrontEnd start(
-      RateLimiter limiter, MeterRegistry registry, ClusterView cluster, Options options) {
+      RateLimiter limiter,
+      MeterRegistry registry,
+      FrontEnds frontEnds,
+      ClusterView cluster,
+      Options options) {
     RespStats stats = new RespStats();
-    RespMetrics metrics = new RespMetrics(registry, stats);
+    FrontEnd served = frontEnds.register("resp", options.host() + ":" + options.port());
+    served.connections(stats::connectedClients);
+    RespMetrics metrics = new RespMetrics(registry, stats, served);
     ThreadPoolExecutor calls = callExecutor();
     AdminToken token = new AdminToken(options.adminToken());
     GcraPolicies policies = new GcraPolicies();

@@ -1,5 +1,6 @@
 package dev.sluice.node.resp;
 
+import dev.sluice.core.stats.FrontEnd;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,6 +23,9 @@ import java.util.concurrent.TimeUnit;
  *       which are no commands and count nowhere else;
  *   <li>{@code sluice_resp_connections}: open connections.
  * </ul>
+ *
+ * Every answer is also reported to the console's front-end table ({@link FrontEnd}): an {@code
+ * error} outcome as failed, any other as served.
  */
 final class RespMetrics {
   private static final String COMMANDS = "sluice.resp.commands";
@@ -30,6 +34,7 @@ final class RespMetrics {
 
   private final MeterRegistry registry;
   private final RespStats stats;
+  private final FrontEnd served;
   private final ConcurrentHashMap<String, CommandMeters> commands = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Counter> protocolErrors = new ConcurrentHashMap<>();
 
@@ -66,9 +71,10 @@ final class RespMetrics {
     }
   }
 
-  RespMetrics(MeterRegistry registry, RespStats stats) {
+  RespMetrics(MeterRegistry registry, RespStats stats, FrontEnd served) {
     this.registry = registry;
     this.stats = stats;
+    this.served = served;
     Gauge.builder("sluice.resp.connections", stats, RespStats::connectedClients)
         .description("Open connections on the Redis protocol port")
         .strongReference(true)
@@ -84,6 +90,11 @@ final class RespMetrics {
     }
     meters.outcome(outcome).increment();
     meters.latency.record(nanos, TimeUnit.NANOSECONDS);
+    if (outcome.equals("error")) {
+      served.failed(command);
+    } else {
+      served.served(command);
+    }
   }
 
   void protocolError(String reason) {

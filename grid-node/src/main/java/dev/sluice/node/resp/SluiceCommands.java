@@ -7,6 +7,7 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Receipt;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
@@ -35,8 +36,9 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  *   SLUICE.CHECK   rule|~ key [COST n] [MAXWAIT ms] [policy]   POST /v1/check         a decision
  *   SLUICE.PEEK    rule|~ key [policy]                         POST /v1/limits/peek   a decision
+ *   SLUICE.RELEASE RECEIPT receipt                             POST /v1/release       a decision
  *   SLUICE.RELEASE rule|~ key PERMIT id [policy]               POST /v1/release       a decision
- *   SLUICE.RELEASE rule|~ key COST n [policy]      (admin)     POST /v1/release       a decision
+ *   SLUICE.RELEASE rule|~ key COST n [policy]      (admin*)    POST /v1/release       a decision
  *   SLUICE.RESERVE rule|~ key COST n TTL ms [policy]           POST /v1/reserve       a decision and reservationId
  *   SLUICE.COMMIT  reservationId cost                          POST /v1/commit        a decision
  *   SLUICE.RESET   rule|~ key [policy]             (admin)     POST /v1/limits/reset  OK
@@ -44,9 +46,10 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  *
  * {@code SLUICE.CHECK} is decided with the connection's other checks in a row; the others go to the
- * pipeline in their turn, off the event loop. Giving back a count of permits needs proof that the
- * caller holds them; until checks carry receipts, a counted release is an admin command (a permit
- * id or a reservation id is proof enough).
+ * pipeline in their turn, off the event loop. Giving permits back needs proof that the caller holds
+ * them, as on REST (docs/rest-api.md, "Giving permits back"): the receipt its check answered, a
+ * permit id or a reservation id, from anyone; a bare count only after {@code AUTH} (*), or on a
+ * rule with {@code release: open}.
  */
 final class SluiceCommands {
   private static final List<String> POLICY =
@@ -60,7 +63,8 @@ final class SluiceCommands {
           "SHADOW",
           "COUNTDENIED",
           "LEASES",
-          "ONDENIED");
+          "ONDENIED",
+          "RELEASE");
   static final String NOPERM = "NOPERM this command needs the admin token: AUTH <token> first";
 
   private final RateLimiter limiter;
@@ -78,7 +82,14 @@ final class SluiceCommands {
   }
 
   /** A key's policy: a rule, or an inline policy. */
-  private record Target(PolicyRef ref, @Nullable String rule, @Nullable Policy inlinePolicy) {}
+  private record Target(PolicyRef ref, @Nullable String rule, @Nullable Policy inlinePolicy) {
+    /** The target an id names (a reservation's, a receipt's): it carries its rule or policy. */
+    static Target of(PolicyRef ref) {
+      return ref instanceof PolicyRef.Inline inline
+          ? new Target(ref, null, inline.policy())
+          : new Target(ref, ((PolicyRef.Named) ref).rule(), null);
+    }
+  }
 
   Step check(RespCommand command, Session session) {
     CommandOptions options = CommandOptions.read(command, 3, with("COST", "MAXWAIT"));
@@ -113,6 +124,12 @@ final class SluiceCommands {
   }
 
   Step release(RespCommand command, Session session) {
+    if (command.size() == 3 && command.ascii(1).equalsIgnoreCase("RECEIPT")) {
+      return releaseReceipt(command);
+    }
+    if (command.size() < 5) {
+      throw new CommandError(CommandTable.arityError("sluice.release"));
+    }
     CommandOptions options = CommandOptions.read(command, 3, with("PERMIT", "COST"));
     Target target = target(command, options);
     String key = key(command);
@@ -120,15 +137,31 @@ final class SluiceCommands {
     Long permit = options.integer("PERMIT");
     if ((cost == null) == (permit == null)) {
       throw new CommandError(
-          "ERR SLUICE.RELEASE takes PERMIT <id> (a concurrency permit) or COST <n>, one of them");
+          "ERR SLUICE.RELEASE takes PERMIT <id> (a concurrency permit) or COST <n>, one of them;"
+              + " or, alone, RECEIPT <receipt>");
     }
     if (permit != null) {
       return later(
           () -> withPolicy(target, limiter.releasePermit(target.ref(), key, permit), null));
     }
-    requireAdmin(session);
     Check check = new Check(target.ref(), key, cost);
+    if (admin(session)) {
+      return later(() -> withPolicy(target, limiter.releaseWithoutProof(check), null));
+    }
+    // Without AUTH only a rule with release: open takes a bare count; any other refuses it
+    // (NOPERM, RespErrors) with nothing freed.
     return later(() -> withPolicy(target, limiter.release(check), null));
+  }
+
+  /**
+   * {@code SLUICE.RELEASE RECEIPT <receipt>}: gives back what the check that answered the receipt
+   * took, from anyone who holds it (the receipt names its key, rule and cost), once, within its
+   * window; REST's {@code POST /v1/release {"receipt": ...}}.
+   */
+  private Step releaseReceipt(RespCommand command) {
+    Receipt receipt = Receipt.parse(command.text(2, "receipt"));
+    Target target = Target.of(receipt.ref());
+    return later(() -> withPolicy(target, limiter.release(receipt), null));
   }
 
   Step reserve(RespCommand command, Session session) {
@@ -156,11 +189,7 @@ final class SluiceCommands {
   Step commit(RespCommand command, Session session) {
     String id = command.text(1, "reservationId");
     long cost = Arguments.redisInteger(command.bytes(2), Arguments.NOT_AN_INTEGER);
-    PolicyRef ref = ReservationId.parse(id).ref();
-    Target target =
-        ref instanceof PolicyRef.Inline inline
-            ? new Target(ref, null, inline.policy())
-            : new Target(ref, ((PolicyRef.Named) ref).rule(), null);
+    Target target = Target.of(ReservationId.parse(id).ref());
     return later(() -> withPolicy(target, limiter.commit(id, cost), null));
   }
 
@@ -262,7 +291,8 @@ final class SluiceCommands {
             options.bool("SHADOW"),
             options.bool("COUNTDENIED"),
             lower(options.text("LEASES")),
-            lower(options.text("ONDENIED")));
+            lower(options.text("ONDENIED")),
+            lower(options.text("RELEASE")));
     if (!spec.hasAnyField()) {
       throw new CommandError("ERR an inline policy needs LIMIT <n> and WINDOW <duration>");
     }
@@ -286,9 +316,14 @@ final class SluiceCommands {
   }
 
   private void requireAdmin(Session session) {
-    if (token.configured() && !session.authenticated()) {
+    if (!admin(session)) {
       throw new CommandError(NOPERM);
     }
+  }
+
+  /** Whether the connection may do what only an admin may: none is configured, or it sent AUTH. */
+  private boolean admin(Session session) {
+    return !token.configured() || session.authenticated();
   }
 
   private static List<String> with(String... own) {

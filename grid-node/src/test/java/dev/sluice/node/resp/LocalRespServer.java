@@ -2,6 +2,7 @@ package dev.sluice.node.resp;
 
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.local.LocalRateLimiter;
+import dev.sluice.core.stats.FrontEnds;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.List;
@@ -17,6 +18,7 @@ final class LocalRespServer implements AutoCloseable {
   final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
   final LocalRateLimiter limiter = LocalRateLimiter.builder().timeSource(clock).build();
   final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  final FrontEnds frontEnds = new FrontEnds();
   final RespFrontEnd frontEnd;
 
   LocalRespServer(RespLimits limits, @org.jspecify.annotations.Nullable String adminToken) {
@@ -24,6 +26,7 @@ final class LocalRespServer implements AutoCloseable {
         RespFrontEnd.start(
             limiter,
             registry,
+            frontEnds,
             () -> List.of(new ClusterView.Node("0".repeat(40), "127.0.0.1", 0, 0, true)),
             new RespFrontEnd.Options("127.0.0.1", 0, adminToken, limits));
   }

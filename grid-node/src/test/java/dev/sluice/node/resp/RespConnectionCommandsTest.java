@@ -64,7 +64,8 @@ class RespConnectionCommandsTest {
       assertThat(wire.call("HELLO", "4")).isEqualTo("-NOPROTO unsupported protocol version");
       assertThat(wire.call("RESET")).isEqualTo("+RESET");
       assertThat(wire.call("CLIENT", "GETNAME")).isNull();
-      assertThat(wire.call(INLINE_CHECK))
+      List<Object> again = list(wire.call(INLINE_CHECK));
+      assertThat(again.subList(0, 14))
           .as("RESP2 again: a flat array of field and value, booleans as integers")
           .isEqualTo(
               Arrays.asList(
@@ -82,6 +83,12 @@ class RespConnectionCommandsTest {
                   null,
                   "shadow",
                   0L));
+      assertThat(again.subList(14, again.size()))
+          .as("then the receipt of the permit it took")
+          .hasSize(2)
+          .first()
+          .isEqualTo("receipt");
+      assertThat(again.get(15)).asString().isNotBlank();
     }
   }
 

@@ -19,6 +19,7 @@ import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.ReservationLedger;
 import dev.sluice.core.pipeline.RuleBook;
+import dev.sluice.core.pipeline.SpentReceipts;
 import dev.sluice.core.pipeline.StoredState;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -219,6 +220,11 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
       }
       if (writer == null) {
         return true;
+      }
+      if (SpentReceipts.untilForgettableNanos(
+              stored.spentReceipts(), nowNanos, writer::receiptWindowEndNanos)
+          > 0) {
+        return false; // a replay of a receipt given back must still find it spent
       }
       LimiterAlgorithm algorithm = writer.algorithm();
       return algorithm.untilFreshNanos(algorithm.fit(stored.values().clone()), nowNanos) == 0;

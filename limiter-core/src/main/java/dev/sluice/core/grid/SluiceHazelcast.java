@@ -38,7 +38,8 @@ import java.util.function.LongPredicate;
  * javax.} (Sluice itself never uses Java serialization, so any other {@code Serializable} class is
  * refused); the state map {@value #STATE_MAP} (backup count 1, in-memory format {@link
  * #DEFAULT_STATE_FORMAT}, statistics on, no cached deserialized values, split-brain healing by
- * {@link MostConsumedMergePolicy}); the rules map {@value #RULES_MAP}; and on members the {@link
+ * {@link MostConsumedMergePolicy}); the rules map {@value #RULES_MAP}; the receipt secret's map
+ * {@value #SECRETS_MAP} (backed up on every member, up to Hazelcast's 6); and on members the {@link
  * MemberContext} (clock, local rules copy, and the sweep that removes idle states every {@value
  * #SWEEP_PERIOD_MILLIS_PROPERTY}) in the config's user context, with the member attribute that says
  * this member sweeps ({@link MemberContext#CLEANUP_ATTRIBUTE}).
@@ -51,6 +52,12 @@ public final class SluiceHazelcast {
 
   /** The map of named rules ({@link RuleRecord}). */
   public static final String RULES_MAP = "sluice.rules";
+
+  /**
+   * The map that holds the grid's receipt secret ({@link ClusterReceiptKey}): one small entry,
+   * backed up on as many members as Hazelcast allows, so that losing members loses no receipt.
+   */
+  public static final String SECRETS_MAP = "sluice.secrets";
 
   /** The executor that pushes rule changes to every member. */
   public static final String EXECUTOR = "sluice.rules.push";
@@ -121,6 +128,10 @@ public final class SluiceHazelcast {
     MapConfig rules = config.getMapConfig(RULES_MAP);
     rules.setBackupCount(1);
     rules.setInMemoryFormat(InMemoryFormat.BINARY);
+
+    MapConfig secrets = config.getMapConfig(SECRETS_MAP);
+    secrets.setBackupCount(MapConfig.MAX_BACKUP_COUNT);
+    secrets.setAsyncBackupCount(0);
 
     MemberContext context =
         new MemberContext(

@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.pipeline.ReservationLedger;
+import dev.sluice.core.pipeline.SpentReceipts;
 import dev.sluice.core.pipeline.StoredState;
 import java.io.IOException;
 
@@ -26,6 +27,7 @@ import java.io.IOException;
  *   format 4: each value a zig-zag varint of (m &lt;&lt; 2 | k), the value being m × 1000^k
  *   format | 0x10: then the reservation ledger, [length: varint][zig-zag varint × length]
  *   format | 0x20: then the policy that wrote the values ({@link WireFormat#writePolicy})
+ *   format | 0x40: then the spent receipts, [length: varint][zig-zag varint × length]
  * </pre>
  *
  * Format 4 exists for timestamps: window starts are aligned to the epoch, so a window of whole
@@ -58,6 +60,14 @@ final class StateFormat {
    */
   static final int WITH_WRITER = 0x20;
 
+  /**
+   * Set on the format byte when the key remembers receipts given back on it: their {@link
+   * SpentReceipts} follow (after the ledger and the writer, if any), as {@code [length:
+   * varint][value × length]} in zig-zag varints. A state that remembers none is written exactly as
+   * before receipts existed.
+   */
+  static final int WITH_SPENT_RECEIPTS = 0x40;
+
   /** 1000^k for each scale code k. */
   private static final long[] SCALES = {1L, 1_000L, 1_000_000L, 1_000_000_000L};
 
@@ -68,10 +78,12 @@ final class StateFormat {
     long[] state = stored.values();
     boolean scaled = scaledSize(state) < varintSize(state);
     long[] ledger = stored.reservations();
+    long[] spent = stored.spentReceipts();
     out.writeByte(
         (scaled ? FORMAT_SCALED : FORMAT_VARINT)
             | (ledger.length > 0 ? WITH_RESERVATIONS : 0)
-            | (stored.writer() != null ? WITH_WRITER : 0));
+            | (stored.writer() != null ? WITH_WRITER : 0)
+            | (spent.length > 0 ? WITH_SPENT_RECEIPTS : 0));
     out.writeInt(stored.fingerprint());
     WireFormat.writeVarInt(out, state.length);
     for (long value : state) {
@@ -90,11 +102,17 @@ final class StateFormat {
     if (stored.writer() != null) {
       WireFormat.writePolicy(out, stored.writer());
     }
+    if (spent.length > 0) {
+      WireFormat.writeVarInt(out, spent.length);
+      for (long value : spent) {
+        WireFormat.writeVarLong(out, value);
+      }
+    }
   }
 
   static StoredState read(ObjectDataInput in) throws IOException {
     int flagged = in.readByte();
-    int format = flagged & ~(WITH_RESERVATIONS | WITH_WRITER);
+    int format = flagged & ~(WITH_RESERVATIONS | WITH_WRITER | WITH_SPENT_RECEIPTS);
     if (format != FORMAT_VARINT && format != FORMAT_SCALED) {
       throw new IOException(
           "unknown state format " + format + (format == 1 || format == 2 ? OLD_FORMAT_HINT : ""));
@@ -118,7 +136,17 @@ final class StateFormat {
       }
     }
     Policy writer = (flagged & WITH_WRITER) != 0 ? WireFormat.readPolicy(in) : null;
-    return new StoredState(fingerprint, state, ledger, writer);
+    long[] spent = SpentReceipts.EMPTY;
+    if ((flagged & WITH_SPENT_RECEIPTS) != 0) {
+      spent = new long[WireFormat.readVarInt(in)];
+      if (spent.length == 0 || !SpentReceipts.wellFormed(spent)) {
+        throw new IOException("implausible spent receipts length " + spent.length);
+      }
+      for (int i = 0; i < spent.length; i++) {
+        spent[i] = WireFormat.readVarLong(in);
+      }
+    }
+    return new StoredState(fingerprint, state, ledger, spent, writer);
   }
 
   private static final String OLD_FORMAT_HINT =

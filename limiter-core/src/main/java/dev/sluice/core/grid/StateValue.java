@@ -70,9 +70,9 @@ public abstract sealed class StateValue
       return new WithWriter(stored);
     }
     long[] values = stored.values();
-    long bits = stored.hasReservations() ? -1 : pack(values);
+    long bits = stored.hasReservations() || stored.hasSpentReceipts() ? -1 : pack(values);
     return bits == -1
-        ? new Wide(stored.fingerprint(), values, stored.reservations())
+        ? new Wide(stored.fingerprint(), values, stored.reservations(), stored.spentReceipts())
         : new Packed(stored.fingerprint(), bits);
   }
 
@@ -172,19 +172,21 @@ public abstract sealed class StateValue
   }
 
   /**
-   * Any other state (a key with reservations among them): the fingerprint, the values and the
-   * reservation ledger, as a {@code StoredState} holds them. The ledger's reference fits in the
-   * padding of the 24-byte object, so a state without reservations costs what it did before them.
+   * Any other state (a key with reservations or spent receipts among them): the fingerprint, the
+   * values, the reservation ledger and the spent receipts, as a {@code StoredState} holds them. A
+   * state with neither is {@link Packed} when its values fit, so it costs what it did before them.
    */
   static final class Wide extends StateValue {
     private final int fingerprint;
     private final long[] values;
     private final long[] reservations;
+    private final long[] spentReceipts;
 
-    Wide(int fingerprint, long[] values, long[] reservations) {
+    Wide(int fingerprint, long[] values, long[] reservations, long[] spentReceipts) {
       this.fingerprint = fingerprint;
       this.values = values;
       this.reservations = reservations;
+      this.spentReceipts = spentReceipts;
     }
 
     @Override
@@ -194,7 +196,7 @@ public abstract sealed class StateValue
 
     @Override
     public StoredState toStored() {
-      return new StoredState(fingerprint, values, reservations);
+      return new StoredState(fingerprint, values, reservations, spentReceipts, null);
     }
 
     @Override
@@ -202,7 +204,8 @@ public abstract sealed class StateValue
       return o instanceof Wide other
           && fingerprint == other.fingerprint
           && Arrays.equals(values, other.values)
-          && Arrays.equals(reservations, other.reservations);
+          && Arrays.equals(reservations, other.reservations)
+          && Arrays.equals(spentReceipts, other.spentReceipts);
     }
 
     @Override

@@ -89,6 +89,8 @@ final class WireFormat {
   private static final int LEASES_OFF = 4;
   // Since shadow bans; never set by older builds, whose policies all reject.
   private static final int SHADOW_BAN = 8;
+  // Since receipts; never set by older builds, whose releases took any count.
+  private static final int RELEASE_OPEN = 16;
 
   /** The policy format written since several limits: a format byte, then flags and limits. */
   static final int POLICY_FORMAT = 2;
@@ -103,7 +105,8 @@ final class WireFormat {
         (policy.shadow() ? SHADOW : 0)
             | (policy.countDenied() ? COUNT_DENIED : 0)
             | (policy.leases() == Policy.Leases.OFF ? LEASES_OFF : 0)
-            | (policy.shadowBans() ? SHADOW_BAN : 0));
+            | (policy.shadowBans() ? SHADOW_BAN : 0)
+            | (policy.release() == Policy.Release.OPEN ? RELEASE_OPEN : 0));
     writeVarInt(out, policy.limits().size());
     for (Limit limit : policy.limits()) {
       out.writeByte(limit.algorithm().code());
@@ -136,7 +139,8 @@ final class WireFormat {
                 (flags & SHADOW) != 0,
                 (flags & COUNT_DENIED) != 0,
                 (flags & LEASES_OFF) != 0 ? Policy.Leases.OFF : Policy.Leases.AUTO,
-                (flags & SHADOW_BAN) != 0 ? Policy.OnDenied.SHADOW_BAN : Policy.OnDenied.REJECT));
+                (flags & SHADOW_BAN) != 0 ? Policy.OnDenied.SHADOW_BAN : Policy.OnDenied.REJECT,
+                (flags & RELEASE_OPEN) != 0 ? Policy.Release.OPEN : Policy.Release.PROOF));
   }
 
   /**
@@ -304,7 +308,8 @@ final class WireFormat {
    * A key's command: the state key, the reference, then each operation as {@code [kind code]
    * [permits]} plus, for a release, the admission instant; for an acquire, the lease asked for and
    * (flagged on the kind byte) the longest wait; for a permit's release, its id; for a reserve, its
-   * ttl; for a commit, the reservation's id and expiry.
+   * ttl; for a commit, the reservation's id and expiry; for a receipt's release, the admission
+   * instant, the lease's lifetime (0: none) and the admission's number.
    */
   static void writeCommand(ObjectDataOutput out, KeyCommand command) throws IOException {
     out.writeString(command.stateKey());
@@ -335,6 +340,11 @@ final class WireFormat {
           writeVarLong(out, op.permitId());
           writeVarLong(out, op.admittedAtNanos());
         }
+        case RELEASE_RECEIPT -> {
+          writeVarLong(out, op.admittedAtNanos());
+          writeVarLong(out, op.leaseNanos());
+          writeVarLong(out, op.permitId());
+        }
         case PEEK -> {}
       }
     }
@@ -359,17 +369,26 @@ final class WireFormat {
       }
       long permits = readVarLong(in);
       long instant =
-          kind == KeyOp.Kind.RELEASE || kind == KeyOp.Kind.RETURN_LEASE
+          kind == KeyOp.Kind.RELEASE
+                  || kind == KeyOp.Kind.RETURN_LEASE
+                  || kind == KeyOp.Kind.RELEASE_RECEIPT
               ? readVarLong(in)
               : KeyOp.UNKNOWN;
       long leasePermits = kind == KeyOp.Kind.ACQUIRE ? readVarLong(in) : 0;
       long leaseNanos =
-          kind == KeyOp.Kind.RETURN_LEASE || kind == KeyOp.Kind.RESERVE || leasePermits > 0
+          kind == KeyOp.Kind.RETURN_LEASE
+                  || kind == KeyOp.Kind.RESERVE
+                  || kind == KeyOp.Kind.RELEASE_RECEIPT
+                  || leasePermits > 0
               ? readVarLong(in)
               : 0;
       long maxWait = kind == KeyOp.Kind.ACQUIRE && waits ? readVarLong(in) : 0;
       long permitId =
-          kind == KeyOp.Kind.RELEASE_PERMIT || kind == KeyOp.Kind.COMMIT ? readVarLong(in) : 0;
+          kind == KeyOp.Kind.RELEASE_PERMIT
+                  || kind == KeyOp.Kind.COMMIT
+                  || kind == KeyOp.Kind.RELEASE_RECEIPT
+              ? readVarLong(in)
+              : 0;
       long admittedAt = kind == KeyOp.Kind.COMMIT ? readVarLong(in) : instant;
       ops[i] =
           valid(

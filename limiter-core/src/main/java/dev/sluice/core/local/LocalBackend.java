@@ -2,6 +2,7 @@ package dev.sluice.core.local;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
@@ -61,6 +62,10 @@ final class LocalBackend implements Backend {
   private final ConcurrentHashMap<String, Slot> states = new ConcurrentHashMap<>();
   private final AtomicBoolean sweeping = new AtomicBoolean();
   private final LongAdder settledAtEstimate = new LongAdder();
+
+  /** This limiter's own: its receipts mean nothing to another limiter, as its counts do not. */
+  private final ReceiptKey receiptKey = ReceiptKey.random();
+
   private volatile long nextSweepNanos;
 
   LocalBackend(TimeSource clock, RuleStore rules, long maxKeys) {
@@ -204,6 +209,11 @@ final class LocalBackend implements Backend {
       settledAtEstimate.add(ReservationLedger.expiredOpen(slot.stored.reservations(), nowNanos));
       slot.stored = null;
     }
+  }
+
+  @Override
+  public ReceiptKey receiptKey() {
+    return receiptKey;
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.algorithm.Booking;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
@@ -30,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  *       state whose former policy is no longer known starts afresh, and the result says so.
  *   <li>Decide each operation in order on that state: acquire (waiting up to its {@code maxWait}: a
  *       booking, {@link Booking}), release (plain, the exact undo of an admission at a given
- *       instant, or a concurrency permit by its id), peek, reserve and commit (the key's {@link
+ *       instant, a receipt's admission once within its window ({@link SpentReceipts}), or a
+ *       concurrency permit by its id), peek, reserve and commit (the key's {@link
  *       ReservationLedger}, kept beside the algorithm's state and changed in the same step). A
  *       shadow policy reports would-be denials as allowances flagged {@code shadowDenied}, and a
  *       policy that shadow-bans flags its denials {@code shadowBanned}. A cost above the capacity
@@ -129,6 +131,8 @@ public final class KeyDecision {
 
     long[] storedLedger = stored == null ? ReservationLedger.EMPTY : stored.reservations();
     long[] ledger = ReservationLedger.purge(storedLedger, nowNanos);
+    long[] storedSpent = stored == null ? SpentReceipts.EMPTY : stored.spentReceipts();
+    long[] spent = storedSpent;
 
     KeyOutcome outcome = new KeyOutcome(ops.length, nowNanos);
     boolean writes = false;
@@ -137,40 +141,54 @@ public final class KeyDecision {
       writes |= op.writes();
       try {
         Decision decision =
-            switch (op.kind()) {
-              case ACQUIRE ->
-                  Booking.acquire(
-                      algorithm,
-                      state,
-                      nowNanos,
-                      op.permits(),
-                      policy.policy().shadow() ? 0 : op.maxWaitNanos());
-              case PEEK -> algorithm.apply(state, nowNanos, 0);
-              case RELEASE ->
-                  op.admittedAtNanos() == KeyOp.UNKNOWN
-                      ? algorithm.release(state, nowNanos, op.permits())
-                      : algorithm.release(state, nowNanos, op.permits(), op.admittedAtNanos());
-              case RETURN_LEASE ->
-                  algorithm.returnLease(
-                      state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
-              case RELEASE_PERMIT -> algorithm.releasePermit(state, nowNanos, op.permitId());
-              case RESERVE -> {
-                // Room first: a full ledger refuses before the estimate is counted.
-                long[] room = ReservationLedger.withRoom(ledger);
-                Decision reserved = reserve(policy, state, nowNanos, op);
-                if (reserved.permitId() != 0) {
-                  ledger = ReservationLedger.open(room, nowNanos, op.permits(), op.leaseNanos());
-                  reserved = reserved.withPermitId(ReservationLedger.lastId(ledger));
-                }
-                yield reserved;
-              }
-              case COMMIT -> {
-                int at = openReservation(ledger, nowNanos, op);
-                Decision settled = commit(policy, state, nowNanos, ledger, at, op.permits());
-                ledger = ReservationLedger.commit(ledger, at, op.permits());
-                yield settled;
-              }
-            };
+            op.takes() && op.permits() > algorithm.capacity() && policy.policy().shadow()
+                ? aboveShadowCapacity(algorithm, state, nowNanos)
+                : switch (op.kind()) {
+                  case ACQUIRE ->
+                      Booking.acquire(
+                          algorithm,
+                          state,
+                          nowNanos,
+                          op.permits(),
+                          policy.policy().shadow() ? 0 : op.maxWaitNanos());
+                  case PEEK -> algorithm.apply(state, nowNanos, 0);
+                  case RELEASE ->
+                      op.admittedAtNanos() == KeyOp.UNKNOWN
+                          ? algorithm.release(state, nowNanos, op.permits())
+                          : algorithm.release(state, nowNanos, op.permits(), op.admittedAtNanos());
+                  case RETURN_LEASE ->
+                      algorithm.returnLease(
+                          state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
+                  case RELEASE_PERMIT -> algorithm.releasePermit(state, nowNanos, op.permitId());
+                  case RESERVE -> {
+                    // Room first: a full ledger refuses before the estimate is counted.
+                    long[] room = ReservationLedger.withRoom(ledger);
+                    Decision reserved = reserve(policy, state, nowNanos, op);
+                    if (reserved.permitId() != 0) {
+                      ledger =
+                          ReservationLedger.open(room, nowNanos, op.permits(), op.leaseNanos());
+                      reserved = reserved.withPermitId(ReservationLedger.lastId(ledger));
+                    }
+                    yield reserved;
+                  }
+                  case COMMIT -> {
+                    int at = openReservation(ledger, nowNanos, op);
+                    Decision settled = commit(policy, state, nowNanos, ledger, at, op.permits());
+                    ledger = ReservationLedger.commit(ledger, at, op.permits());
+                    yield settled;
+                  }
+                  case RELEASE_RECEIPT -> {
+                    Decision freed = releaseReceipt(policy, state, spent, nowNanos, op);
+                    spent =
+                        SpentReceipts.spend(
+                            spent,
+                            op.admittedAtNanos(),
+                            op.permitId(),
+                            nowNanos,
+                            policy::receiptWindowEndNanos);
+                    yield freed;
+                  }
+                };
         if (op.leasePermits() > 0
             && op.maxWaitNanos() == 0
             && decision.delayNanos() == 0
@@ -182,12 +200,15 @@ public final class KeyDecision {
         outcome.setError(i, KeyOutcome.Code.INVALID, e.field(), e.getMessage());
       } catch (ReservationException e) {
         outcome.setError(i, KeyOutcome.Code.RESERVATION, e.reason().name(), e.getMessage());
+      } catch (ReleaseException e) {
+        outcome.setError(i, KeyOutcome.Code.RELEASE, e.reason().name(), e.getMessage());
       }
     }
     boolean changed =
         writes
             && (carried
                 || !Arrays.equals(storedLedger, ledger)
+                || !Arrays.equals(storedSpent, spent)
                 || (before != null
                     ? !Arrays.equals(before, state)
                     : !Arrays.equals(algorithm.newState(), state)));
@@ -196,12 +217,29 @@ public final class KeyDecision {
     }
     return new Result(
         outcome,
-        new StoredState(policy.fingerprint(), state, ledger, storesPolicy ? policy.policy() : null),
+        new StoredState(
+            policy.fingerprint(), state, ledger, spent, storesPolicy ? policy.policy() : null),
         Math.max(
-            algorithm.untilFreshNanos(state, nowNanos),
-            ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
+            Math.max(
+                algorithm.untilFreshNanos(state, nowNanos),
+                ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
+            SpentReceipts.untilForgettableNanos(spent, nowNanos, policy::receiptWindowEndNanos)),
         forgotten,
         ReservationLedger.expiredOpen(storedLedger, nowNanos));
+  }
+
+  /**
+   * A shadow policy's answer to a request for more than it can ever hold: an enforced policy
+   * refuses such a cost as invalid, but a shadow policy never denies nor refuses (envoyproxy/
+   * ratelimit answers OK under shadow mode whatever {@code hits_addend} asks). So it is the
+   * would-be denial it is, flagged once the policy's shadow is applied, and it counts nothing: no
+   * penalty either, since no limit could have admitted it. It reports on the limit a peek binds.
+   */
+  private static Decision aboveShadowCapacity(
+      LimiterAlgorithm algorithm, long[] state, long nowNanos) {
+    Decision now = algorithm.apply(state, nowNanos, 0);
+    return Decision.deny(now.limit(), now.remaining(), 0, now.resetAfterNanos())
+        .withBindingLimit(now.bindingLimitIndex(), now.bindingResetAfterNanos());
   }
 
   /**
@@ -232,6 +270,38 @@ public final class KeyDecision {
     }
     Decision decision = Booking.acquire(policy.algorithm(), state, nowNanos, op.permits(), 0);
     return decision.allowed() ? decision.withPermitId(1) : decision;
+  }
+
+  /**
+   * Gives back the admission a receipt proves (the caller checked its seal): its exact undo, as an
+   * all-or-nothing batch gives back its admissions (the lease's exact undo for an answer from a
+   * lease, the permit itself under a concurrency policy, whose admission numbers its permits). Only
+   * within the window it was admitted in, and only once: the key's spent receipts say whether it
+   * was given back before ({@link SpentReceipts}).
+   *
+   * @throws ReleaseException if its window has ended, or it was given back already
+   */
+  private static Decision releaseReceipt(
+      CompiledPolicy policy, long[] state, long[] spent, long nowNanos, KeyOp op) {
+    long admittedAt = op.admittedAtNanos();
+    if (nowNanos >= policy.receiptWindowEndNanos(admittedAt)) {
+      throw new ReleaseException(
+          ReleaseException.Reason.EXPIRED,
+          "receipt: the window its permits were admitted in has ended, and they count in no"
+              + " window now; nothing was freed");
+    }
+    if (SpentReceipts.spent(spent, admittedAt, op.permitId())) {
+      throw new ReleaseException(
+          ReleaseException.Reason.SPENT,
+          "receipt: was given back already (a receipt frees once); nothing was freed");
+    }
+    LimiterAlgorithm algorithm = policy.algorithm();
+    if (policy.policy().inFlight()) {
+      return algorithm.releasePermit(state, nowNanos, op.permitId());
+    }
+    return op.leaseNanos() > 0
+        ? algorithm.returnLease(state, nowNanos, op.permits(), admittedAt, op.leaseNanos())
+        : algorithm.release(state, nowNanos, op.permits(), admittedAt);
   }
 
   /**

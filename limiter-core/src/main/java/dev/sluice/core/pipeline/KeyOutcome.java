@@ -2,6 +2,7 @@ package dev.sluice.core.pipeline;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.ReservationException.Reason;
 import dev.sluice.core.UnknownRuleException;
@@ -22,7 +23,12 @@ public final class KeyOutcome {
     UNKNOWN_RULE(1),
     INVALID(2),
     /** A commit of a reservation that is not open; the subject is the {@link Reason}'s name. */
-    RESERVATION(3);
+    RESERVATION(3),
+    /**
+     * A release whose receipt frees nothing (spent, expired); the subject is the {@link
+     * ReleaseException.Reason}'s name.
+     */
+    RELEASE(4);
 
     private final int code;
 
@@ -46,7 +52,8 @@ public final class KeyOutcome {
 
   private final Code[] codes;
   private final Decision[] decisions;
-  // For UNKNOWN_RULE the rule name; for INVALID the field at fault; for RESERVATION the reason.
+  // For UNKNOWN_RULE the rule name; for INVALID the field at fault; for RESERVATION and RELEASE the
+  // reason.
   private final String[] subjects;
   private final String[] messages;
   // Per operation: the permits leased on top of an acquire, and when that lease ends; for a paced
@@ -212,6 +219,7 @@ public final class KeyOutcome {
    * @throws UnknownRuleException if the rule was not defined where the step ran
    * @throws InvalidPolicyException if the operation could not be honoured (a cost above capacity)
    * @throws ReservationException if it commits a reservation that is not open
+   * @throws ReleaseException if it gives back a receipt that frees nothing
    */
   public Decision decision(int index) {
     return switch (codes[index]) {
@@ -220,6 +228,9 @@ public final class KeyOutcome {
       case INVALID -> throw new InvalidPolicyException(subjects[index], stripField(index));
       case RESERVATION ->
           throw new ReservationException(Reason.valueOf(subjects[index]), messages[index]);
+      case RELEASE ->
+          throw new ReleaseException(
+              ReleaseException.Reason.valueOf(subjects[index]), messages[index]);
     };
   }
 

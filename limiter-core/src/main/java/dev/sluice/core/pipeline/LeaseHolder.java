@@ -112,10 +112,21 @@ public final class LeaseHolder {
     void send(Check check, String stateKey, KeyOp op, long sentAtNanos);
   }
 
+  /** Gives a local answer its receipt: the proof its permits may be given back with. */
+  @FunctionalInterface
+  public interface AnswerReceipts {
+    /**
+     * {@code answer} to {@code check}, from a lease granted at {@code grantedAtNanos} on the
+     * owner's clock for {@code leaseNanos}, with its receipt if it admitted permits.
+     */
+    Decision withReceipt(Check check, Decision answer, long grantedAtNanos, long leaseNanos);
+  }
+
   private final LongSupplier nanoClock;
   private final ToIntFunction<PolicyRef> shapeOf;
   private final Renewal renewal;
   private final Runnable lateLease;
+  private final AnswerReceipts receipts;
   private volatile boolean closing;
 
   /** Set once the closing holder's last returns are taken: a lease landing later is late. */
@@ -159,10 +170,24 @@ public final class LeaseHolder {
       ToIntFunction<PolicyRef> shapeOf,
       Renewal renewal,
       Runnable lateLease) {
+    this(nanoClock, shapeOf, renewal, lateLease, (check, answer, grantedAt, lifetime) -> answer);
+  }
+
+  /**
+   * A holder whose local answers carry receipts ({@code receipts}), as a limiter's must: the
+   * constructor above is for what only counts a holder's bookkeeping (its tests, a benchmark).
+   */
+  public LeaseHolder(
+      LongSupplier nanoClock,
+      ToIntFunction<PolicyRef> shapeOf,
+      Renewal renewal,
+      Runnable lateLease,
+      AnswerReceipts receipts) {
     this.nanoClock = nanoClock;
     this.shapeOf = shapeOf;
     this.renewal = renewal;
     this.lateLease = lateLease;
+    this.receipts = receipts;
   }
 
   /**
@@ -389,15 +414,17 @@ public final class LeaseHolder {
           renewAhead(check, stateKey, lease.heat, now);
         }
         long used = lease.permits - left;
-        return new Decision(
-            true,
-            lease.limit,
-            Math.max(0, lease.remainingAtGrant - used),
-            0,
-            Math.max(0, lease.resetAtNanos - now),
-            0,
-            false,
-            Decision.DecidedBy.LEASE);
+        Decision answer =
+            new Decision(
+                true,
+                lease.limit,
+                Math.max(0, lease.remainingAtGrant - used),
+                0,
+                Math.max(0, lease.resetAtNanos - now),
+                0,
+                false,
+                Decision.DecidedBy.LEASE);
+        return receipts.withReceipt(check, answer, lease.grantedAtNanos, lease.leaseNanos);
       }
       Lease next = lease.next;
       if (next == null) {

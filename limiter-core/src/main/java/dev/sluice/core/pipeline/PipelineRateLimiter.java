@@ -9,8 +9,12 @@ import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReleaseException;
+import dev.sluice.core.ReleaseProof;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationId;
 import dev.sluice.core.RuleStore;
@@ -72,6 +76,7 @@ import org.jspecify.annotations.Nullable;
  */
 public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
   private final Backend backend;
+  private final AdmissionReceipts receipts;
   private final @Nullable LeaseHolder leases;
   private final @Nullable LeaseReturns leaseReturns;
 
@@ -85,11 +90,16 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
    */
   protected PipelineRateLimiter(Backend backend, @Nullable LongSupplier leaseClock) {
     this.backend = Objects.requireNonNull(backend, "backend");
+    this.receipts = new AdmissionReceipts(backend);
     this.leases =
         leaseClock == null
             ? null
             : new LeaseHolder(
-                leaseClock, this::knownShape, this::renewLease, this::returnLateLeases);
+                leaseClock,
+                this::knownShape,
+                this::renewLease,
+                this::returnLateLeases,
+                receipts::ofLeaseAnswer);
     this.leaseReturns = leases == null ? null : new LeaseReturns(leases, backend);
   }
 
@@ -281,7 +291,11 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
       return new BatchOutcome(decisions, true, -1, Set.of());
     }
     Set<Integer> released = giveBack(batch, outcomes, decisions);
-    return new BatchOutcome(decisions, false, deniedBy, released);
+    List<Decision> answered = new ArrayList<>(decisions);
+    for (int index : released) {
+      answered.set(index, answered.get(index).withReceipt(null)); // undone: nothing to give back
+    }
+    return new BatchOutcome(answered, false, deniedBy, released);
   }
 
   /**
@@ -313,10 +327,19 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     return released;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: a receipt is checked against this runtime's seal and sent as the exact undo of its
+   * admission, which the key's owner makes once, within the window of the admission ({@link
+   * KeyDecision}); a bare count is sent as a plain release when it is {@link
+   * ReleaseProof.Bare#WITHOUT_PROOF} or the rule opens its releases, and is refused otherwise,
+   * before anything is sent.
+   */
   @Override
   public Decision release(Check check) {
-    precheck(check, false);
-    return backend.execute(command(check, KeyOp.release(check.permits()))).decision(0);
+    await(ruleOfBareCount(check));
+    return backend.execute(releaseCommand(check)).decision(0);
   }
 
   /**
@@ -325,10 +348,62 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
    * @throws TimeoutException if none came in time; the permits may still be given back
    */
   public Decision release(Check check, Duration timeout) throws TimeoutException {
-    precheck(check, false);
-    return backend
-        .execute(command(check, KeyOp.release(check.permits())), timeout.toNanos())
-        .decision(0);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    awaitWithin(ruleOfBareCount(check), timeout.toNanos());
+    return backend.execute(releaseCommand(check), left(deadline)).decision(0);
+  }
+
+  /**
+   * The rule a bare count without proof names, brought here (a client reads it) to tell whether it
+   * opens its releases; done at once for every other release.
+   */
+  private CompletableFuture<Void> ruleOfBareCount(Check check) {
+    return Objects.requireNonNull(check, "check").proof() == ReleaseProof.Bare.NONE
+            && check.ref() instanceof PolicyRef.Named named
+        ? backend.fetchRules(Set.of(named.rule()))
+        : CompletableFuture.completedFuture(null);
+  }
+
+  /**
+   * The command of a release, once what it shows proves the permits are the caller's to give back
+   * (a bare count's rule read by {@link #ruleOfBareCount}).
+   *
+   * @throws ReleaseException if it does not
+   */
+  private KeyCommand releaseCommand(Check check) {
+    if (check.proof() instanceof Receipt receipt) {
+      if (!receipt.release().equals(check.withMaxWait(Duration.ZERO))) {
+        throw new InvalidPolicyException(
+            "receipt", "names its own key and cost; give it alone, as the admission answered it");
+      }
+      return receipts.release(receipt);
+    }
+    precheck(check, check.proof() == ReleaseProof.Bare.NONE); // that rule was read: see above
+    if (check.proof() == ReleaseProof.Bare.NONE && !opensReleases(check.ref())) {
+      throw new ReleaseException(
+          ReleaseException.Reason.PROOF_REQUIRED,
+          "release: "
+              + (check.ref() instanceof PolicyRef.Named named
+                  ? "rule '" + named.rule() + "'"
+                  : "an inline policy")
+              + " gives permits back only to whoever shows they were admitted: the receipt the"
+              + " check answered, a permitId or a reservationId. A bare count needs the admin"
+              + " token (REST's bearer token, the Redis port's AUTH) or releaseWithoutProof (Java),"
+              + " or a rule with 'release: open'");
+    }
+    return command(check, KeyOp.release(check.permits()));
+  }
+
+  /** Whether {@code ref} is a rule that takes a bare count from anyone ({@code release: open}). */
+  private boolean opensReleases(PolicyRef ref) {
+    if (!(ref instanceof PolicyRef.Named named)) {
+      return false; // an inline policy never opens its releases (PolicyRef.Inline)
+    }
+    CompiledPolicy policy = backend.policyOf(ref, true);
+    if (policy == null) {
+      throw new UnknownRuleException(named.rule());
+    }
+    return policy.policy().release() == Policy.Release.OPEN;
   }
 
   @Override
@@ -660,12 +735,13 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
       String stateKey,
       KeyCommand command,
       long sentAtNanos,
-      @Nullable LeaseHolder leases) {
+      @Nullable LeaseHolder leases,
+      AdmissionReceipts receipts) {
     Decision answer(KeyOutcome outcome) {
       if (leases != null && command.ops()[0].leasePermits() > 0) {
         leases.keep(check, stateKey, command.ops()[0], outcome, 0, sentAtNanos);
       }
-      return outcome.decision(0);
+      return receipts.ofOwnerAnswer(check, outcome.decision(0), outcome.decidedAtNanos());
     }
   }
 
@@ -673,7 +749,12 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
     KeyOp op = acquireOp(check, stateKey);
     long sentAt = leases == null ? 0 : leases.now();
     return new Acquiring(
-        check, stateKey, new KeyCommand(stateKey, check.ref(), new KeyOp[] {op}), sentAt, leases);
+        check,
+        stateKey,
+        new KeyCommand(stateKey, check.ref(), new KeyOp[] {op}),
+        sentAt,
+        leases,
+        receipts);
   }
 
   /** An acquire of {@code check}, with a request for a lease when one would pay here. */
@@ -726,7 +807,8 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
       List<KeyCommand> commands,
       @Nullable Decision[] answered,
       long sentAtNanos,
-      @Nullable LeaseHolder leases) {
+      @Nullable LeaseHolder leases,
+      AdmissionReceipts receipts) {
     List<Decision> decisions(List<KeyOutcome> outcomes) {
       Decision[] decisions = answered.clone();
       for (int g = 0; g < groups.size(); g++) {
@@ -743,7 +825,10 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
               sentAtNanos);
         }
         for (int j = 0; j <= last; j++) {
-          decisions[group.indexes.get(j)] = outcome.decision(j);
+          int index = group.indexes.get(j);
+          decisions[index] =
+              receipts.ofOwnerAnswer(
+                  checks.get(index), outcome.decision(j), outcome.decidedAtNanos());
         }
       }
       return List.of(decisions);
@@ -791,7 +876,7 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
       commands.add(new KeyCommand(group.stateKey, group.ref, group.ops.toArray(new KeyOp[0])));
     }
     long sentAt = holder == null ? 0 : holder.now();
-    return new Grouped(checks, groups, commands, answered, sentAt, holder);
+    return new Grouped(checks, groups, commands, answered, sentAt, holder, receipts);
   }
 
   /**

@@ -27,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  *     hot key to the caller that asks
  * @param onDenied {@code reject} (the default) or {@code shadow_ban}: what a denial does at an HTTP
  *     gate ({@link Policy.OnDenied})
+ * @param release {@code proof} (the default) or {@code open}: whether a release must prove the
+ *     admission, or a bare count from anyone is taken ({@link Policy.Release}; rules only)
  */
 public record PolicySpec(
     @Nullable Long limit,
@@ -39,12 +41,13 @@ public record PolicySpec(
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
     @Nullable String leases,
-    @Nullable String onDenied) {
+    @Nullable String onDenied,
+    @Nullable String release) {
 
   /** Every field a policy may have, in the order the documentation lists them. */
   public static final String FIELDS =
       "algorithm, limit, window, burst, buckets, permitTtl, limits, shadow, countDenied, leases,"
-          + " onDenied";
+          + " onDenied, release";
 
   /**
    * Whether any field is given: a check without any is a named-rule check. (Not {@code isEmpty}:
@@ -56,7 +59,8 @@ public record PolicySpec(
         || shadow != null
         || countDenied != null
         || leases != null
-        || onDenied != null;
+        || onDenied != null
+        || release != null;
   }
 
   /**
@@ -93,7 +97,8 @@ public record PolicySpec(
         Boolean.TRUE.equals(shadow),
         Boolean.TRUE.equals(countDenied),
         leases == null ? Policy.Leases.AUTO : Policy.Leases.fromWireName(leases),
-        onDenied == null ? Policy.OnDenied.REJECT : Policy.OnDenied.fromWireName(onDenied));
+        onDenied == null ? Policy.OnDenied.REJECT : Policy.OnDenied.fromWireName(onDenied),
+        release == null ? Policy.Release.PROOF : Policy.Release.fromWireName(release));
   }
 
   /**
@@ -114,7 +119,8 @@ public record PolicySpec(
           policy.shadow(),
           policy.countDenied(),
           policy.leases().wireName(),
-          policy.onDenied().wireName());
+          policy.onDenied().wireName(),
+          policy.release().wireName());
     }
     List<LimitSpec> specs = new ArrayList<>();
     for (Limit limit : policy.limits()) {
@@ -131,7 +137,8 @@ public record PolicySpec(
         policy.shadow(),
         policy.countDenied(),
         policy.leases().wireName(),
-        policy.onDenied().wireName());
+        policy.onDenied().wireName(),
+        policy.release().wireName());
   }
 
   private LimitSpec flat() {

@@ -37,7 +37,8 @@ public record RuleSpec(
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
     @Nullable String leases,
-    @Nullable String onDenied) {
+    @Nullable String onDenied,
+    @Nullable String release) {
 
   /** The policy fields, without the name. */
   public PolicySpec policy() {
@@ -52,7 +53,8 @@ public record RuleSpec(
         shadow,
         countDenied,
         leases,
-        onDenied);
+        onDenied,
+        release);
   }
 
   /**

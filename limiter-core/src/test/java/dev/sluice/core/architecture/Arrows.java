@@ -17,6 +17,7 @@ import java.nio.file.Path;
  *   limiter-core ← rest-api ← grid-node        limiter-core ← client-sdk
  *   algorithm: pure (the model and the JDK)    pipeline, local, spec, metrics: no Hazelcast
  *   Hazelcast internals: dev.sluice.core.grid.transport only
+ *   client, REST, node and front ends: no dev.sluice.core.algorithm (through the pipeline)
  * </pre>
  */
 public final class Arrows {
@@ -94,6 +95,25 @@ public final class Arrows {
           .dependOnClassesThat()
           .resideInAnyPackage("dev.sluice.node..", "dev.sluice.client..")
           .because("limiter-core ← rest-api ← grid-node: docs/architecture.md");
+
+  /**
+   * Front ends (REST, the node and its Envoy and Redis-protocol front ends, the client SDK and its
+   * gates) go through the pipeline: they turn their wire format into checks and write its answers
+   * back, and never apply, size or read an algorithm themselves, so that what a policy means is
+   * decided in one place for every surface. No class is excepted: the client's failure policies and
+   * the one header writer read the model ({@code Limit.capacity()}, {@code Policy.capacity()}, the
+   * decision's binding limit), not an algorithm.
+   */
+  public static final ArchRule SURFACES_GO_THROUGH_THE_PIPELINE =
+      noClasses()
+          .that()
+          .resideInAnyPackage("dev.sluice.client..", "dev.sluice.rest..", "dev.sluice.node..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.sluice.core.algorithm..")
+          .because(
+              "front ends parse their wire format into the pipeline's checks and write its answers;"
+                  + " what a policy admits is the pipeline's to say (docs/architecture.md)");
 
   /** Hazelcast's internal APIs only behind the grid transport. */
   public static final ArchRule HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT =

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -295,6 +296,7 @@ class StateSweeperTest {
    * backups, within the bound.
    */
   @Test
+  @Tag("realtime") // the sweep on the system clock, judged by its lag on a loaded machine
   void realClock_idleKeysNeverRemovedEarly_goneWithinTheBound() throws Exception {
     try (GridTestCluster cluster = GridTestCluster.startOnSystemClock(3)) {
       cluster.awaitSafe();

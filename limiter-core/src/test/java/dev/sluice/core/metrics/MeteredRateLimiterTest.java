@@ -72,7 +72,7 @@ class MeteredRateLimiterTest {
     assertThatThrownBy(() -> limiter.tryAcquire("missing", "k"))
         .isInstanceOf(UnknownRuleException.class);
     limiter.peek("login", "k");
-    limiter.release("login", "k", 1);
+    limiter.releaseWithoutProof(Check.of("login", "k", 1));
 
     assertThat(count("login", "allowed")).isEqualTo(4);
     assertThat(count("login", "denied")).isEqualTo(2);

@@ -141,7 +141,12 @@ class KeyDecisionTest {
     long[] values = former.algorithm().newState();
     assertThat(former.algorithm().apply(values, T0, 3).allowed()).isTrue();
     StoredState stored =
-        new StoredState(former.fingerprint(), values, ReservationLedger.EMPTY, former.policy());
+        new StoredState(
+            former.fingerprint(),
+            values,
+            ReservationLedger.EMPTY,
+            SpentReceipts.EMPTY,
+            former.policy());
     CompiledPolicy slower = gcra(3, Duration.ofMinutes(2), 2);
 
     KeyDecision.Result result =

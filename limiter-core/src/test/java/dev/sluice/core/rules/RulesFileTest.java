@@ -49,6 +49,7 @@ class RulesFileTest {
             window: 1h
             buckets: 12
             countDenied: true
+            release: open
           - name: search
             algorithm: token_bucket
             limit: 50
@@ -95,6 +96,7 @@ class RulesFileTest {
                     .window(Duration.ofHours(1))
                     .buckets(12)
                     .countDenied(true)
+                    .release(Policy.Release.OPEN)
                     .build()),
             new Rule(
                 "search",

@@ -4,17 +4,22 @@ import dev.sluice.client.middleware.Admission;
 import dev.sluice.client.middleware.KeyExtractor;
 import dev.sluice.client.middleware.RateLimitGate;
 import dev.sluice.client.middleware.ServletGateRequest;
+import dev.sluice.client.middleware.TrustedProxies;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.headers.RateLimitHeaders.Header;
+import dev.sluice.spring.SluiceProperties;
 import jakarta.servlet.http.HttpServletRequest;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
+import org.springframework.cloud.gateway.server.mvc.common.Shortcut;
 import org.springframework.cloud.gateway.server.mvc.filter.SimpleFilterSupplier;
+import org.springframework.context.ApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.web.servlet.function.HandlerFilterFunction;
+import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 /**
@@ -30,10 +35,10 @@ import org.springframework.web.servlet.function.ServerResponse;
  * }</pre>
  *
  * or, in the gateway's YAML, {@code filters: [SluiceRateLimit=hello]} (keyed by the client's
- * address, with the application's {@code RateLimiter} bean).
+ * address, with the application's {@code RateLimiter} bean). A concurrency rule's permit is given
+ * back when the route's handler returns or throws.
  */
 public final class SluiceFilterFunctions {
-  private static final Map<String, RateLimitGate> BY_RULE = new ConcurrentHashMap<>();
 
   private SluiceFilterFunctions() {}
 
@@ -43,24 +48,36 @@ public final class SluiceFilterFunctions {
   }
 
   /**
-   * A filter limiting by {@code rule}, keyed by the client's address, over the application's {@link
-   * RateLimiter} bean: what {@code SluiceRateLimit=rule} in the gateway's YAML makes.
+   * A filter limiting by {@code rule}, keyed by the client's address (through {@code
+   * sluice.trusted-proxies}), over the application's {@link RateLimiter} bean: what {@code
+   * SluiceRateLimit=rule} in the gateway's YAML makes. The route's gate is built at its first
+   * request, from the application context that request runs in. ({@link Shortcut}: the YAML's
+   * {@code SluiceRateLimit=proxied} is this method with {@code proxied} for {@code rule}.)
    */
+  @Shortcut
   public static HandlerFilterFunction<ServerResponse, ServerResponse> sluiceRateLimit(String rule) {
+    AtomicReference<@Nullable RateLimitGate> gate = new AtomicReference<>();
     return rateLimit(
         request ->
-            BY_RULE.computeIfAbsent(
-                rule,
-                name ->
-                    RateLimitGate.builder(
-                            MvcUtils.getApplicationContext(request).getBean(RateLimiter.class))
-                        .rule(name)
-                        .key(KeyExtractor.clientIp())
-                        .build()));
+            Objects.requireNonNull(
+                gate.updateAndGet(built -> built != null ? built : gateOf(rule, request))));
+  }
+
+  private static RateLimitGate gateOf(String rule, ServerRequest request) {
+    ApplicationContext context = MvcUtils.getApplicationContext(request);
+    SluiceProperties properties = context.getBeanProvider(SluiceProperties.class).getIfAvailable();
+    TrustedProxies proxies =
+        properties == null
+            ? TrustedProxies.none()
+            : TrustedProxies.of(properties.getTrustedProxies());
+    return RateLimitGate.builder(context.getBean(RateLimiter.class))
+        .rule(rule)
+        .key(KeyExtractor.clientIp(proxies))
+        .build();
   }
 
   private static HandlerFilterFunction<ServerResponse, ServerResponse> rateLimit(
-      Function<org.springframework.web.servlet.function.ServerRequest, RateLimitGate> gateOf) {
+      Function<ServerRequest, RateLimitGate> gateOf) {
     return (request, next) -> {
       HttpServletRequest servlet = request.servletRequest();
       Admission admission = gateOf.apply(request).enter(new ServletGateRequest(servlet));

@@ -40,6 +40,11 @@ public class SluiceGatewayAutoConfiguration {
   }
 
   @Bean
+  SluiceGatewayExchangeFilter sluiceGatewayExchangeFilter() {
+    return new SluiceGatewayExchangeFilter();
+  }
+
+  @Bean
   @ConditionalOnMissingBean(KeyResolver.class)
   GateKeyResolver sluiceClientIpKeyResolver(SluiceProperties properties) {
     return new GateKeyResolver(

@@ -2,6 +2,7 @@ package dev.sluice.spring.gateway;
 
 import dev.sluice.client.middleware.Admission;
 import dev.sluice.client.middleware.RateLimitGate;
+import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.headers.RateLimitHeaders.Header;
@@ -14,6 +15,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.route.RouteDefinitionRouteLocator;
 import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
@@ -33,13 +37,16 @@ import reactor.core.publisher.Mono;
  *           sluice-rate-limiter.rule: hello        # or .limit: 5 and .window: 1m
  * </pre>
  *
- * <p>Each route's decision is the one {@link RateLimitGate}'s, through its non-blocking entry: a
- * route that admits gets the rate-limit headers every Sluice surface writes; one that denies gets
- * them with {@code Retry-After}, and the filter's status (429). When the grid cannot be reached the
- * rule's failure policy answers: fail-open admits, fail-closed denies with {@code Retry-After}
- * (Spring Cloud Gateway's Redis limiter lets everything through instead). A shadow-banned request
- * is admitted without headers (the filter cannot mark it for the upstream). Concurrency rules are
- * not for this limiter: the filter has no step after the upstream answers to give a permit back.
+ * <p>Each route's decision is the one {@link RateLimitGate}'s, through its non-blocking entry, with
+ * the answers a gate gives where the filter lets it: an admitted request gets the rate-limit
+ * headers every Sluice surface writes; a denied one gets them with {@code Retry-After} and the
+ * filter's {@code status-code} (429). When the grid cannot be reached the rule's failure policy
+ * answers: fail-open admits, fail-closed denies with {@code Retry-After} and 503, as a gate does
+ * (Spring Cloud Gateway's Redis limiter lets everything through instead). The filter writes no
+ * body, so none of these has the gate's JSON. A shadow-banned request goes on to the upstream
+ * without headers, the exchange marked ({@code SluiceWebFilter.shadowBanned(exchange)} in a later
+ * filter). Under a concurrency rule the permit is held until the exchange ends. The last three need
+ * {@link SluiceGatewayExchangeFilter}, which the starter defines beside this limiter.
  */
 public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayRateLimiter.Config> {
 
@@ -71,8 +78,15 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
     }
     RateLimitGate gate = gates.computeIfAbsent(config, this::gate);
     long cost = config.getCost();
-    return Mono.fromCompletionStage(() -> gate.enterAsync(new KeyedRequest(id, cost)))
-        .map(SluiceGatewayRateLimiter::response);
+    return Mono.deferContextual(
+        context ->
+            Mono.fromCompletionStage(() -> gate.enterAsync(new KeyedRequest(id, cost)))
+                .map(
+                    admission ->
+                        response(
+                            routeId,
+                            SluiceGatewayExchangeFilter.exchange(context).orElse(null),
+                            admission)));
   }
 
   private RateLimitGate gate(Config config) {
@@ -88,12 +102,44 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
     return builder.build();
   }
 
-  private static Response response(Admission admission) {
+  /**
+   * The filter's answer for {@code admission}, and what the exchange needs beyond it: a permit held
+   * until the exchange ends, the gate's own status for an answer that is not a limit's denial, the
+   * shadow-ban mark.
+   */
+  private static Response response(
+      String routeId, @Nullable ServerWebExchange exchange, Admission admission) {
+    if (exchange == null) {
+      if (admission.holdsPermit()) {
+        admission.release();
+        throw new IllegalStateException(
+            "route "
+                + routeId
+                + ": a concurrency rule's permit is given back when the exchange ends, which"
+                + " needs the SluiceGatewayExchangeFilter web filter (the starter defines it)");
+      }
+    } else if (admission.holdsPermit()) {
+      SluiceGatewayExchangeFilter.hold(exchange, admission);
+    } else if (!admission.proceeds() && !limitDenied(admission)) {
+      // The filter answers its status-code (429) for every denial; a fail-closed denial answers
+      // the gate's 503, a key no runtime can hold 400, set as the filter commits its answer.
+      HttpStatusCode status = HttpStatusCode.valueOf(admission.status());
+      ServerHttpResponse answer = exchange.getResponse();
+      answer.beforeCommit(() -> Mono.fromRunnable(() -> answer.setStatusCode(status)));
+    } else if (admission.shadowBanned()) {
+      exchange.getAttributes().put(RateLimitGate.SHADOW_BANNED_ATTRIBUTE, Boolean.TRUE);
+    }
     Map<String, String> headers = new LinkedHashMap<>();
     for (Header header : admission.headers()) {
       headers.put(header.name(), header.value());
     }
     return new Response(admission.proceeds(), headers);
+  }
+
+  /** Whether a limit denied (the filter's status-code answers), not the failure policy or a key. */
+  private static boolean limitDenied(Admission admission) {
+    Decision decision = admission.decision();
+    return decision != null && decision.decidedBy() != Decision.DecidedBy.FAIL_CLOSED;
   }
 
   /** One route's arguments, under {@code sluice-rate-limiter.*}. */

@@ -1,5 +1,6 @@
 package dev.sluice.spring.web;
 
+import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.spring.GateProperties;
 import java.util.List;
 import java.util.Locale;
@@ -17,10 +18,12 @@ record GateRoute(List<PathPattern> paths, Set<String> methods) {
 
   static GateRoute of(String name, GateProperties gate) {
     if (gate.getPaths().isEmpty()) {
-      throw new IllegalArgumentException(name + ".paths: give at least one path pattern");
+      throw new InvalidPolicyException(name + ".paths", "give at least one path pattern");
     }
     List<PathPattern> paths =
-        gate.getPaths().stream().map(PathPatternParser.defaultInstance::parse).toList();
+        GateFactory.at(
+            name + ".paths",
+            () -> gate.getPaths().stream().map(PathPatternParser.defaultInstance::parse).toList());
     Set<String> methods =
         gate.getMethods().stream()
             .map(method -> method.trim().toUpperCase(Locale.ROOT))
