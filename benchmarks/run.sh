@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Runs Sluice's load and peer comparison (issue 7) and writes docs/benchmarks.md + docs/img/*.png.
+# Runs Sluice's load and peer comparison and renders docs/benchmarks.md from its template
+# (benchmarks/src/main/resources/dev/sluice/bench/load/benchmarks-page.md) + docs/img/bench-*.png.
 #
-#   benchmarks/run.sh            full run (several rounds per contender; about 20 minutes)
-#   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; ~1 minute);
+#   benchmarks/run.sh            full run (5 rounds per contender; about 40 minutes)
+#   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; a minute or two);
 #                                it reports to benchmarks/target/benchmarks-quick.md, not docs/
 #
-# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S8,
+# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S9,
 # --doc FILE, --img DIR, --strict (exit 1 if a Sluice contender could not run; peers may be absent).
 # An --only run reports to benchmarks/target/benchmarks-only.md unless --doc says otherwise: the
-# report replaces the whole generated section of its file, so a partial run written to
-# docs/benchmarks.md would drop every other scenario's table (copy a partial run's figures by hand).
-# It builds the project, installs redis-server and wrk from the OS packages when absent (their rows
-# say "not run: reason" if that fails), starts every server it measures as its own process on
-# 127.0.0.1 and stops exactly those processes again. A missing peer never fails the run; a broken
-# harness does.
+# report writes a whole page, so a partial run written to docs/benchmarks.md would drop every other
+# scenario's table (a partial run's figures belong in a decision record, docs/decisions/).
+# It builds the project, installs redis-server, redis-benchmark (redis-tools) and wrk from the OS
+# packages when absent (their rows say "not run: reason" if that fails), starts every server it
+# measures as its own process on 127.0.0.1 and stops exactly those processes again. A missing peer
+# never fails the run; a broken harness does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +32,9 @@ done
 
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/bin/$1" ]; }
 
-# install_package PACKAGE: from the OS packages (Debian's redis-server, wrk), never a system-wide
-# service. Only as root with apt-get; a failure is reported and leaves that peer "not run".
+# install_package PACKAGE: from the OS packages (Debian's redis-server, redis-tools, wrk), never a
+# system-wide service. Only as root with apt-get; a failure is reported and leaves that peer "not
+# run".
 install_package() {
   local package=$1 log=benchmarks/target/apt-$1.log
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -61,6 +63,7 @@ install_package() {
 mkdir -p benchmarks/target
 have redis-server || install_package redis-server || true
 have wrk || install_package wrk || true
+have redis-benchmark || install_package redis-tools || true
 
 # benchmarks/pom.xml writes benchmarks/target/classpath.txt in the package phase.
 if [ "$BUILD" = 1 ] || [ ! -f benchmarks/target/classpath.txt ]; then

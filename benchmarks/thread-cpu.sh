@@ -6,7 +6,8 @@
 #
 # Reads /proc/<pid>/task/*/stat before and after (Linux; clock ticks of 10 ms) and names threads
 # with jstack. Threads that end within the interval are not counted, so sample while the load's
-# threads are running. Used for the thread breakdowns in docs/benchmarks.md.
+# threads are running. Used for the thread breakdowns in docs/decisions/owner-path-cost.md and
+# docs/decisions/client-sync-path.md.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then

@@ -118,3 +118,15 @@ tcp-ip member list: the explicit list, else every StatefulSet pod by its stable 
 {{- join "," $members }}
 {{- end }}
 {{- end }}
+
+{{/*
+PromQL label matchers for this release's nodes as the ServiceMonitor scrapes them (the client
+Service's endpoints), or metrics.prometheusRule.selector when set.
+*/}}
+{{- define "sluice.metricSelector" -}}
+{{- if .Values.metrics.prometheusRule.selector }}
+{{- .Values.metrics.prometheusRule.selector }}
+{{- else }}
+{{- printf "namespace=\"%s\", service=\"%s\"" .Release.Namespace (include "sluice.fullname" .) }}
+{{- end }}
+{{- end }}

@@ -24,10 +24,10 @@ import org.jspecify.annotations.Nullable;
  * invalidates them by pushing every change of the rules map to the client as an entry event.
  *
  * <p>Why not Hazelcast's own client near cache? Its invalidations are batched on the members (up to
- * ten seconds by default, DESIGN §9) unless every member disables batching; entry events are sent
- * at once, so a rule change reaches the client in milliseconds without asking anything of the
- * members' configuration. Events missed while disconnected are covered by dropping everything when
- * the client (re)connects, and reading every rule again then ({@link #preload}).
+ * ten seconds by default) unless every member disables batching; entry events are sent at once, so
+ * a rule change reaches the client in milliseconds without asking anything of the members'
+ * configuration. Events missed while disconnected are covered by dropping everything when the
+ * client (re)connects, and reading every rule again then ({@link #preload}).
  *
  * <p>A lookup racing an invalidation must not put the stale answer back: each invalidation bumps a
  * generation, and an answer is cached only if no invalidation happened while it was fetched.
@@ -160,6 +160,42 @@ final class CachedRuleStore implements RuleStore {
       }
       return lastAnswer(name, cached, cause);
     }
+  }
+
+  /**
+   * {@link #find}, without blocking the caller: what {@code find} would return, as a future that a
+   * current entry completes at once and a read completes when it lands (at most the lookup timeout
+   * later, after which the last answer stands in, as for {@code find}). For callers on an event
+   * loop, such as a reactive HTTP gate.
+   */
+  @Override
+  public CompletableFuture<Optional<Rule>> findAsync(String name) {
+    Rule.checkName(name);
+    Cached cached = cache.get(name);
+    if (cached != null && cached.current()) {
+      refreshIfOld(name, cached);
+      return CompletableFuture.completedFuture(cached.rule());
+    }
+    if (gridUnavailable.getAsBoolean()) {
+      return cached != null
+          ? CompletableFuture.completedFuture(cached.rule())
+          : CompletableFuture.failedFuture(unknownHere(name, null));
+    }
+    // A copy: the read is shared with other lookups, and its own future must not time out.
+    return read(name, cached)
+        .copy()
+        .orTimeout(lookupTimeoutNanos, TimeUnit.NANOSECONDS)
+        .exceptionally(
+            failure -> {
+              Throwable cause = Futures.unwrap(failure);
+              if (cause instanceof IllegalArgumentException bad) {
+                throw bad; // a bad name: the request is wrong, not the grid
+              }
+              if (cause instanceof TimeoutException) {
+                onGridFailure.run();
+              }
+              return lastAnswer(name, cached, cause);
+            });
   }
 
   /**

@@ -127,9 +127,13 @@ final class DeniedCacheBackend extends AnsweringLayer {
   /**
    * Whether a denial under {@code ref} must not be cached: its policy counts denials, or limits
    * permits in flight (any holder's release frees them before the denial's retry-after, which only
-   * tells when they would expire), or cannot be told here.
+   * tells when they would expire), or cannot be told here, or its key's state is one under a state
+   * name (the next call on it may bring other parameters, which the denial says nothing about).
    */
   private boolean countsDenied(PolicyRef ref) {
+    if (ref.storesPolicyWithState()) {
+      return true;
+    }
     if (ref instanceof PolicyRef.Inline inline) {
       return inline.policy().countDenied() || inline.policy().inFlight();
     }

@@ -89,6 +89,7 @@ final class DeniedUntilCache {
       return null;
     }
     Decision d = denial.decision();
+    // The limit that denied, and a shadow ban, stay what the grid said.
     return new Decision(
         false,
         d.limit(),
@@ -97,7 +98,11 @@ final class DeniedUntilCache {
         Math.max(left, d.resetAfterNanos() - (d.retryAfterNanos() - left)),
         0,
         false,
-        Decision.DecidedBy.DENIED_CACHE);
+        Decision.DecidedBy.DENIED_CACHE,
+        0,
+        d.bindingLimitIndex(),
+        d.shadowBanned(),
+        Math.max(left, d.bindingResetAfterNanos() - (d.retryAfterNanos() - left)));
   }
 
   /**

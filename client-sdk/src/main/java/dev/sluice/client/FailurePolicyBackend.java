@@ -9,7 +9,6 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.pipeline.Backend;
 import dev.sluice.core.pipeline.BackendDecorator;
-import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.Deadline;
 import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.KeyCommand;
@@ -311,6 +310,6 @@ final class FailurePolicyBackend extends BackendDecorator {
         ref instanceof PolicyRef.Inline inline
             ? Optional.of(inline.policy())
             : knownRules.apply(((PolicyRef.Named) ref).rule()).map(Rule::policy);
-    return policy.map(p -> CompiledPolicy.of(p).capacity()).orElse(0L);
+    return policy.map(Policy::capacity).orElse(0L);
   }
 }

@@ -12,6 +12,7 @@ import dev.sluice.core.metrics.DecisionMetrics;
 import dev.sluice.core.pipeline.BackendStack;
 import dev.sluice.core.pipeline.BatchingBackend;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
+import dev.sluice.core.stats.NodeStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -81,7 +82,6 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
 
   private final PipelineRateLimiter delegate;
   private final @Nullable Runnable shutdown;
-  private final MeterRegistry registry;
   private final Layers layers;
   private final CachedRuleStore rules;
   private final @Nullable GridConnection connection;
@@ -96,10 +96,10 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
   }
 
   private SluiceClient(Builder builder, Layers layers, @Nullable Runnable shutdown) {
-    super(layers.stack, new DecisionMetrics(builder.meterRegistry, layers.stack));
+    super(
+        layers.stack, new DecisionMetrics(builder.meterRegistry, layers.stack, builder.nodeStats));
     this.delegate = layers.delegate;
     this.shutdown = shutdown;
-    this.registry = builder.meterRegistry;
     this.layers = layers;
     this.rules = layers.rules;
     Duration warmUpTimeout =
@@ -114,7 +114,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
                 rules,
                 builder.callTimeout,
                 warmUpTimeout,
-                registry)
+                builder.meterRegistry)
             : null;
     layers.connection = connection;
     if (connection != null && !builder.connectTimeout.isZero()) {
@@ -151,7 +151,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
       layers.delegate = delegate;
       CircuitBreaker breaker =
           new CircuitBreaker(builder.probeInterval.toNanos(), builder.breakerClock);
-      LocalDecisionMetrics metrics = new LocalDecisionMetrics(builder.meterRegistry);
+      LocalDecisionMetrics metrics = new LocalDecisionMetrics(builder.meterRegistry, breaker);
       // Wall time, not the injected clock: the staleness bound covers events lost in real time,
       // and tests that freeze the client's clock must still see rule changes.
       layers.rules =
@@ -235,11 +235,6 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
 
   // ---------------------------------------------------------------- the client's own
 
-  /** Where this client records its decisions (and its local ones): its builder's registry. */
-  public MeterRegistry decisionRegistry() {
-    return registry;
-  }
-
   /** The failure policy of {@code check}'s rule; inline policies take the client's default. */
   public FailurePolicy failurePolicyOf(Check check) {
     return layers.failurePolicy.failurePolicyOf(check.ref());
@@ -316,6 +311,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
     boolean coalescing = true;
     boolean leases = true;
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
+    @Nullable NodeStats nodeStats;
     LongSupplier nanoClock = System::nanoTime;
     LongSupplier breakerClock = System::nanoTime;
     Duration connectTimeout = Duration.ofSeconds(5);
@@ -446,6 +442,15 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
     /** Where {@code sluice_client_local_decisions_total} and friends are registered. */
     public Builder meterRegistry(MeterRegistry registry) {
       this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
+      return this;
+    }
+
+    /**
+     * Also counts every answer the application gets in a grid node's console stats (a client-mode
+     * node's; none by default).
+     */
+    public Builder nodeStats(NodeStats stats) {
+      this.nodeStats = Objects.requireNonNull(stats, "nodeStats");
       return this;
     }
 

@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * </pre>
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("realtime") // judged on the wall clock while the machine is loaded
 class BuildWithoutGridTest {
   private static final Duration CALL_TIMEOUT = Duration.ofMillis(100);
 

@@ -42,9 +42,15 @@ class BuilderValidationTest {
             .withRule("login", Policy.of(5, Duration.ofMinutes(1)));
     assertThatThrownBy(() -> RateLimitGate.builder(limiter).rule("no such/rule").build())
         .isInstanceOfSatisfying(
-            InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("name"));
+            InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("rule"));
+    assertThatThrownBy(() -> RateLimitGate.builder(limiter).build())
+        .hasMessageContaining("rule(...) or a policy(...)");
     assertThatThrownBy(() -> RateLimitGate.builder(limiter).cost(0))
         .hasMessageStartingWith("cost:");
+    assertThatThrownBy(() -> RateLimitGate.builder(limiter).rejectStatus(200))
+        .hasMessageStartingWith("rejectStatus: must be an error status");
+    assertThatThrownBy(() -> RateLimitGate.builder(limiter).unavailableStatus(600))
+        .hasMessageStartingWith("unavailableStatus:");
     assertThatThrownBy(() -> TrustedProxies.of("10.0.0.0/33"))
         .hasMessageStartingWith("trustedProxies:");
     assertThatThrownBy(() -> TrustedProxies.of("proxy.internal"))

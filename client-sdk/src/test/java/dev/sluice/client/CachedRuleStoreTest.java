@@ -77,6 +77,8 @@ class CachedRuleStoreTest {
     for (int i = 0; i < 100; i++) {
       assertThat(limit()).isEqualTo(5);
     }
+    // 100 answers from the cache take microseconds; waiting for the hung grid even once would take
+    // the lookup timeout. 1 s tells the two apart with slack for a loaded machine.
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
     // The grid answers again: the refresh that was waiting completes, later ones go out.
     map.put("login", rule(7));
@@ -122,8 +124,36 @@ class CachedRuleStoreTest {
 
     assertThat(Duration.ofNanos(System.nanoTime() - start))
         .as("waited about the lookup timeout, not the grid's")
+        // The grid's own call would hang until released; a second of slack over the lookup
+        // timeout is for scheduling on a loaded machine.
         .isLessThan(LOOKUP_TIMEOUT.plusSeconds(1));
     assertThat(gridFailures).as("the late read counts as a grid failure").hasValue(1);
+  }
+
+  @Test
+  void findAsync_neverSeenWhileGridHangs_returnsAtOnce_failsWithinTheLookupTimeout() {
+    map.put("login", rule(5));
+    hang.set(true);
+    long start = System.nanoTime();
+
+    CompletableFuture<Optional<Rule>> answer = rules.findAsync("login");
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("the caller (an event loop) does not wait for the read")
+        .isLessThan(LOOKUP_TIMEOUT);
+    assertThat(answer)
+        .failsWithin(LOOKUP_TIMEOUT.plusSeconds(1))
+        .withThrowableThat()
+        .havingCause()
+        .isInstanceOf(GridUnavailableException.class);
+    assertThat(gridFailures).as("the late read counts as a grid failure").hasValue(1);
+  }
+
+  @Test
+  void findAsync_cachedOrRead_answersTheRule() throws Exception {
+    map.put("login", rule(5));
+    assertThat(rules.findAsync("login").get(5, TimeUnit.SECONDS)).contains(rule(5));
+    assertThat(rules.findAsync("login")).isCompletedWithValue(Optional.of(rule(5)));
   }
 
   @Test

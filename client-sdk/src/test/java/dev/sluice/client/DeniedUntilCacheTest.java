@@ -50,6 +50,22 @@ class DeniedUntilCacheTest {
   }
 
   @Test
+  void tryAcquire_shadowBanRule_cachedDenialIsStillAShadowBan() {
+    limiter.withRule(
+        "invites",
+        Policy.builder()
+            .limit(1)
+            .window(Duration.ofMinutes(1))
+            .onDenied(Policy.OnDenied.SHADOW_BAN)
+            .build());
+    assertThat(client.tryAcquire("invites", "spammer").allowed()).isTrue();
+    assertThat(client.tryAcquire("invites", "spammer").shadowBanned()).isTrue();
+    Decision local = client.tryAcquire("invites", "spammer");
+    assertThat(local.decidedBy()).isEqualTo(DecidedBy.DENIED_CACHE);
+    assertThat(local.shadowBanned()).as("a gate must not turn a ban into a 429").isTrue();
+  }
+
+  @Test
   void tryAcquire_smallerThanDeniedCost_goesToTheLimiter() {
     // 3 taken, 2 left: asking 5 is denied, yet asking 2 must still be allowed.
     assertThat(client.tryAcquire("login", "ip", 3).allowed()).isTrue();

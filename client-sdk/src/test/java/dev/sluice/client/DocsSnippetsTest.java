@@ -13,32 +13,42 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The code in docs/client.md is the code of the tests: every region a test marks with {@code //
- * docs/client.md: <name>} ... {@code // end} appears in the document verbatim (indentation
- * removed), so the examples there compile and run.
+ * The code in docs/client.md and docs/shadow-ban.md is the code of the tests: every region a test
+ * marks with {@code // docs/<page>.md: <name>} ... {@code // end} appears in that page verbatim
+ * (indentation removed), so the examples there compile and run.
  */
 class DocsSnippetsTest {
   private static final Pattern REGION =
-      Pattern.compile("// docs/client\\.md: (\\S+)\\n(.*?)\\n\\s*// end", Pattern.DOTALL);
+      Pattern.compile(
+          "// docs/(client|shadow-ban)\\.md: (\\S+)\\n(.*?)\\n\\s*// end", Pattern.DOTALL);
   private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
 
   @Test
   void docs_everyMarkedTestRegion_appearsVerbatim() throws IOException {
-    String doc = Files.readString(Path.of("..", "docs", "client.md"));
     List<String> names = new ArrayList<>();
     try (Stream<Path> sources = Files.walk(Path.of("src", "test", "java"))) {
       for (Path source : sources.filter(p -> p.toString().endsWith(".java")).toList()) {
         Matcher region = REGION.matcher(Files.readString(source));
         while (region.find()) {
-          names.add(region.group(1));
+          String page = region.group(1) + ".md";
+          String doc = Files.readString(Path.of("..", "docs", page));
+          names.add(region.group(2));
           assertThat(doc)
-              .as("docs/client.md snippet '%s' from %s", region.group(1), source.getFileName())
-              .contains(dedent(region.group(2)));
+              .as("docs/%s snippet '%s' from %s", page, region.group(2), source.getFileName())
+              .contains(dedent(region.group(3)));
         }
       }
     }
     assertThat(names)
-        .contains("embedded", "client", "javalin", "servlet", "spring", "spring-client");
+        .contains(
+            "embedded",
+            "client",
+            "javalin",
+            "servlet",
+            "spring",
+            "spring-client",
+            "webflux",
+            "gate");
   }
 
   /**

@@ -7,6 +7,8 @@ import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.Policy;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.Rule;
@@ -146,6 +148,21 @@ class ExamplesTest {
       // end
       assertThat(slot.allowed()).isTrue();
       assertThat(sluice.peek("exports", "tenant-7").remaining()).isEqualTo(2);
+
+      sluice.rules().put(new Rule("uploads", Policy.of(10, Duration.ofMinutes(1))));
+      // docs/client.md: receipts
+      Decision upload = sluice.tryAcquire("uploads", "tenant-7", 3);
+      // ... the upload was cancelled before it used anything: give the 3 permits back.
+      Receipt receipt = upload.receipt(); // or Receipt.parse(text) where it travelled as text
+      Decision after = sluice.release(receipt); // once; a second time: ReleaseException SPENT
+      // end
+      assertThat(after.remaining()).isEqualTo(10);
+      assertThatThrownBy(() -> sluice.release(receipt))
+          .isInstanceOfSatisfying(
+              ReleaseException.class,
+              e -> assertThat(e.reason()).isEqualTo(ReleaseException.Reason.SPENT));
+      assertThatThrownBy(() -> sluice.release("uploads", "tenant-7", 3))
+          .isInstanceOf(ReleaseException.class);
     }
   }
 

@@ -54,6 +54,8 @@ class FailurePolicyTest {
     long firstMillis = (System.nanoTime() - start) / 1_000_000;
     assertThat(first.allowed()).isTrue();
     assertThat(first.decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    // The 50 ms call timeout, waited once: not less (the breaker did not answer early), and not
+    // far more; 2 s is 40 times the timeout, for scheduling on a loaded machine.
     assertThat(firstMillis).isBetween(45L, 2_000L);
 
     // The breaker is open: 1,000 more calls cost no timeout at all.
@@ -65,7 +67,8 @@ class FailurePolicyTest {
       assertThat(closed.decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
       assertThat(closed.retryAfterNanos()).isPositive();
     }
-    // 2,000 calls that each paid the 50 ms timeout would take 100 s.
+    // 2,000 calls that each paid the 50 ms timeout would take 100 s; answered locally they take
+    // milliseconds. 5 s tells the two apart with slack for a loaded machine.
     assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(5_000L);
     assertThat(counter("fail_open")).isEqualTo(1_001);
     assertThat(counter("fail_closed")).isEqualTo(1_000);
@@ -75,8 +78,10 @@ class FailurePolicyTest {
 
   @Test
   void tryAcquire_gridBack_decidedByTheGridAfterOneProbeInterval() {
+    assertThat(breakerGauge()).isZero();
     grid.down = true;
     assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    assertThat(breakerGauge()).as("sluice_client_breaker_open while open").isEqualTo(1);
     grid.down = false;
     // Within the probe interval the breaker still answers locally.
     assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
@@ -84,6 +89,7 @@ class FailurePolicyTest {
     Decision back = client.tryAcquire("api", "k");
     assertThat(back.decidedBy()).isEqualTo(DecidedBy.LIMITER);
     assertThat(client.gridUnavailable()).isFalse();
+    assertThat(breakerGauge()).isZero();
     assertThat(client.tryAcquireAsync("api", "k", 1).toCompletableFuture().join().decidedBy())
         .isEqualTo(DecidedBy.LIMITER);
   }
@@ -94,6 +100,7 @@ class FailurePolicyTest {
     long start = System.nanoTime();
     Decision d = client.tryAcquireAsync("login", "k", 1).toCompletableFuture().join();
     assertThat(d.decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
+    // As the synchronous call: the 50 ms timeout, with 40 times it as slack.
     assertThat((System.nanoTime() - start) / 1_000_000).isBetween(45L, 2_000L);
   }
 
@@ -148,5 +155,9 @@ class FailurePolicyTest {
 
   private double counter(String reason) {
     return registry.get("sluice.client.local.decisions").tag("reason", reason).counter().count();
+  }
+
+  private double breakerGauge() {
+    return registry.get("sluice.client.breaker.open").gauge().value();
   }
 }

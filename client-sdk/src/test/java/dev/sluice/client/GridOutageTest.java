@@ -12,12 +12,14 @@ import dev.sluice.core.grid.GridRuleStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The grid goes away and comes back, for real: a member on loopback is terminated, later another
  * starts on its port. The client is never restarted.
  */
+@Tag("realtime") // judged on the wall clock while the machine is loaded
 class GridOutageTest {
   private static final long TIMEOUT_MILLIS = 50;
   private GridMembers grid;

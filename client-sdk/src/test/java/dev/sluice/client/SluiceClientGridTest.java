@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,6 +57,7 @@ class SluiceClientGridTest {
   }
 
   @Test
+  @Tag("realtime") // a rule change reaches the client within a second, on the wall clock
   void rules_changedOnAMember_reachTheClientWithinASecond() throws Exception {
     String rule = unique("near");
     GridRuleStore memberRules = new GridRuleStore(grid.members.get(1));

@@ -9,6 +9,7 @@ import com.hazelcast.config.KubernetesConfig;
 import com.hazelcast.config.NetworkConfig;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.node.resp.ClusterView;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -91,6 +92,10 @@ final class MemberConfig {
       // that names it, like every other setting, not a stack trace.
       throw new NodeConfigException(e.getMessage() + " (a JVM system property)", e);
     }
+    // Cluster-mode Redis clients learn every node's Redis port from every node (CLUSTER SLOTS).
+    config
+        .getMemberAttributeConfig()
+        .setAttribute(ClusterView.PORT_ATTRIBUTE, Integer.toString(settings.respPort()));
     config.getMapConfig(SluiceHazelcast.STATE_MAP).setBackupCount(settings.backupCount());
     config
         .getMapConfig(SluiceHazelcast.RULES_MAP)

@@ -39,6 +39,7 @@ import org.jspecify.annotations.Nullable;
  * clusterName: sluice
  * restPort: 8080
  * memberPort: 5701
+ * portOffset: 0                  # added to every default port: 10 for a second node on this host
  * bindAddress: 127.0.0.1
  * discovery: tcp-ip
  * members: [127.0.0.1:5701, 127.0.0.1:5702]
@@ -49,6 +50,7 @@ import org.jspecify.annotations.Nullable;
  * failurePolicies: {login: fail-closed}
  * rlsPort: 8081                  # Envoy's rate limit service (gRPC); 0: off
  * envoyConfig: envoy/            # envoyproxy/ratelimit config files, hot-reloaded
+ * respPort: 6380                 # the Redis protocol (RESP2/RESP3); 0: off
  * </pre>
  *
  * Precedence: environment variable (when set and not empty) over the file over the default. Bad
@@ -59,7 +61,8 @@ import org.jspecify.annotations.Nullable;
  *     end that connects to a remote grid as a Hazelcast client and holds none
  * @param clusterName Hazelcast cluster name; only members with the same name join
  * @param restPort the REST API's port (0: any free port)
- * @param memberPort the Hazelcast member port (fixed, no auto-increment)
+ * @param memberPort the Hazelcast member port (fixed, no auto-increment); like every port, its
+ *     default moves with {@code portOffset}
  * @param bindAddress the address both servers bind to
  * @param publicAddress the address other members should use to reach this one, if not the bind one
  * @param discovery how members find each other
@@ -83,6 +86,7 @@ import org.jspecify.annotations.Nullable;
  *     unknown, every request OK)
  * @param envoyShadowMode the Envoy front end answers OK even when over a limit
  * @param envoyHeaders the headers the Envoy front end asks Envoy to add to its response
+ * @param respPort the Redis protocol front end's port (CL.THROTTLE, GCRA, SLUICE.*); 0: off
  */
 public record NodeSettings(
     Mode mode,
@@ -107,7 +111,8 @@ public record NodeSettings(
     int rlsPort,
     @Nullable Path envoyConfig,
     boolean envoyShadowMode,
-    Set<EnvoyHeader> envoyHeaders) {
+    Set<EnvoyHeader> envoyHeaders,
+    int respPort) {
 
   public NodeSettings {
     failurePolicies = Map.copyOf(failurePolicies);
@@ -165,6 +170,13 @@ public record NodeSettings(
     REST_PORT("restPort", "8080", "Port of the REST API (0: any free port)."),
     MEMBER_PORT(
         "memberPort", "5701", "Hazelcast member port; fixed, so that member lists can name it."),
+    PORT_OFFSET(
+        "portOffset",
+        "0",
+        "Added to the default of every port this node listens on (REST, member, Envoy, Redis and any"
+            + " other front end's), so that several nodes share one host with one variable each,"
+            + " e.g. 0, 10 and 20 ([Several nodes on one host](#several-nodes-on-one-host)). A port"
+            + " set explicitly is used as set; a port that is off (0) stays off."),
     BIND_ADDRESS(
         "bindAddress",
         "127.0.0.1",
@@ -251,7 +263,12 @@ public record NodeSettings(
         "Envoy front end: headers Envoy adds to its response, any of `ratelimit` (IETF `RateLimit`,"
             + " `RateLimit-Policy`), `x-ratelimit` (`X-RateLimit-Limit`, `-Remaining`, `-Reset`),"
             + " `retry-after` (when over the limit), comma-separated (a YAML list in the file);"
-            + " `none` for none.");
+            + " `none` for none."),
+    RESP_PORT(
+        "respPort",
+        "6380",
+        "Port of the Redis protocol (RESP2 and RESP3): `CL.THROTTLE`, `GCRA` and `SLUICE.*` for"
+            + " any Redis client ([resp.md](resp.md)); 0 turns it off.");
 
     private final String key;
     private final String defaultValue;
@@ -356,7 +373,8 @@ public record NodeSettings(
         rlsPort,
         envoyConfig,
         envoyShadowMode,
-        envoyHeaders);
+        envoyHeaders,
+        respPort);
   }
 
   /** Whether admin routes need a token. */
@@ -419,6 +437,8 @@ public record NodeSettings(
             .sorted()
             .map(EnvoyHeader::wireName)
             .collect(Collectors.joining(",", "{", "}"))
+        + ", respPort="
+        + respPort
         + "]";
   }
 
@@ -625,11 +645,18 @@ public record NodeSettings(
   private static final class Reader {
     private final Map<Setting, Raw> raw;
 
+    /** {@link Setting#PORT_OFFSET}, read first: every default port is shifted by it. */
+    private long portOffset;
+
     Reader(Map<Setting, Raw> raw) {
       this.raw = raw;
     }
 
     NodeSettings settings() {
+      portOffset = number(Setting.PORT_OFFSET);
+      if (portOffset < 0 || portOffset > 65_535) {
+        throw bad(Setting.PORT_OFFSET, "must be between 0 and 65535, was " + portOffset);
+      }
       String clusterName = text(Setting.CLUSTER_NAME);
       if (!CLUSTER_NAME.matcher(clusterName).matches()) {
         throw bad(
@@ -697,7 +724,8 @@ public record NodeSettings(
           port(Setting.RLS_PORT, 0),
           path(Setting.ENVOY_CONFIG),
           bool(Setting.ENVOY_SHADOW_MODE),
-          envoyHeaders());
+          envoyHeaders(),
+          port(Setting.RESP_PORT, 0));
     }
 
     /** {@code ratelimit,retry-after}, a YAML list of the same, or {@code none}. */
@@ -817,6 +845,12 @@ public record NodeSettings(
       }
     }
 
+    /**
+     * A port setting: every port a node listens on is read here, so each one's default moves with
+     * {@link Setting#PORT_OFFSET} by construction, a front end added later included. A value given
+     * in the file or the environment is taken as given; a default of 0 (off, or any free port)
+     * stays 0.
+     */
     private int port(Setting setting, int min) {
       String text = text(setting);
       long port;
@@ -827,6 +861,20 @@ public record NodeSettings(
       }
       if (port < min || port > 65_535) {
         throw bad(setting, "must be a port number from " + min + " to 65535, was '" + text + "'");
+      }
+      if (raw.get(setting) == null && port != 0 && portOffset != 0) {
+        port += portOffset;
+        if (port > 65_535) {
+          throw bad(
+              Setting.PORT_OFFSET,
+              "moves the default "
+                  + setting.key
+                  + " "
+                  + setting.defaultValue
+                  + " to "
+                  + port
+                  + ", beyond 65535");
+        }
       }
       return (int) port;
     }

@@ -12,14 +12,25 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.grid.GridStatsView;
 import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.metrics.DecisionMetrics;
+import dev.sluice.core.metrics.LimitedKeysMetrics;
+import dev.sluice.core.pipeline.LeaseHolder;
 import dev.sluice.core.rules.RulesFile;
+import dev.sluice.core.rules.RulesFileWatcher;
+import dev.sluice.core.stats.LeaseTotals;
+import dev.sluice.core.stats.NodeStats;
 import dev.sluice.node.NodeSettings.Setting;
 import dev.sluice.node.envoy.EnvoyFrontEnd;
+import dev.sluice.node.resp.ClusterView;
+import dev.sluice.node.resp.RespFrontEnd;
+import dev.sluice.node.resp.RespLimits;
 import dev.sluice.rest.ApiSettings;
+import dev.sluice.rest.Console;
 import dev.sluice.rest.ReadinessProbe;
 import dev.sluice.rest.SluiceApi;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
@@ -30,8 +41,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.BindException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,30 +53,33 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Sluice grid node: one Hazelcast member holding a share of the counters, the REST API and the
- * Envoy rate limit service in front of it, and the rules file kept in step with the cluster.
+ * A Sluice grid node: one Hazelcast member holding a share of the counters, the REST API, the Envoy
+ * rate limit service and the Redis protocol in front of it, and the rules file kept in step with
+ * the cluster.
  *
  * <pre>
  * java -jar grid-node/target/sluice-node.jar [--config node.yaml] [--insecure]
  * </pre>
  *
  * With no arguments: one member on 127.0.0.1 (member port 5701), REST on 8080, Envoy's rate limit
- * service on 8081, the example rules of {@code grid-node/rules.yaml}. Every setting is in {@link
- * NodeSettings}.
+ * service on 8081, the Redis protocol on 6380, the example rules of {@code grid-node/rules.yaml}.
+ * Every setting is in {@link NodeSettings}.
  *
  * <h2>Lifecycle</h2>
  *
  * Start: settings are validated (a bad one stops the node with a message naming it), the Envoy
  * config is read (a broken file stops the node, naming file, line and field), the member joins, the
  * rules file is loaded (a broken file stops the node), then the Envoy rate limit service ({@link
- * EnvoyFrontEnd}) and the REST API open. {@code /health/ready} answers 200 once the member has
- * joined and its partitions have been safe once (all backups in place); a later migration does not
- * pull every node out of a load balancer at once.
+ * EnvoyFrontEnd}), the Redis protocol ({@link RespFrontEnd}) and the REST API open. {@code
+ * /health/ready} answers 200 once the member has joined and its partitions have been safe once (all
+ * backups in place); a later migration does not pull every node out of a load balancer at once.
  *
  * <h2>Client mode</h2>
  *
@@ -77,10 +93,10 @@ import org.slf4j.LoggerFactory;
  * member decides on its own partitions, or, cut off from its peers, as a cluster of its own; so
  * member mode ignores those settings (with a warning).
  *
- * <p>Stop (SIGTERM, Ctrl-C, {@link #close()}): the Envoy rate limit service and then the REST API
- * stop taking requests and finish the ones in flight, then the member shuts down gracefully: it
- * hands its partitions, with their counters, to the remaining members before leaving, so no count
- * is lost.
+ * <p>Stop (SIGTERM, Ctrl-C, {@link #close()}): the Envoy rate limit service, the Redis protocol and
+ * then the REST API stop taking requests and finish the ones in flight, then the member shuts down
+ * gracefully: it hands its partitions, with their counters, to the remaining members before
+ * leaving, so no count is lost.
  */
 public final class SluiceNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceNode.class);
@@ -95,13 +111,21 @@ public final class SluiceNode implements AutoCloseable {
   /** How long a client-mode node's start waits for a grid that is up before it goes on without. */
   private static final java.time.Duration CLIENT_FIRST_CONNECT = java.time.Duration.ofSeconds(5);
 
+  /** Prometheus {@code sluice_cluster_members}: what the members-missing alert compares. */
+  static final String CLUSTER_MEMBERS = "sluice.cluster.members";
+
+  /** How long the console waits for the members' stats before it lists a member as silent. */
+  private static final java.time.Duration CONSOLE_GATHER_TIMEOUT = java.time.Duration.ofSeconds(2);
+
   private final NodeSettings settings;
   private final HazelcastInstance member;
   private final GridRateLimiter limiter;
   private final @Nullable SluiceClient front;
   private final SluiceApi api;
   private final EnvoyFrontEnd envoy;
+  private final @Nullable RespFrontEnd resp;
   private final @Nullable RulesFileWatcher watcher;
+  private final NodeStats stats;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceNode(
@@ -111,13 +135,17 @@ public final class SluiceNode implements AutoCloseable {
       @Nullable SluiceClient front,
       SluiceApi api,
       EnvoyFrontEnd envoy,
-      @Nullable RulesFileWatcher watcher) {
+      @Nullable RespFrontEnd resp,
+      @Nullable RulesFileWatcher watcher,
+      NodeStats stats) {
+    this.stats = stats;
     this.settings = settings;
     this.member = member;
     this.limiter = limiter;
     this.front = front;
     this.api = api;
     this.envoy = envoy;
+    this.resp = resp;
     this.watcher = watcher;
   }
 
@@ -219,6 +247,8 @@ public final class SluiceNode implements AutoCloseable {
     SluiceClient front = null;
     RulesFileWatcher watcher = null;
     SluiceApi api = null;
+    NodeStats stats = null;
+    RespFrontEnd resp = null;
     try {
       GridRateLimiter.Options options = GridRateLimiter.Options.defaults();
       if (timeSource != TimeSource.system()) {
@@ -269,13 +299,24 @@ public final class SluiceNode implements AutoCloseable {
       if (watcher != null) {
         watcher.bindTo(registry);
       }
-      RateLimiter decisions = limiter;
+      stats = NodeStats.started(nodeName(settings, member, client));
+      stats.leases(leaseTotals(limiter));
+      LimitedKeysMetrics.bind(stats, registry);
+      HazelcastInstance grid = member;
+      Gauge.builder(CLUSTER_MEMBERS, () -> grid.getCluster().getMembers().size())
+          .description(
+              "Members of the grid as this node sees them (its own cluster, or the remote one)")
+          .strongReference(true)
+          .register(registry);
+      RateLimiter decisions;
+      // Every front end (REST, Envoy) decides through one limiter that counts each decision once,
+      // in the registry and in the console's stats: a client-mode node's SDK client does both.
       if (client) {
-        front = clientFront(settings, limiter, registry, timeSource);
+        front = clientFront(settings, limiter, registry, timeSource, stats);
         decisions = front;
+      } else {
+        decisions = DecisionMetrics.record(limiter, registry, stats);
       }
-      // Every front end (REST, Envoy) decides through one limiter that counts each decision once.
-      decisions = DecisionMetrics.record(decisions, registry);
       try {
         envoy.start(
             decisions,
@@ -285,9 +326,29 @@ public final class SluiceNode implements AutoCloseable {
                 settings.bindAddress(),
                 settings.rlsPort(),
                 settings.envoyShadowMode(),
-                settings.envoyHeaders()));
+                settings.envoyHeaders()),
+            stats.frontEnds());
       } catch (RuntimeException e) {
         throw portInUse(e, Setting.RLS_PORT, settings.rlsPort(), settings).orElseThrow(() -> e);
+      }
+      if (settings.respPort() != 0) {
+        try {
+          resp =
+              RespFrontEnd.start(
+                  decisions,
+                  registry,
+                  stats.frontEnds(),
+                  client
+                      ? ClusterView.alone(advertisedHost(settings), settings.respPort())
+                      : ClusterView.members(member),
+                  new RespFrontEnd.Options(
+                      settings.bindAddress(),
+                      settings.respPort(),
+                      settings.adminToken(),
+                      RespLimits.defaults()));
+        } catch (RuntimeException e) {
+          throw portInUse(e, Setting.RESP_PORT, settings.respPort(), settings).orElseThrow(() -> e);
+        }
       }
       api =
           new SluiceApi(
@@ -296,10 +357,17 @@ public final class SluiceNode implements AutoCloseable {
                   ApiSettings.withAdminToken(settings.adminToken()),
                   client ? new ClientReadiness(member, front) : new MemberReadiness(member),
                   client ? () -> 0L : () -> ownedStates(member),
-                  List.of(envoy.jsonRoute()))
+                  List.of(envoy.jsonRoute()),
+                  console(settings, member, client, stats, watcher, bundledRulesIfUsed(rulesFile)))
               .start(settings.bindAddress(), settings.restPort());
     } catch (RuntimeException e) {
       envoy.close();
+      if (resp != null) {
+        resp.close();
+      }
+      if (stats != null) {
+        stats.close();
+      }
       if (api != null) {
         api.stop();
       }
@@ -318,13 +386,15 @@ public final class SluiceNode implements AutoCloseable {
       }
       throw portInUse(e, Setting.REST_PORT, settings.restPort(), settings).orElseThrow(() -> e);
     }
-    SluiceNode node = new SluiceNode(settings, member, limiter, front, api, envoy, watcher);
+    SluiceNode node =
+        new SluiceNode(settings, member, limiter, front, api, envoy, resp, watcher, stats);
     LOG.info(
-        "Sluice node ready: REST http://{}:{}/ (try /v1/rules), Envoy RLS {}, {} in cluster '{}' of"
-            + " {}",
+        "Sluice node ready: REST http://{}:{}/ (try /v1/rules), Envoy RLS {}, Redis protocol {},"
+            + " {} in cluster '{}' of {}",
         settings.bindAddress(),
         api.port(),
         envoy.rlsPort() == 0 ? "off" : "grpc://" + settings.bindAddress() + ":" + envoy.rlsPort(),
+        resp == null ? "off" : "redis://" + settings.bindAddress() + ":" + resp.port(),
         client
             ? "client (failure policy "
                 + NodeSettings.wireName(settings.failurePolicy())
@@ -349,6 +419,7 @@ public final class SluiceNode implements AutoCloseable {
       ports.put(Setting.MEMBER_PORT, settings.memberPort());
     }
     ports.put(Setting.RLS_PORT, settings.rlsPort());
+    ports.put(Setting.RESP_PORT, settings.respPort());
     ports.put(Setting.REST_PORT, settings.restPort());
     ports.forEach(
         (setting, port) -> {
@@ -388,7 +459,11 @@ public final class SluiceNode implements AutoCloseable {
                     + " to another port"
                     + (setting == Setting.REST_PORT
                         ? " (0: any free port)"
-                        : setting == Setting.RLS_PORT ? " (0: turns it off)" : ""),
+                        : setting == Setting.RLS_PORT || setting == Setting.RESP_PORT
+                            ? " (0: turns it off)"
+                            : "")
+                    + "; several nodes on one host: give each its own "
+                    + Setting.PORT_OFFSET.environmentVariable(),
                 e));
       }
     }
@@ -441,6 +516,73 @@ public final class SluiceNode implements AutoCloseable {
             : settings.discovery().wireName() + " discovery");
   }
 
+  /** The node's name in the console: the member's address, or a client-mode node's REST address. */
+  private static String nodeName(NodeSettings settings, HazelcastInstance member, boolean client) {
+    if (client) {
+      return "client " + settings.bindAddress() + ":" + settings.restPort();
+    }
+    InetSocketAddress address = member.getCluster().getLocalMember().getSocketAddress();
+    return address.getHostString() + ":" + address.getPort();
+  }
+
+  private static Supplier<LeaseTotals> leaseTotals(GridRateLimiter limiter) {
+    LeaseHolder.Statistics leases = limiter.leaseStatistics();
+    if (leases == null) {
+      return () -> LeaseTotals.NONE;
+    }
+    return () ->
+        new LeaseTotals(
+            leases.granted(),
+            leases.permitsLeased(),
+            leases.answeredLocally(),
+            leases.returned(),
+            leases.expiredUnused(),
+            leases.deniedLocally());
+  }
+
+  /**
+   * What the console shows: the grid's members' stats merged ({@link GridStatsView}), where each
+   * rule came from, and a client-mode node's failure policy per rule.
+   */
+  private static Console console(
+      NodeSettings settings,
+      HazelcastInstance member,
+      boolean client,
+      NodeStats stats,
+      @Nullable RulesFileWatcher watcher,
+      List<Rule> bundled) {
+    Function<Rule, String> origin =
+        rule -> {
+          if (watcher != null) {
+            return watcher
+                .fileRule(rule.name())
+                .map(inFile -> inFile.equals(rule) ? "rules_file" : "rules_file_then_api")
+                .orElse("api");
+          }
+          return bundled.contains(rule) ? "bundled_examples" : "api";
+        };
+    Function<String, @Nullable String> failurePolicy =
+        client
+            ? name ->
+                NodeSettings.wireName(
+                    settings.failurePolicies().getOrDefault(name, settings.failurePolicy()))
+            : name -> null;
+    return new Console(
+        stats.node(),
+        client ? "client" : "member",
+        stats,
+        new GridStatsView(member, settings.clusterName(), stats, CONSOLE_GATHER_TIMEOUT),
+        origin,
+        failurePolicy);
+  }
+
+  /** The bundled example rules when no rules file is used (the console names them so). */
+  private static List<Rule> bundledRulesIfUsed(Optional<Path> rulesFile) {
+    return rulesFile.isPresent()
+        ? List.of()
+        : RulesFile.parse("the bundled rules.yaml", bundledRules());
+  }
+
   /**
    * The SDK's client-side behaviour around the node's grid limiter: call timeout, failure policies,
    * breaker, denied-until cache, coalescing, and {@code sluice_client_local_decisions_total} on the
@@ -452,12 +594,14 @@ public final class SluiceNode implements AutoCloseable {
       NodeSettings settings,
       GridRateLimiter limiter,
       PrometheusMeterRegistry registry,
-      TimeSource timeSource) {
+      TimeSource timeSource,
+      NodeStats stats) {
     SluiceClient.Builder builder =
         SluiceClient.builder()
             .callTimeout(settings.callTimeout())
             .failurePolicy(settings.failurePolicy())
-            .meterRegistry(registry);
+            .meterRegistry(registry)
+            .nodeStats(stats);
     if (timeSource != TimeSource.system()) {
       // A node started on an injected clock (tests) keeps its local denials on that clock too, so
       // that they run out when the grid's do.
@@ -479,6 +623,30 @@ public final class SluiceNode implements AutoCloseable {
     return envoy.rlsPort();
   }
 
+  /** The Redis protocol's port, or 0 when it is off. */
+  public int respPort() {
+    return resp == null ? 0 : resp.port();
+  }
+
+  /**
+   * The host a client-mode node names itself by to cluster-mode Redis clients: its public address,
+   * else its bind address, else (bound to every interface) this machine's address.
+   */
+  private static String advertisedHost(NodeSettings settings) {
+    if (settings.publicAddress() != null) {
+      return settings.publicAddress();
+    }
+    String bind = settings.bindAddress();
+    if (!bind.equals("0.0.0.0") && !bind.equals("::")) {
+      return bind;
+    }
+    try {
+      return InetAddress.getLocalHost().getHostAddress();
+    } catch (UnknownHostException e) {
+      return "127.0.0.1";
+    }
+  }
+
   public HazelcastInstance member() {
     return member;
   }
@@ -498,18 +666,23 @@ public final class SluiceNode implements AutoCloseable {
       return;
     }
     LOG.info(
-        "stopping Sluice node: Envoy RLS and REST first, then the member (partitions migrate)");
+        "stopping Sluice node: Envoy RLS, the Redis protocol and REST first, then the member"
+            + " (partitions migrate)");
     if (watcher != null) {
       watcher.close();
     }
     try {
       envoy.close();
+      if (resp != null) {
+        resp.close();
+      }
       api.stop();
     } finally {
       if (front != null) {
         front.close();
       }
       limiter.close();
+      stats.close();
       member.shutdown();
       LOG.info("Sluice node stopped");
     }

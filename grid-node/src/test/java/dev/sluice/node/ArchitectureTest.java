@@ -4,9 +4,17 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import dev.sluice.core.architecture.Arrows;
 import org.junit.jupiter.api.Test;
 
-/** grid-node's share of DESIGN §1's arrows ({@link Arrows}), on its compiled main classes. */
+/**
+ * grid-node's share of the arrows of docs/architecture.md ({@link Arrows}), on its compiled main
+ * classes.
+ */
 class ArchitectureTest {
   private static final JavaClasses CLASSES = Arrows.mainClasses("dev.sluice.node");
+
+  @Test
+  void surfaces_goThroughThePipeline_notTheAlgorithms() {
+    Arrows.SURFACES_GO_THROUGH_THE_PIPELINE.check(CLASSES);
+  }
 
   @Test
   void hazelcastInternals_onlyInTheGridTransport() {

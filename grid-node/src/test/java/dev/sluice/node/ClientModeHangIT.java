@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
  * </pre>
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class ClientModeHangIT {
   private static final Duration CALL_TIMEOUT = Duration.ofMillis(250);
   private static final long ANSWER_BOUND_MILLIS = CALL_TIMEOUT.toMillis() + 1_000;

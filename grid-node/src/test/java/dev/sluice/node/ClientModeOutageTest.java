@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,13 +35,21 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  */
 @Timeout(120)
+@Tag("realtime") // judged on the wall clock while the machine is loaded
 class ClientModeOutageTest {
   private static final String RULES =
       "rules:\n"
           + "  - name: api\n    limit: 1000\n    window: 1m\n"
           + "  - name: login\n    limit: 5\n    window: 1m\n";
   private static final Duration CALL_TIMEOUT = Duration.ofMillis(250);
+
+  /**
+   * How long a check may take while the grid is away: the call timeout the failure policy waits
+   * out, plus a second for scheduling on a loaded 2-core machine (a JVM there stands still for up
+   * to half a second at times).
+   */
   private static final long ANSWER_BOUND_MILLIS = CALL_TIMEOUT.toMillis() + 1_000;
+
   private static final Pattern LOCAL_DECISIONS =
       Pattern.compile(
           "sluice_client_local_decisions_total\\{reason=\"(fail_open|fail_closed)\"} ([0-9.E]+)");
@@ -68,7 +77,7 @@ class ClientModeOutageTest {
     try (SluiceNode node = SluiceNode.start(NodeSettings.load(null, clientEnv), clock)) {
       int port = node.restPort();
 
-      // Grid up: the limiter decides, and the body is the plain one of DESIGN §4.
+      // Grid up: the limiter decides, and the body is the plain one of docs/rest-api.md.
       TestNodes.Answer api = check(port, "api");
       assertThat(api.status()).isEqualTo(200);
       assertThat(api.json().has("decidedBy")).isFalse();
@@ -76,7 +85,7 @@ class ClientModeOutageTest {
       assertThat(login.status()).isEqualTo(200);
       assertThat(login.json().has("decidedBy")).isFalse();
       assertThat(login.json().get("remaining").asLong()).isEqualTo(4);
-      assertThat(TestNodes.get(port, "/health/ready").status()).isEqualTo(200);
+      assertThat(readyWithin(port, Duration.ofSeconds(10))).isEqualTo(200);
       assertThat(localDecisions(port, "fail_open")).isZero();
       // A rule created on the grid after this node started, and never checked here.
       member.limiter().rules().put(new Rule("late", Policy.of(3, Duration.ofMinutes(1))));
@@ -104,7 +113,9 @@ class ClientModeOutageTest {
         assertThat(api.json().get("decidedBy").asText()).isEqualTo("fail_open");
         assertThat(api.json().get("allowed").asBoolean()).isTrue();
         assertThat(api.json().get("limit").asLong()).as("the rule's limit").isEqualTo(1000);
-        assertThat(api.raw().headers().firstValue("X-RateLimit-Limit")).contains("1000");
+        // The body reports the rule's limit; the headers state no count the grid did not give.
+        assertThat(api.raw().headers().firstValue("X-RateLimit-Limit")).isEmpty();
+        assertThat(api.raw().headers().firstValue("RateLimit")).isEmpty();
 
         assertThat(login.status()).as(login.body()).isEqualTo(429);
         assertThat(login.json().get("decidedBy").asText()).isEqualTo("fail_closed");
@@ -113,8 +124,7 @@ class ClientModeOutageTest {
         assertThat(login.json().get("remaining").asLong()).isZero();
         assertThat(login.json().get("retryAfterMs").asLong()).isPositive();
         assertThat(login.raw().headers().firstValue("Retry-After")).isPresent();
-        assertThat(login.raw().headers().firstValue("RateLimit-Policy"))
-            .contains("\"login\";q=5;w=60");
+        assertThat(login.raw().headers().firstValue("RateLimit-Policy")).isEmpty();
       }
       System.out.printf(
           "grid down: %d answers in %d ms, mean %.1f ms, worst %d ms (call timeout %d ms)%n",
@@ -137,8 +147,8 @@ class ClientModeOutageTest {
       assertThat(results.get(1).get("decidedBy").asText()).isEqualTo("fail_closed");
 
       // A rule never checked here: answered by its failure policy, and said so. Its creation event
-      // has usually fed the client's rules cache (limit 3, with headers); if that read had not
-      // landed before the grid went, the limit is unknown here (0, no RateLimit headers).
+      // has usually fed the client's rules cache (limit 3); if that read had not landed before the
+      // grid went, the limit is unknown here (0).
       TestNodes.Answer late = check(port, "late");
       assertThat(late.status()).as(late.body()).isEqualTo(200);
       assertThat(late.json().get("decidedBy").asText()).isEqualTo("fail_open");
@@ -179,21 +189,30 @@ class ClientModeOutageTest {
       assertThat(login.status()).as("a fresh grid: login has its 5 again").isEqualTo(200);
       assertThat(login.json().has("decidedBy")).isFalse();
       assertThat(login.json().get("remaining").asLong()).isBetween(0L, 4L);
-      // Readiness follows the grid probe, which answers on its own schedule (every half call
-      // timeout): it may turn back a moment after the first decision the grid made again.
-      int readiness = TestNodes.get(port, "/health/ready").status();
-      long readyBy = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (readiness != 200 && System.nanoTime() < readyBy) {
-        Thread.sleep(20);
-        readiness = TestNodes.get(port, "/health/ready").status();
-      }
-      assertThat(readiness).isEqualTo(200);
+      assertThat(readyWithin(port, Duration.ofSeconds(10))).isEqualTo(200);
     } finally {
       member.close();
       if (back != null) {
         back.close();
       }
     }
+  }
+
+  /**
+   * The readiness status once it is 200, or the last one after {@code bound}. Readiness follows the
+   * grid probe, which answers on its own schedule (every half call timeout) and must answer within
+   * two call timeouts: it may turn a moment after the first decision the grid made, at the start as
+   * when the grid is back, and on a loaded 2-core machine a probe can miss its 500 ms now and then.
+   * Ten seconds is twenty probes.
+   */
+  private static int readyWithin(int port, Duration bound) throws InterruptedException {
+    int readiness = TestNodes.get(port, "/health/ready").status();
+    long readyBy = System.nanoTime() + bound.toNanos();
+    while (readiness != 200 && System.nanoTime() < readyBy) {
+      Thread.sleep(20); // polling the probe, not moving limiter time
+      readiness = TestNodes.get(port, "/health/ready").status();
+    }
+    return readiness;
   }
 
   private static TestNodes.Answer check(int port, String rule) {

@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * free a permit, so "exactly the limit" is exact.
  */
 @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class ClusterIT {
   private static final int LIMIT = 100;
 

@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Timeout;
  * permit frees up within the test, so "exactly the limit" is exact.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class EnvoyClusterIT {
   private static final int LIMIT = 30;
   private static final String CONFIG =

@@ -99,7 +99,8 @@ class EnvoyNodeTest {
               "rlsPort: port "
                   + taken.getLocalPort()
                   + " on 127.0.0.1 is already in use; stop what holds it, or set SLUICE_RLS_PORT"
-                  + " to another port (0: turns it off)");
+                  + " to another port (0: turns it off); several nodes on one host: give each"
+                  + " its own SLUICE_PORT_OFFSET");
     }
   }
 
@@ -114,6 +115,10 @@ class EnvoyNodeTest {
       clientEnv.put("SLUICE_MODE", "client");
       clientEnv.put("SLUICE_CLUSTER_NAME", member.settings().clusterName());
       clientEnv.put("SLUICE_MEMBERS", "127.0.0.1:" + member.settings().memberPort());
+      // This test is about where the counts go, not about timeouts: with the default 50 ms, a
+      // loaded 2-core machine made the client node answer by its failure policy (fail-open,
+      // nothing counted) and the member saw fewer than three.
+      clientEnv.put("SLUICE_CALL_TIMEOUT", "30s");
       try (SluiceNode client = SluiceNode.start(NodeSettings.load(null, clientEnv), clock);
           RlsClient rls = new RlsClient(client.rlsPort())) {
         for (int i = 0; i < 3; i++) {

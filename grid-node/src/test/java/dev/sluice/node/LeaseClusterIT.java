@@ -40,6 +40,7 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -85,6 +86,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @ExtendWith(Seeds.class)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class LeaseClusterIT {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final TimeSource CLOCK = TimeSource.system();
@@ -327,37 +329,17 @@ class LeaseClusterIT {
     }
     assertThat(unexpected).as("answers other than 200/429").isEmpty();
 
-    // 2. Leases were really in play, on members and on clients, and every key was saturated.
+    // 2. Every hot key was saturated: the bound of step 1 was tested where it binds. How many of
+    // the admissions came from leases, and paced denials, depend on the timing of this run on a
+    // loaded machine (a heuristic choosing when to lease): they are printed above, not judged
+    // here. GridLeaseTest pins them on a manual clock: hot keys leased by members and clients,
+    // paced leases at the limit, the metrics.
     for (TestRule rule : HOT) {
       List<Answered> seen = List.copyOf(answers.get(rule.name()));
-      assertThat(count(seen, a -> a.allowed() && a.byLease()))
-          .as("%s: admissions from a lease", rule.name())
-          .isPositive();
       assertThat(count(seen, a -> !a.allowed()))
           .as("%s: denials (a key never denied was not saturated)", rule.name())
           .isPositive();
     }
-    // The sliding window paces a key at its limit: some denials came from such a lease, answered
-    // by the node that held it (docs/algorithms.md, "Paced leases").
-    assertThat(count(List.copyOf(answers.get("hot-sw")), a -> !a.allowed() && a.byLease()))
-        .as("hot-sw: denials from a paced lease")
-        .isPositive();
-    long admitted = count(hot, Answered::allowed);
-    long byLease = count(hot, a -> a.allowed() && a.byLease());
-    assertThat(byLease)
-        .as("admissions from a lease, of %d on the hot keys", admitted)
-        .isGreaterThanOrEqualTo(admitted / 10);
-    for (boolean client : List.of(false, true)) {
-      Predicate<Answered> side = a -> (a.node() >= MEMBERS) == client;
-      long sideAdmitted = count(hot, a -> side.test(a) && a.allowed());
-      assertThat(count(hot, a -> side.test(a) && a.allowed() && a.byLease()))
-          .as("admissions from a lease on %s, of %d", client ? "clients" : "members", sideAdmitted)
-          .isGreaterThanOrEqualTo(sideAdmitted / 20)
-          .isPositive();
-    }
-    assertThat(count(hot, a -> a.allowed() && a.byLease() && a.sentNanos() > memberKilledAt))
-        .as("admissions from a lease after the member kill")
-        .isPositive();
 
     // 3. The dead client's parked permits were lost for their window only.
     dead.check();

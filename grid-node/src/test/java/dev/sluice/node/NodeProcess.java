@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  * #lostPortRace()} recognises that, and {@link #onFreshPorts(int)} starts the same node again on
  * new ports; {@link TestNodes#awaitCluster} does both while it waits, so every test gets the retry.
  * Read the ports a node has now from {@link #restPort()}, {@link #memberPort()} and {@link
- * #rlsPort()}.
+ * #rlsPort()} (and {@link #respPort()}).
  */
 final class NodeProcess implements AutoCloseable {
   private static final Pattern PORT_TAKEN = Pattern.compile("BindException|[Aa]lready in use");
@@ -66,6 +66,7 @@ final class NodeProcess implements AutoCloseable {
     // The Envoy RLS port is fixed by default (8081); nodes of tests that do not ask for it keep
     // it off, so that two of them (or another test on this machine) never fight over it.
     builder.environment().put("SLUICE_RLS_PORT", "0");
+    builder.environment().put("SLUICE_RESP_PORT", "0"); // the Redis port likewise (6380)
     builder.environment().putAll(environment);
     builder
         .redirectErrorStream(true)
@@ -97,6 +98,11 @@ final class NodeProcess implements AutoCloseable {
     return Integer.parseInt(environment.getOrDefault("SLUICE_RLS_PORT", "0"));
   }
 
+  /** The Redis protocol port this node was given ({@code SLUICE_RESP_PORT}); 0 when off. */
+  int respPort() {
+    return Integer.parseInt(environment.getOrDefault("SLUICE_RESP_PORT", "0"));
+  }
+
   /** The same node started again on the ports it has now, logging to {@code newLog}. */
   NodeProcess restarted(Path newLog) {
     return new NodeProcess(jar, environment, newLog, workingDirectory).start();
@@ -124,6 +130,9 @@ final class NodeProcess implements AutoCloseable {
     fresh.put("SLUICE_MEMBER_PORT", Integer.toString(newMemberPort));
     if (rlsPort() != 0) {
       fresh.put("SLUICE_RLS_PORT", Integer.toString(TestNodes.freePort()));
+    }
+    if (respPort() != 0) {
+      fresh.put("SLUICE_RESP_PORT", Integer.toString(TestNodes.freePort()));
     }
     String members = fresh.get("SLUICE_MEMBERS");
     if (members != null) {

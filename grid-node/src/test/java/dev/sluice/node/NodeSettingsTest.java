@@ -153,6 +153,11 @@ class NodeSettingsTest {
             (Function<NodeSettings, Object>) NodeSettings::memberPort,
             5801),
         Arguments.of(
+            "SLUICE_PORT_OFFSET",
+            "10",
+            (Function<NodeSettings, Object>) NodeSettings::restPort,
+            8090),
+        Arguments.of(
             "SLUICE_BIND_ADDRESS",
             "0.0.0.0",
             (Function<NodeSettings, Object>) NodeSettings::bindAddress,
@@ -243,7 +248,19 @@ class NodeSettingsTest {
             "SLUICE_ENVOY_HEADERS",
             " X-RateLimit , ratelimit",
             (Function<NodeSettings, Object>) NodeSettings::envoyHeaders,
-            Set.of(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RATELIMIT)));
+            Set.of(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RATELIMIT)),
+        Arguments.of(
+            "SLUICE_RESP_PORT", "0", (Function<NodeSettings, Object>) NodeSettings::respPort, 0));
+  }
+
+  @Test
+  void respPort_defaultsTo6380_zeroTurnsItOff_badValuesAreRefused() {
+    assertThat(NodeSettings.defaults().respPort()).isEqualTo(6380);
+    assertThat(NodeSettings.load(null, Map.of("SLUICE_RESP_PORT", "16380")).respPort())
+        .isEqualTo(16380);
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_RESP_PORT", "redis")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("respPort: must be a port number from 0 to 65535, was 'redis'");
   }
 
   @Test
@@ -274,6 +291,27 @@ class NodeSettingsTest {
     assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_RLS_PORT", "-1")))
         .isInstanceOf(NodeConfigException.class)
         .hasMessageContaining("rlsPort: must be a port number from 0 to 65535, was '-1'");
+  }
+
+  @Test
+  void portOffset_shiftsEveryDefaultPort_notASetPortNorAnOffOne() {
+    NodeSettings second = NodeSettings.load(null, Map.of("SLUICE_PORT_OFFSET", "10"));
+    assertThat(List.of(second.restPort(), second.memberPort(), second.rlsPort()))
+        .containsExactly(8090, 5711, 8091);
+
+    NodeSettings set =
+        NodeSettings.load(
+            null,
+            Map.of("SLUICE_PORT_OFFSET", "10", "SLUICE_REST_PORT", "9000", "SLUICE_RLS_PORT", "0"));
+    assertThat(List.of(set.restPort(), set.memberPort(), set.rlsPort()))
+        .containsExactly(9000, 5711, 0);
+
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_PORT_OFFSET", "60000")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("portOffset: moves the default restPort 8080 to 68080, beyond 65535");
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_PORT_OFFSET", "-10")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("portOffset: must be between 0 and 65535, was -10");
   }
 
   @ParameterizedTest(name = "{0}={1}")

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * instead of failing the test.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class PortRaceIT {
 
   @Test

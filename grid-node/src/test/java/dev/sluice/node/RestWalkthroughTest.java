@@ -11,13 +11,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * docs/rest-api.md, "Waiting, and permits in flight" and "Reserve, then commit", run: every {@code
- * $ curl ...} line of its console blocks is sent to a node started here (in this JVM, on a frozen
- * clock, so that delays and permit and reservation ids are the ones printed) and its answer
- * compared with the one printed below it, as {@link ReadmeIT} does for the README.
+ * docs/rest-api.md, "Inline keys: peek and reset", "Waiting, and permits in flight" and "Reserve,
+ * then commit", run: every {@code $ curl ...} line of its console blocks is sent to a node started
+ * here (in this JVM, on a frozen clock, so that delays and permit and reservation ids are the ones
+ * printed) and its answer compared with the one printed below it, as {@link ReadmeIT} does for the
+ * README.
  */
 class RestWalkthroughTest {
   @TempDir Path dir;
+
+  @Test
+  void inlineKeys_commandsAnswerAsPrinted() throws Exception {
+    runSection("### Inline keys: peek and reset", 2);
+  }
 
   @Test
   void waitingAndPermits_commandsAnswerAsPrinted() throws Exception {
@@ -33,8 +39,9 @@ class RestWalkthroughTest {
   private void runSection(String heading, int atLeast) throws Exception {
     Path repository = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
     String walkthrough =
-        ReadmeIT.section(Files.readString(repository.resolve("docs/rest-api.md")), heading);
-    List<ReadmeIT.Exchange> exchanges = ReadmeIT.exchanges(walkthrough);
+        ConsoleTranscript.section(
+            Files.readString(repository.resolve("docs/rest-api.md")), heading);
+    List<ConsoleTranscript.Exchange> exchanges = ConsoleTranscript.exchanges(walkthrough);
     assertThat(exchanges).hasSizeGreaterThanOrEqualTo(atLeast);
 
     Path rules = Files.writeString(dir.resolve("rules.yaml"), "rules: []\n");
@@ -47,8 +54,9 @@ class RestWalkthroughTest {
                 TestNodes.environment(
                     TestNodes.uniqueClusterName(), memberPort, List.of(memberPort), rules)),
             clock)) {
-      for (ReadmeIT.Exchange exchange : exchanges) {
-        ReadmeIT.assertSameAnswer(exchange, ReadmeIT.run(exchange.command(), node.restPort()));
+      for (ConsoleTranscript.Exchange exchange : exchanges) {
+        ConsoleTranscript.assertSameAnswer(
+            exchange, ConsoleTranscript.run(exchange.command(), node.restPort()));
       }
     }
   }

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * admin token never appears in the output: {@code FaultsIT}.)
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Tag("multiprocess") // starts sluice-node.jar processes
 class SecurityIT {
 
   private static Path rules(Path work) throws IOException {

@@ -58,6 +58,11 @@ class SluiceNodeTest {
       awaitMetric(port, "sluice_rules_file_reloads_total{outcome=\"rejected\"} 1.0");
       TestNodes.Answer login = TestNodes.get(port, "/v1/rules/login");
       assertThat(login.json().path("limit").asLong()).as(login.body()).isEqualTo(1);
+      assertThat(TestNodes.get(port, "/metrics").body()).contains("sluice_rules_file_rejected 1.0");
+
+      Files.writeString(rulesFile(), RULES);
+      awaitRuleLimit(port, "login", 5);
+      awaitMetric(port, "sluice_rules_file_rejected 0.0");
     }
   }
 
@@ -124,6 +129,13 @@ class SluiceNodeTest {
           .isInstanceOf(NodeConfigException.class)
           .hasMessageStartingWith("memberPort: port " + port + " on 127.0.0.1 is already in use")
           .hasMessageContaining("SLUICE_MEMBER_PORT");
+
+      Map<String, String> respTaken = env(List.of());
+      respTaken.put("SLUICE_RESP_PORT", Integer.toString(port));
+      assertThatThrownBy(() -> SluiceNode.start(NodeSettings.load(null, respTaken), clock))
+          .isInstanceOf(NodeConfigException.class)
+          .hasMessageStartingWith("respPort: port " + port + " on 127.0.0.1 is already in use")
+          .hasMessageContaining("SLUICE_RESP_PORT to another port (0: turns it off)");
     }
   }
 

@@ -61,6 +61,7 @@ final class TestNodes {
     env.put("SLUICE_CLUSTER_NAME", clusterName);
     env.put("SLUICE_REST_PORT", "0");
     env.put("SLUICE_RLS_PORT", "0");
+    env.put("SLUICE_RESP_PORT", "0");
     env.put("SLUICE_MEMBER_PORT", Integer.toString(memberPort));
     env.put(
         "SLUICE_MEMBERS",
@@ -139,6 +140,39 @@ final class TestNodes {
         }
         Thread.sleep(250); // polling a starting process, not moving limiter time
       }
+    }
+  }
+
+  /**
+   * Waits until the grid seen from the node at {@code restPort} has {@code size} members, each of
+   * which answered and reports its partitions safe (every backup in place, no migration under way):
+   * after a member's death the survivors report the smaller cluster at once, but its partitions
+   * still move for a while, longer on a loaded machine, and a call on one of them fails until they
+   * have.
+   */
+  static void awaitGridSafe(int restPort, int size, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "";
+    while (true) {
+      try {
+        Answer stats = get(restPort, "/v1/stats");
+        last = stats.body();
+        JsonNode members = stats.json().path("stats").path("grid").path("members");
+        boolean safe = members.size() == size;
+        for (JsonNode member : members) {
+          safe &= member.path("answered").asBoolean() && member.path("safe").asBoolean();
+        }
+        if (stats.status() == 200 && safe) {
+          return;
+        }
+      } catch (RuntimeException notAnsweringNow) {
+        last = notAnsweringNow.toString();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(
+            "grid not safe with " + size + " members in " + timeout + ": " + last);
+      }
+      Thread.sleep(100); // polling the grid's migrations, not moving limiter time
     }
   }
 

@@ -11,7 +11,6 @@ import dev.sluice.node.envoy.EnvoyFrontEnd;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,7 +45,7 @@ class EnvoyChartTest {
 
     assertThat(containerPorts(node)).containsEntry("grpc-rls", 8081);
     assertThat(env.get("SLUICE_RLS_PORT").path("value").asText()).isEqualTo("8081");
-    JsonNode rls = servicePort(chart, "grpc-rls");
+    JsonNode rls = chart.servicePort(FULLNAME, "grpc-rls");
     assertThat(rls.path("port").asInt()).isEqualTo(8081);
     assertThat(rls.path("targetPort").asText()).isEqualTo("grpc-rls");
     assertThat(rls.path("appProtocol").asText()).isEqualTo("grpc");
@@ -91,29 +90,20 @@ class EnvoyChartTest {
             .set("networkPolicy.restFromAnywhere", false)
             .render();
 
-    assertThat(containerPorts(chart.gridNodeContainer())).doesNotContainKey("grpc-rls");
-    assertThat(env(chart.gridNodeContainer()).get("SLUICE_RLS_PORT").path("value").asText())
-        .isEqualTo("0");
-    assertThat(chart.named("Service", FULLNAME).path("spec").path("ports").findValuesAsText("name"))
-        .containsExactly("http");
-    assertThat(chart.one("NetworkPolicy").toString()).doesNotContain("grpc-rls");
+    FrontEndPorts.assertOff(chart, FULLNAME, "grpc-rls", "SLUICE_RLS_PORT");
   }
 
   @Test
   void template_networkPolicy_admitsTheRlsPortWhereItAdmitsRest() {
     for (boolean fromAnywhere : List.of(true, false)) {
-      JsonNode policy =
+      List<List<String>> rulePorts =
           SluiceChart.withDefaults()
               .set("networkPolicy.restFromAnywhere", fromAnywhere)
               .render()
-              .one("NetworkPolicy");
-      List<List<String>> rulePorts = new ArrayList<>();
-      for (JsonNode rule : policy.path("spec").path("ingress")) {
-        rulePorts.add(rule.path("ports").findValuesAsText("port"));
-      }
+              .ingressRulePorts();
       assertThat(rulePorts)
           .as("restFromAnywhere %s", fromAnywhere)
-          .contains(List.of("http", "grpc-rls"));
+          .anySatisfy(ports -> assertThat(ports).contains("http", "grpc-rls"));
     }
   }
 
@@ -156,15 +146,6 @@ class EnvoyChartTest {
         chart.named("ConfigMap", FULLNAME + "-envoy").path("data").properties()) {
       Files.writeString(dir.resolve(file.getKey()), file.getValue().asText());
     }
-  }
-
-  private static JsonNode servicePort(RenderedChart chart, String name) {
-    for (JsonNode port : chart.named("Service", FULLNAME).path("spec").path("ports")) {
-      if (name.equals(port.path("name").asText())) {
-        return port;
-      }
-    }
-    throw new AssertionError("no port " + name + " on the client Service");
   }
 
   private static String mountPath(JsonNode container, String volume) {

@@ -37,8 +37,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The chart configures the node only through what grid-node actually reads (DESIGN §6): every
- * {@code SLUICE_*} variable it sets is in {@link NodeSettings#ENVIRONMENT_VARIABLES}, and the
+ * The chart configures the node only through what grid-node actually reads (docs/configuration.md):
+ * every {@code SLUICE_*} variable it sets is in {@link NodeSettings#ENVIRONMENT_VARIABLES}, and the
  * environment and config file a pod would see, fed to the node's own {@link NodeSettings#load},
  * give a node that listens on the ports the probes and Services use, finds its peers the way the
  * values say, and would not refuse to start.

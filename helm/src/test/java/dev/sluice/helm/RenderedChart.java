@@ -92,6 +92,25 @@ final class RenderedChart {
             () -> new AssertionError("no " + kind + " named " + name + " in " + inventory()));
   }
 
+  /** The port called {@code name} on the Service {@code service}. */
+  JsonNode servicePort(String service, String name) {
+    for (JsonNode port : named("Service", service).path("spec").path("ports")) {
+      if (name.equals(port.path("name").asText())) {
+        return port;
+      }
+    }
+    throw new AssertionError("no port " + name + " on the Service " + service);
+  }
+
+  /** The NetworkPolicy's ingress rules, each as the ports it admits. */
+  List<List<String>> ingressRulePorts() {
+    List<List<String>> rules = new ArrayList<>();
+    for (JsonNode rule : one("NetworkPolicy").path("spec").path("ingress")) {
+      rules.add(rule.path("ports").findValuesAsText("port"));
+    }
+    return rules;
+  }
+
   /** The grid node container of the StatefulSet's pod template. */
   JsonNode gridNodeContainer() {
     return container(one("StatefulSet").path("spec").path("template"), "grid-node");

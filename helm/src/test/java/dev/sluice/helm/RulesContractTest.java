@@ -88,6 +88,7 @@ class RulesContractTest {
                         algorithm: gcra
                         burst: 10
                     countDenied: true
+                    onDenied: shadow_ban
                 """)
             .render()
             .named("ConfigMap", "rl-sluice")
@@ -110,6 +111,7 @@ class RulesContractTest {
                             .burst(10)
                             .build())
                     .countDenied(true)
+                    .onDenied(Policy.OnDenied.SHADOW_BAN)
                     .build()));
   }
 

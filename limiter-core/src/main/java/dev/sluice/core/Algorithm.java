@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** The limiter algorithms Sluice offers, by their wire names (DESIGN §2). */
+/** The limiter algorithms Sluice offers, by their wire names (docs/algorithms.md). */
 public enum Algorithm {
   /** Cloudflare's two-counter estimate; the default. */
   SLIDING_WINDOW("sliding_window", 0),

@@ -18,13 +18,18 @@ import org.jspecify.annotations.Nullable;
  * @param maxWait how long the caller will wait for permits the key does not have now: within it the
  *     permits are booked for the instant they fit and the decision is allowed with that {@code
  *     delay} to wait; {@link Duration#ZERO} (the default) never waits. At most {@link #MAX_WAIT}.
+ * @param proof for a release only: what shows the permits are the caller's to give back ({@link
+ *     ReleaseProof}); {@link ReleaseProof.Bare#NONE} by default, and for every other request
  */
-public record Check(PolicyRef ref, String key, long permits, Duration maxWait) {
+public record Check(PolicyRef ref, String key, long permits, Duration maxWait, ReleaseProof proof) {
 
   /** The longest wait a check may ask for. */
   public static final Duration MAX_WAIT = Duration.ofDays(1);
 
   public Check {
+    if (proof == null) {
+      throw new InvalidPolicyException("receipt", "is required (ReleaseProof.Bare.NONE: none)");
+    }
     if (maxWait == null) {
       throw new InvalidPolicyException("maxWait", "is required (Duration.ZERO: no wait)");
     }
@@ -39,6 +44,11 @@ public record Check(PolicyRef ref, String key, long permits, Duration maxWait) {
     if (permits < 0) {
       throw new InvalidPolicyException("cost", "must not be negative, was " + permits);
     }
+  }
+
+  /** A check that shows no proof: every request but a release. */
+  public Check(PolicyRef ref, String key, long permits, Duration maxWait) {
+    this(ref, key, permits, maxWait, ReleaseProof.Bare.NONE);
   }
 
   /** A check that does not wait. */
@@ -65,12 +75,17 @@ public record Check(PolicyRef ref, String key, long permits, Duration maxWait) {
 
   /** The same request for another number of permits. */
   public Check withPermits(long newPermits) {
-    return new Check(ref, key, newPermits, maxWait);
+    return new Check(ref, key, newPermits, maxWait, proof);
   }
 
   /** The same request, willing to wait up to {@code wait} (see {@link #maxWait()}). */
   public Check withMaxWait(Duration wait) {
-    return new Check(ref, key, permits, wait);
+    return new Check(ref, key, permits, wait, proof);
+  }
+
+  /** The same request as a release showing {@code newProof}. */
+  public Check withProof(ReleaseProof newProof) {
+    return new Check(ref, key, permits, maxWait, newProof);
   }
 
   /** Whether this check may be booked ahead instead of denied. */

@@ -1,7 +1,9 @@
 package dev.sluice.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * The answer to one request for permits (DESIGN §2).
+ * The answer to one request for permits (docs/algorithms.md).
  *
  * <p>Delays are in nanoseconds here; API surfaces round {@code retryAfter} <em>up</em> (whole
  * milliseconds in JSON, whole seconds in headers) so that a client that waits that long succeeds.
@@ -17,6 +19,20 @@ package dev.sluice.core;
  * @param decidedBy who decided: the limiter itself, or a client-side shortcut
  * @param permitId concurrency rules: the id of the permit an admitted request holds, to give to
  *     {@link RateLimiter#releasePermit}; 0 for every other decision
+ * @param bindingLimitIndex which of the policy's {@link Policy#limits()} this answer's {@code
+ *     limit} is (the binding one: see {@link dev.sluice.core.algorithm.LimitSet}); 0 for a policy
+ *     of one limit. Surfaces name it in headers without guessing from quotas, which two limits may
+ *     share.
+ * @param shadowBanned denied under a policy that shadow-bans ({@link Policy.OnDenied#SHADOW_BAN}):
+ *     {@code allowed} is false and nothing was admitted, but an HTTP gate lets the request through
+ *     marked and its caller sees success
+ * @param bindingResetAfterNanos delay until the binding limit ({@code bindingLimitIndex}) is back
+ *     to full capacity if no other traffic arrived: what headers report as its reset. The same as
+ *     {@code resetAfterNanos} for a policy of one limit; for several, {@code resetAfterNanos} waits
+ *     for every limit (a day's quota) while this one is the limit that decided (the second's)
+ * @param receipt an admission's proof, to give the permits back with ({@link
+ *     RateLimiter#release(Receipt)}); null for every decision that took nothing (a denial, a peek,
+ *     a shadow rule's would-be denial, a failure policy's answer)
  */
 public record Decision(
     boolean allowed,
@@ -27,7 +43,11 @@ public record Decision(
     long delayNanos,
     boolean shadowDenied,
     DecidedBy decidedBy,
-    long permitId) {
+    long permitId,
+    int bindingLimitIndex,
+    boolean shadowBanned,
+    long bindingResetAfterNanos,
+    @Nullable Receipt receipt) {
 
   /**
    * Who made a decision. Everything but {@link #LIMITER} and {@link #LEASE} was decided without the
@@ -88,6 +108,66 @@ public record Decision(
     if (remaining < 0) {
       throw new IllegalArgumentException("remaining must not be negative, was " + remaining);
     }
+    if (bindingLimitIndex < 0) {
+      throw new IllegalArgumentException(
+          "bindingLimitIndex must not be negative, was " + bindingLimitIndex);
+    }
+  }
+
+  /** A decision that carries no receipt (yet): what the deciding step answers. */
+  public Decision(
+      boolean allowed,
+      long limit,
+      long remaining,
+      long retryAfterNanos,
+      long resetAfterNanos,
+      long delayNanos,
+      boolean shadowDenied,
+      DecidedBy decidedBy,
+      long permitId,
+      int bindingLimitIndex,
+      boolean shadowBanned,
+      long bindingResetAfterNanos) {
+    this(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
+        null);
+  }
+
+  /** A decision about the first (or only) limit of its policy, carrying no receipt (yet). */
+  public Decision(
+      boolean allowed,
+      long limit,
+      long remaining,
+      long retryAfterNanos,
+      long resetAfterNanos,
+      long delayNanos,
+      boolean shadowDenied,
+      DecidedBy decidedBy,
+      long permitId) {
+    this(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        0,
+        false,
+        resetAfterNanos);
   }
 
   /** A decision that holds no permit id (every algorithm but concurrency). */
@@ -137,7 +217,43 @@ public record Decision(
       return this;
     }
     return new Decision(
-        true, limit, remaining, 0, resetAfterNanos, delayNanos, true, decidedBy, permitId);
+        true,
+        limit,
+        remaining,
+        0,
+        resetAfterNanos,
+        delayNanos,
+        true,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
+        null);
+  }
+
+  /**
+   * This decision under a policy that shadow-bans: a denial stays a denial (nothing admitted, the
+   * same retry-after) and says {@code shadowBanned}, so that a gate lets it through marked.
+   */
+  public Decision asShadowBan() {
+    if (allowed) {
+      return this;
+    }
+    return new Decision(
+        false,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        true,
+        bindingResetAfterNanos,
+        null);
   }
 
   public Decision decidedBy(DecidedBy by) {
@@ -150,7 +266,11 @@ public record Decision(
         delayNanos,
         shadowDenied,
         by,
-        permitId);
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
+        receipt);
   }
 
   /** This decision holding the permit {@code id} (a concurrency rule's admission). */
@@ -164,7 +284,55 @@ public record Decision(
         delayNanos,
         shadowDenied,
         decidedBy,
-        id);
+        id,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
+        receipt);
+  }
+
+  /** This admission carrying {@code proof} of itself (see {@link #receipt()}). */
+  public Decision withReceipt(@Nullable Receipt proof) {
+    return new Decision(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos,
+        proof);
+  }
+
+  /** This decision reporting on the policy's limit at {@code index} (see {@link Policy#limits}). */
+  public Decision withBindingLimitIndex(int index) {
+    return withBindingLimit(index, bindingResetAfterNanos);
+  }
+
+  /**
+   * This decision reporting on the policy's limit at {@code index}, which is whole again after
+   * {@code resetAfterNanos} (see {@link #bindingResetAfterNanos}).
+   */
+  public Decision withBindingLimit(int index, long resetAfterNanos) {
+    return new Decision(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        this.resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        index,
+        shadowBanned,
+        resetAfterNanos,
+        receipt);
   }
 
   /**
@@ -184,7 +352,50 @@ public record Decision(
         saturatedAdd(delayNanos, waitNanos),
         shadowDenied,
         decidedBy,
-        permitId);
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        saturatedAdd(bindingResetAfterNanos, waitNanos),
+        receipt);
+  }
+
+  /**
+   * Decisions are equal when they decide the same: every component but the {@link #receipt()},
+   * which names one admission (its number is unique to it), so that two admissions alike, a
+   * synchronous and an asynchronous one say, compare equal as they did before receipts.
+   */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Decision other
+        && allowed == other.allowed
+        && limit == other.limit
+        && remaining == other.remaining
+        && retryAfterNanos == other.retryAfterNanos
+        && resetAfterNanos == other.resetAfterNanos
+        && delayNanos == other.delayNanos
+        && shadowDenied == other.shadowDenied
+        && decidedBy == other.decidedBy
+        && permitId == other.permitId
+        && bindingLimitIndex == other.bindingLimitIndex
+        && shadowBanned == other.shadowBanned
+        && bindingResetAfterNanos == other.bindingResetAfterNanos;
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(
+        allowed,
+        limit,
+        remaining,
+        retryAfterNanos,
+        resetAfterNanos,
+        delayNanos,
+        shadowDenied,
+        decidedBy,
+        permitId,
+        bindingLimitIndex,
+        shadowBanned,
+        bindingResetAfterNanos);
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -215,6 +426,11 @@ public record Decision(
   /** {@code resetAfter} in whole seconds, rounded up: the {@code X-RateLimit-Reset} header. */
   public long resetAfterSeconds() {
     return ceilDiv(resetAfterNanos, 1_000_000_000L);
+  }
+
+  /** {@code bindingResetAfter} in whole seconds, rounded up. */
+  public long bindingResetAfterSeconds() {
+    return ceilDiv(bindingResetAfterNanos, 1_000_000_000L);
   }
 
   private static long ceilDiv(long value, long divisor) {

@@ -222,6 +222,20 @@ public record Limit(Algorithm algorithm, long limit, Duration window, long burst
     return window.toNanos();
   }
 
+  /**
+   * The most permits a key holds under this limit: what a fresh key's answer reports as its {@code
+   * limit}, and the most one request may ask for. The count for the window algorithms and
+   * concurrency; the bucket's size ({@code burst}) for token_bucket; {@code burst + 1} for gcra and
+   * leaky_bucket (redis-cell's limit: the request being served plus {@code burst} more).
+   */
+  public long capacity() {
+    return switch (algorithm) {
+      case SLIDING_WINDOW, FIXED_WINDOW, SLIDING_LOG, SLIDING_BUCKETS, CONCURRENCY -> limit;
+      case TOKEN_BUCKET -> burst;
+      case GCRA, LEAKY_BUCKET -> burst + 1;
+    };
+  }
+
   /** The same limit with another count: used by callers that scale or tune a rule. */
   public Limit withLimit(long newLimit) {
     return new Limit(algorithm, newLimit, window, burst, buckets);

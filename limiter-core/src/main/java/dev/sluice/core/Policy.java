@@ -25,8 +25,20 @@ import java.util.Locale;
  * @param leases whether the owner may lease permits of a hot key to the callers that ask for them
  *     ({@link Leases#AUTO}, the default), or decides every request itself ({@link Leases#OFF});
  *     always {@link Leases#OFF} for a concurrency policy, whose permits each have their own id
+ * @param onDenied what a denial does at an HTTP gate: answer it ({@link OnDenied#REJECT}, the
+ *     default) or let the request through marked ({@link OnDenied#SHADOW_BAN}, Figma's shadow ban);
+ *     the limit holds either way, and a denial is a denial to every other caller
+ * @param release what a release must show to give permits back: proof of the admission ({@link
+ *     Release#PROOF}, the default), or nothing, for a rule that trusts every caller with a bare
+ *     count ({@link Release#OPEN}; never an inline policy)
  */
-public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Leases leases) {
+public record Policy(
+    List<Limit> limits,
+    boolean shadow,
+    boolean countDenied,
+    Leases leases,
+    OnDenied onDenied,
+    Release release) {
 
   /**
    * Whether permits of a key may be leased to a caller that answers its own requests from them for
@@ -59,12 +71,95 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
     }
   }
 
+  /**
+   * What a denial does at an HTTP gate. The limiter decides and counts the same either way; this
+   * says how the answer reaches the client.
+   */
+  public enum OnDenied {
+    /** The gate answers the denial (429 and the rate-limit headers by default). */
+    REJECT,
+    /**
+     * Figma's shadow ban ("stopping spam without telling the spammer"): the gate lets the request
+     * through, marked, and the caller sees a normal success while the handler skips the side
+     * effect, so a spammer does not learn that they were limited. Every decision says so ({@link
+     * Decision#shadowBanned()}); the REST API still answers 429, so that a service that reads only
+     * the status does not perform the side effect either.
+     */
+    SHADOW_BAN;
+
+    /** The name used in rules files and JSON: {@code reject} or {@code shadow_ban}. */
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The value with this wire name.
+     *
+     * @throws InvalidPolicyException naming the field {@code onDenied}
+     */
+    public static OnDenied fromWireName(String name) {
+      for (OnDenied onDenied : values()) {
+        if (onDenied.wireName().equals(name)) {
+          return onDenied;
+        }
+      }
+      throw new InvalidPolicyException(
+          "onDenied", "must be 'reject' or 'shadow_ban', was '" + name + "'");
+    }
+  }
+
+  /**
+   * What a release must show to give permits back (docs/rest-api.md, "Giving permits back"). A
+   * release that frees on anyone's word lets any caller refund its own usage after every request
+   * and never be limited, so by default it needs proof that the permits were admitted: the {@link
+   * Receipt} the admitting decision carried, a permit id or a reservation id.
+   */
+  public enum Release {
+    /** Proof of the admission: a receipt, a permit id or a reservation id. */
+    PROOF,
+    /**
+     * Also a bare count of permits from anyone: for a rule whose every caller is trusted (a rule
+     * counting work that the callers themselves report), as releases were before receipts.
+     */
+    OPEN;
+
+    /** The name used in rules files and JSON: {@code proof} or {@code open}. */
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The value with this wire name.
+     *
+     * @throws InvalidPolicyException naming the field {@code release}
+     */
+    public static Release fromWireName(String name) {
+      for (Release release : values()) {
+        if (release.wireName().equals(name)) {
+          return release;
+        }
+      }
+      throw new InvalidPolicyException("release", "must be 'proof' or 'open', was '" + name + "'");
+    }
+  }
+
   /** The most limits one policy may hold. */
   public static final int MAX_LIMITS = 8;
 
   public Policy {
     if (leases == null) {
       throw new InvalidPolicyException("leases", "is required");
+    }
+    if (onDenied == null) {
+      throw new InvalidPolicyException("onDenied", "is required");
+    }
+    if (shadow && onDenied == OnDenied.SHADOW_BAN) {
+      throw new InvalidPolicyException(
+          "onDenied",
+          "shadow_ban acts on denials, and a shadow rule never denies; use one or the other");
+    }
+    if (release == null) {
+      throw new InvalidPolicyException("release", "is required");
     }
     if (limits == null || limits.isEmpty()) {
       throw new InvalidPolicyException("limits", "at least one limit is required");
@@ -100,6 +195,11 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
     }
   }
 
+  /** A policy of these limits and flags whose denials are rejected and releases need proof. */
+  public Policy(List<Limit> limits, boolean shadow, boolean countDenied, Leases leases) {
+    this(limits, shadow, countDenied, leases, OnDenied.REJECT, Release.PROOF);
+  }
+
   /** A policy of these limits and flags that may lease. */
   public Policy(List<Limit> limits, boolean shadow, boolean countDenied) {
     this(limits, shadow, countDenied, Leases.AUTO);
@@ -117,6 +217,11 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /** Whether a denial under this policy is a shadow ban ({@link OnDenied#SHADOW_BAN}). */
+  public boolean shadowBans() {
+    return onDenied == OnDenied.SHADOW_BAN;
   }
 
   /** Whether this policy has exactly one limit, which {@link #only()} returns. */
@@ -153,6 +258,18 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
     return only().window();
   }
 
+  /**
+   * The most permits one request may ask for: the smallest {@link Limit#capacity()} of the limits,
+   * since a request is admitted only if every limit admits it.
+   */
+  public long capacity() {
+    long smallest = Long.MAX_VALUE;
+    for (Limit limit : limits) {
+      smallest = Math.min(smallest, limit.capacity());
+    }
+    return smallest;
+  }
+
   /** Whether this policy limits permits in flight (its one limit is {@code concurrency}). */
   public boolean inFlight() {
     return limits.get(0).algorithm().inFlight();
@@ -175,12 +292,13 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
 
   /** The same policy with every limit's count replaced: for one-limit policies, tuning tests. */
   public Policy withLimit(long newLimit) {
-    return new Policy(List.of(only().withLimit(newLimit)), shadow, countDenied, leases);
+    return new Policy(
+        List.of(only().withLimit(newLimit)), shadow, countDenied, leases, onDenied, release);
   }
 
   /** The same limits as a shadow policy or not. */
   public Policy withShadow(boolean newShadow) {
-    return new Policy(limits, newShadow, countDenied, leases);
+    return new Policy(limits, newShadow, countDenied, leases, onDenied, release);
   }
 
   /**
@@ -219,7 +337,8 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
           .append(',')
           .append(limit.buckets());
     }
-    // Not the lease setting: leases change who answers, not what is counted.
+    // Not the lease setting, onDenied nor the release one: they change who answers, how, and who
+    // may give back, not what is counted (and an inline policy never opens its releases).
     canonical.append(';').append(shadow ? 's' : '-').append(countDenied ? 'd' : '-');
     long hash = 0xcbf29ce484222325L;
     for (int i = 0; i < canonical.length(); i++) {
@@ -240,6 +359,8 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
     private boolean shadow;
     private boolean countDenied;
     private Leases leases = Leases.AUTO;
+    private OnDenied onDenied = OnDenied.REJECT;
+    private Release release = Release.PROOF;
 
     private Builder() {}
 
@@ -301,6 +422,21 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
       return this;
     }
 
+    /** What a denial does at an HTTP gate ({@link OnDenied#REJECT} by default). */
+    public Builder onDenied(OnDenied onDenied) {
+      this.onDenied = onDenied;
+      return this;
+    }
+
+    /**
+     * What a release must show ({@link Release#PROOF} by default); {@link Release#OPEN} takes a
+     * bare count of permits from anyone.
+     */
+    public Builder release(Release release) {
+      this.release = release;
+      return this;
+    }
+
     /**
      * The policy, validated. The first limit comes from the single-limit setters, if any was called
      * (or if no limit was added at all, so that a missing limit or window is reported).
@@ -311,7 +447,7 @@ public record Policy(List<Limit> limits, boolean shadow, boolean countDenied, Le
         all.add(first.build());
       }
       all.addAll(more);
-      return new Policy(all, shadow, countDenied, leases);
+      return new Policy(all, shadow, countDenied, leases, onDenied, release);
     }
   }
 }

@@ -41,12 +41,45 @@ public interface RateLimiter {
   BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode);
 
   /**
-   * Gives back {@code check.permits()} permits admitted earlier on the check's key, and answers the
-   * key's state after that. It never frees more than the key can hold nor more than its current
-   * window admitted (see {@link dev.sluice.core.algorithm.LimiterAlgorithm#release}): release what
-   * you acquired and did not use, soon after.
+   * Gives back {@code check.permits()} permits admitted earlier on the check's key, if {@link
+   * Check#proof()} shows they are the caller's to give back, and answers the key's state after
+   * that: a {@link Receipt} (see {@link #release(Receipt)}); a bare count on a rule that takes one
+   * from anyone ({@code release: open}); or a bare count {@link ReleaseProof.Bare#WITHOUT_PROOF}
+   * ({@link #releaseWithoutProof}). A bare count never frees more than the key can hold nor more
+   * than its current window admitted (see {@link dev.sluice.core.algorithm.LimiterAlgorithm#release
+   * (long[], long, long)}): release what you acquired and did not use, soon after.
+   *
+   * @throws ReleaseException if the proof does not hold (none on a rule that needs it, a receipt
+   *     not issued here, given back already, or of a window that has ended); nothing is freed
    */
   Decision release(Check check);
+
+  /**
+   * Gives back what the admission that answered {@code receipt} took ({@link Decision#receipt()}),
+   * and answers the key's state after that: the exact undo of that admission, once, within the
+   * window it was admitted in. A receipt is sealed with the runtime's secret (one grid's members
+   * and clients share it), so it may be given back through any node or client of the same grid, and
+   * parsed from the text it travelled as ({@link Receipt#parse}).
+   *
+   * @throws ReleaseException naming why nothing was freed: {@link
+   *     ReleaseException.Reason#NOT_ISSUED_HERE} (altered, forged, another runtime's), {@link
+   *     ReleaseException.Reason#SPENT} (given back already), {@link
+   *     ReleaseException.Reason#EXPIRED} (its window has ended)
+   */
+  default Decision release(Receipt receipt) {
+    return release(receipt.release());
+  }
+
+  /**
+   * Gives back {@code check.permits()} on the caller's own word, with no proof that they were
+   * admitted: an explicit opt-in for trusted code (a job that knows what it took). Anything that
+   * lets untrusted callers reach this (an endpoint, a message handler) lets them refund their own
+   * usage after every request and never be limited; hand them receipts instead. REST allows it only
+   * with the admin token.
+   */
+  default Decision releaseWithoutProof(Check check) {
+    return release(check.withProof(ReleaseProof.Bare.WITHOUT_PROOF));
+  }
 
   /**
    * Gives back the permit {@code permitId} that an admission under a concurrency rule holds ({@link
@@ -122,7 +155,8 @@ public interface RateLimiter {
   }
 
   /**
-   * Gives back {@code permits} on {@code key} under the named rule; see {@link #release(Check)}.
+   * Gives back {@code permits} on {@code key} under the named rule, a bare count: only a rule with
+   * {@code release: open} takes it; see {@link #release(Check)}.
    */
   default Decision release(String rule, String key, long permits) {
     return release(Check.of(rule, key, permits));

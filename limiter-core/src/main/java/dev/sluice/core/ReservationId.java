@@ -7,9 +7,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
 
 /**
  * What a reservation id says: the key it holds permits on (a rule or inline policy and a subject),
@@ -18,8 +16,8 @@ import java.util.List;
  * or stale id can settle nothing (docs/algorithms.md, "Reservations").
  *
  * <p>Written as URL-safe base64 (no padding) of {@code [version 1][id][expiresAt][subject][ref]},
- * the reference a rule name or the inline policy's limits and flags: opaque to callers, safe in a
- * JSON string, a header or a URL.
+ * the reference a rule name or the inline policy's limits and flags (after its state name, for one
+ * under a state name): opaque to callers, safe in a JSON string, a header or a URL.
  *
  * @param ref the rule or inline policy the reservation was made under
  * @param subject the key, as the caller gave it
@@ -28,8 +26,6 @@ import java.util.List;
  */
 public record ReservationId(PolicyRef ref, String subject, long number, long expiresAtNanos) {
   private static final int VERSION = 1;
-  private static final int NAMED = 0;
-  private static final int INLINE = 1;
 
   /** The shortest time a reservation may stay open. */
   public static final Duration MIN_TTL = Duration.ofMillis(1);
@@ -61,24 +57,7 @@ public record ReservationId(PolicyRef ref, String subject, long number, long exp
       out.writeLong(number);
       out.writeLong(expiresAtNanos);
       out.writeUTF(subject);
-      if (ref instanceof PolicyRef.Named named) {
-        out.writeByte(NAMED);
-        out.writeUTF(named.rule());
-      } else {
-        Policy policy = ((PolicyRef.Inline) ref).policy();
-        out.writeByte(INLINE);
-        out.writeBoolean(policy.shadow());
-        out.writeBoolean(policy.countDenied());
-        out.writeByte(policy.leases().ordinal());
-        out.writeByte(policy.limits().size());
-        for (Limit limit : policy.limits()) {
-          out.writeByte(limit.algorithm().code());
-          out.writeLong(limit.limit());
-          out.writeLong(limit.windowNanos());
-          out.writeLong(limit.burst());
-          out.writeInt(limit.buckets());
-        }
-      }
+      PolicyRefCodec.write(out, ref);
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a byte array does not fail
     }
@@ -104,41 +83,17 @@ public record ReservationId(PolicyRef ref, String subject, long number, long exp
       long number = in.readLong();
       long expiresAt = in.readLong();
       String subject = in.readUTF();
-      PolicyRef ref =
-          switch (in.readByte()) {
-            case NAMED -> PolicyRef.rule(in.readUTF());
-            case INLINE -> PolicyRef.inline(readPolicy(in));
-            default -> throw malformed();
-          };
+      PolicyRef ref = PolicyRefCodec.read(in);
       if (in.available() > 0 || number <= 0) {
         throw malformed();
       }
       StateKey.checkSubject(subject);
       return new ReservationId(ref, subject, number, expiresAt);
     } catch (IOException | IllegalArgumentException e) {
-      // Base64 errors, truncation, and a rule name or policy that does not validate.
+      // Base64 errors, truncation, an unknown tag, and a rule name or policy that does not
+      // validate.
       throw malformed();
     }
-  }
-
-  private static Policy readPolicy(DataInputStream in) throws IOException {
-    boolean shadow = in.readBoolean();
-    boolean countDenied = in.readBoolean();
-    int leases = in.readByte();
-    int count = in.readByte();
-    if (leases < 0 || leases >= Policy.Leases.values().length || count < 1) {
-      throw malformed();
-    }
-    List<Limit> limits = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      Algorithm algorithm = Algorithm.ofCode(in.readByte());
-      long limit = in.readLong();
-      Duration window = Duration.ofNanos(in.readLong());
-      long burst = in.readLong();
-      int buckets = in.readInt();
-      limits.add(new Limit(algorithm, limit, window, burst, buckets));
-    }
-    return new Policy(limits, shadow, countDenied, Policy.Leases.values()[leases]);
   }
 
   private static InvalidPolicyException malformed() {

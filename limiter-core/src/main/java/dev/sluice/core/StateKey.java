@@ -1,16 +1,28 @@
 package dev.sluice.core;
 
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
- * The key a limiter's state is stored under: {@code <rule>|<subject>} (DESIGN §3), and {@code
+ * The key a limiter's state is stored under: {@code <rule>|<subject>} (docs/grid.md), {@code
  * ~<policy identity>|<subject>} for an inline policy, so that each inline policy on a subject has a
- * state of its own ({@link Policy#identity()}). No rule can take a {@code ~} name: rule names are
- * {@code [A-Za-z0-9_.-]}.
+ * state of its own ({@link Policy#identity()}), and {@code @<state name>|<subject>} for an inline
+ * policy under a state name ({@link PolicyRef#inlineUnder}), one state whatever its parameters. No
+ * rule can take a {@code ~} or {@code @} name: rule names are {@code [A-Za-z0-9_.-]}, and neither a
+ * policy identity (base 36) nor a state name holds a {@code |}.
  */
 public final class StateKey {
-  /** What every inline state key starts with. */
+  /** What every inline state key starts with, but those under a state name. */
   public static final char INLINE_PREFIX = '~';
+
+  /** What the state key of an inline policy under a state name starts with. */
+  public static final char NAMED_INLINE_PREFIX = '@';
+
+  /** The longest state name. */
+  public static final int MAX_STATE_NAME_LENGTH = 64;
+
+  private static final Pattern STATE_NAME =
+      Pattern.compile("[A-Za-z0-9_.:/-]{1," + MAX_STATE_NAME_LENGTH + "}");
 
   public static final int MAX_SUBJECT_BYTES = 512;
 
@@ -25,14 +37,53 @@ public final class StateKey {
     return INLINE_PREFIX + policy.identity() + '|' + subject;
   }
 
-  /** Whether {@code stateKey} is an inline policy's. */
-  public static boolean isInline(String stateKey) {
-    return !stateKey.isEmpty() && stateKey.charAt(0) == INLINE_PREFIX;
+  /** The key of {@code subject}'s state under an inline policy kept under {@code stateName}. */
+  public static String underName(String stateName, String subject) {
+    return NAMED_INLINE_PREFIX + stateName + '|' + subject;
   }
 
-  /** The rule part of a state key (for an inline key, {@code ~} and the policy's identity). */
+  /** Whether {@code stateKey} is an inline policy's, under a state name or not. */
+  public static boolean isInline(String stateKey) {
+    return !stateKey.isEmpty()
+        && (stateKey.charAt(0) == INLINE_PREFIX || stateKey.charAt(0) == NAMED_INLINE_PREFIX);
+  }
+
+  /**
+   * Whether {@code stateKey} is an inline policy's under a state name: its state keeps the policy
+   * that wrote it ({@link PolicyRef#storesPolicyWithState()}).
+   */
+  public static boolean isUnderName(String stateKey) {
+    return !stateKey.isEmpty() && stateKey.charAt(0) == NAMED_INLINE_PREFIX;
+  }
+
+  /**
+   * Checks a state name ({@link PolicyRef#inlineUnder}).
+   *
+   * @throws InvalidPolicyException naming the field {@code stateName}
+   */
+  public static String checkStateName(String stateName) {
+    if (stateName == null || !STATE_NAME.matcher(stateName).matches()) {
+      throw new InvalidPolicyException(
+          "stateName",
+          "must be 1 to "
+              + MAX_STATE_NAME_LENGTH
+              + " characters of A-Z, a-z, 0-9, '_', '.', ':', '/' and '-', was "
+              + (stateName == null ? "null" : "'" + stateName + "'"));
+    }
+    return stateName;
+  }
+
+  /**
+   * The rule part of a state key: the rule's name; for an inline key, its prefix and the policy's
+   * identity or the state name.
+   */
   public static String ruleOf(String stateKey) {
     return stateKey.substring(0, stateKey.indexOf('|'));
+  }
+
+  /** The subject part of a state key: what follows its rule part ({@link #ruleOf}). */
+  public static String subjectOf(String stateKey) {
+    return stateKey.substring(stateKey.indexOf('|') + 1);
   }
 
   /**

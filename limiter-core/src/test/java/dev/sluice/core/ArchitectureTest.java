@@ -7,7 +7,10 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import dev.sluice.core.architecture.Arrows;
 import org.junit.jupiter.api.Test;
 
-/** limiter-core's share of DESIGN §1's arrows ({@link Arrows}), on its compiled main classes. */
+/**
+ * limiter-core's share of the arrows of docs/architecture.md ({@link Arrows}), on its compiled main
+ * classes.
+ */
 class ArchitectureTest {
   private static final JavaClasses CORE = Arrows.mainClasses("dev.sluice.core");
 

@@ -207,6 +207,39 @@ class PolicyTest {
             InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("limit"));
   }
 
+  @Test
+  void onDenied_rejectByDefault_shadowBanKeptByCopies_notPartOfTheStateIdentity() {
+    Policy plain = Policy.of(3, Duration.ofHours(1));
+    assertThat(plain.onDenied()).isEqualTo(Policy.OnDenied.REJECT);
+    Policy banning =
+        Policy.builder()
+            .limit(3)
+            .window(Duration.ofHours(1))
+            .onDenied(Policy.OnDenied.SHADOW_BAN)
+            .build();
+    assertThat(banning.shadowBans()).isTrue();
+    assertThat(banning.withLimit(4).shadowBans()).isTrue();
+    // How a denial reaches the client changes nothing that is counted: one state per key.
+    assertThat(banning.identity()).isEqualTo(plain.identity());
+    assertThat(Policy.OnDenied.fromWireName("shadow_ban")).isEqualTo(Policy.OnDenied.SHADOW_BAN);
+    assertThat(Policy.OnDenied.SHADOW_BAN.wireName()).isEqualTo("shadow_ban");
+    assertThatThrownBy(() -> Policy.OnDenied.fromWireName("ban"))
+        .isInstanceOfSatisfying(
+            InvalidPolicyException.class, e -> assertThat(e.field()).isEqualTo("onDenied"));
+  }
+
+  @Test
+  void onDenied_shadowBanOnAShadowPolicy_rejectedNamingOnDenied() {
+    assertRejected(
+        Policy.builder()
+            .limit(3)
+            .window(Duration.ofHours(1))
+            .shadow(true)
+            .onDenied(Policy.OnDenied.SHADOW_BAN),
+        "onDenied",
+        "a shadow rule never denies");
+  }
+
   private static void assertRejected(Policy.Builder builder, String field, String message) {
     assertThatThrownBy(builder::build)
         .isInstanceOfSatisfying(

@@ -31,6 +31,27 @@ public final class ApiError extends RuntimeException {
   /** 403: an admin route was called with a token that is not the admin token. */
   public static final String FORBIDDEN = "forbidden";
 
+  /**
+   * 401: {@code POST /v1/release} of a bare count, without the admin token, on a rule whose
+   * releases need proof: give the receipt the check answered (or a permit id).
+   */
+  public static final String PROOF_REQUIRED = "proof_required";
+
+  /**
+   * 403: {@code POST /v1/release} of a receipt this grid did not issue: altered, made up, or
+   * another cluster's.
+   */
+  public static final String RECEIPT_NOT_ISSUED_HERE = "receipt_not_issued_here";
+
+  /** 409: {@code POST /v1/release} of a receipt given back already; a receipt frees once. */
+  public static final String RECEIPT_SPENT = "receipt_spent";
+
+  /**
+   * 410: {@code POST /v1/release} of a receipt whose window has ended: its permits count in no
+   * window now, and nothing is freed.
+   */
+  public static final String RECEIPT_EXPIRED = "receipt_expired";
+
   /** 404: the named rule does not exist. */
   public static final String UNKNOWN_RULE = "unknown_rule";
 

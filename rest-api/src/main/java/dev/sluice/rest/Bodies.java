@@ -56,7 +56,8 @@ final class Bodies {
     } catch (IOException e) {
       // The client's fault, not ours: a body shorter than its Content-Length, broken chunked
       // framing, a connection closed mid-body. Found by RestFuzzTest, which got 500s here. The
-      // exception's class name stays out of the message (DESIGN §4: no Java in answers).
+      // exception's class name stays out of the message (docs/rest-api.md, "Errors": no Java in
+      // answers).
       throw new ApiError(
           400,
           ApiError.MALFORMED_JSON,

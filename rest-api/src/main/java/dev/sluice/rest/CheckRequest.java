@@ -3,6 +3,7 @@ package dev.sluice.rest;
 import dev.sluice.core.Check;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.Receipt;
 import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.spec.LimitSpec;
@@ -23,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * {"rule": "exports", "key": "user-42", "maxWaitMs": 2000}       wait up to 2 s (answer: delayMs)
  * {"rule": "db", "key": "user-42", "permitId": "1790000000000000001"}  release a permit by its id
  * {"rule": "llm-tokens", "key": "team-7", "cost": 500, "ttlMs": 60000}  reserve an estimate
+ * {"key": "user-42", "limit": 3, "window": "1h", "onDenied": "shadow_ban"}  a denial says shadowBanned
+ * {"receipt": "AQAAAAAAAAAB..."}                     give back what a check took, with its receipt
  * </pre>
  *
  * Every field is boxed so that "absent" is visible: {@link #toCheck()} applies the defaults and
@@ -44,7 +47,10 @@ public record CheckRequest(
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
-    @Nullable String leases) {
+    @Nullable String leases,
+    @Nullable String onDenied,
+    @Nullable String release,
+    @Nullable String receipt) {
 
   /** The check this request asks for, validated; nothing has been counted yet. */
   Check toCheck() {
@@ -134,6 +140,35 @@ public record CheckRequest(
 
   private PolicySpec policy() {
     return new PolicySpec(
-        limit, window, algorithm, burst, buckets, permitTtl, limits, shadow, countDenied, leases);
+        limit,
+        window,
+        algorithm,
+        burst,
+        buckets,
+        permitTtl,
+        limits,
+        shadow,
+        countDenied,
+        leases,
+        onDenied,
+        release);
+  }
+
+  /**
+   * The receipt of {@code POST /v1/release}, alone: it names its key and cost itself.
+   *
+   * @throws InvalidPolicyException naming the field given beside it, or {@code receipt} if it is
+   *     not a receipt
+   */
+  Receipt receiptAlone() {
+    String beside =
+        rule != null
+            ? "rule"
+            : key != null ? "key" : cost != null ? "cost" : policy().hasAnyField() ? "limit" : null;
+    if (beside != null) {
+      throw new InvalidPolicyException(
+          beside, "is not taken with a receipt: the receipt names its key, rule and cost");
+    }
+    return Receipt.parse(receipt);
   }
 }

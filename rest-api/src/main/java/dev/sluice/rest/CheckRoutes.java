@@ -9,10 +9,13 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
+import dev.sluice.core.headers.RateLimitHeaders;
 import dev.sluice.core.spec.LimitSpec;
 import io.javalin.http.Context;
 import java.time.Duration;
@@ -32,18 +35,20 @@ final class CheckRoutes {
   private final RateLimiter limiter;
   private final Bodies bodies;
   private final int maxBatchChecks;
+  private final AdminAuth auth;
 
-  CheckRoutes(RateLimiter limiter, Bodies bodies, int maxBatchChecks) {
+  CheckRoutes(RateLimiter limiter, Bodies bodies, int maxBatchChecks, AdminAuth auth) {
     this.limiter = limiter;
     this.bodies = bodies;
     this.maxBatchChecks = maxBatchChecks;
+    this.auth = auth;
   }
 
   /** {@code POST /v1/check}: 200 allowed, 429 denied. */
   void check(Context ctx) {
     Request request = request(noPermitId(bodies.read(ctx, CheckRequest.class), ""), "");
     Decision decision = limiter.tryAcquire(request.check());
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, decision.allowed() ? 200 : 429, request.body(decision, false));
   }
 
@@ -91,7 +96,7 @@ final class CheckRoutes {
       }
     }
     Request head = requests.get(headline);
-    RateLimitHeaders.apply(ctx, head.label(), head.policy(), outcome.decisions().get(headline));
+    writeHeaders(ctx, head.label(), head.policy(), outcome.decisions().get(headline));
     respond(
         ctx,
         outcome.allowed() ? 200 : 429,
@@ -100,14 +105,21 @@ final class CheckRoutes {
   }
 
   /**
-   * {@code POST /v1/release}: gives {@code cost} permits back on the key (a check's body), or with
-   * {@code permitId} the permit a concurrency check answered, and answers the key's state after
-   * that.
+   * {@code POST /v1/release}: gives back what the caller shows it holds, and answers the key's
+   * state after that: with {@code receipt} alone, what the check that answered it took; with {@code
+   * permitId}, the permit a concurrency check answered; with a bare {@code cost} on a check's body,
+   * that many permits, for the admin token or on a rule with {@code release: open} (else 401).
+   * Whether the proof holds is the limiter's to say ({@link ReleaseException}, mapped in {@link
+   * SluiceApi}); nothing is freed when it does not.
    */
   void release(Context ctx) {
     CheckRequest body = bodies.read(ctx, CheckRequest.class);
     if (body.maxWaitMs() != null) {
       throw ApiError.invalidField("maxWaitMs", "is not taken here: a release never waits");
+    }
+    if (body.receipt() != null) {
+      releaseReceipt(ctx, body);
+      return;
     }
     Long permitId;
     try {
@@ -119,12 +131,45 @@ final class CheckRoutes {
       throw ApiError.invalidField("cost", "is not taken with permitId: the permit says how many");
     }
     Request request = request(noTtl(body, ""), "");
-    Decision decision =
-        permitId == null
-            ? limiter.release(request.check())
-            : limiter.releasePermit(request.check().ref(), request.check().key(), permitId);
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    Decision decision;
+    if (permitId != null) {
+      decision = limiter.releasePermit(request.check().ref(), request.check().key(), permitId);
+    } else if (auth.isAdmin(ctx)) {
+      decision = limiter.releaseWithoutProof(request.check());
+    } else {
+      decision = limiter.release(request.check()); // only a rule with release: open takes it
+    }
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
+  }
+
+  /** {@code POST /v1/release {"receipt": ...}}: the receipt names its key, rule and cost. */
+  private void releaseReceipt(Context ctx, CheckRequest body) {
+    if (body.permitId() != null || body.ttlMs() != null) {
+      throw ApiError.invalidField(
+          body.permitId() != null ? "permitId" : "ttlMs",
+          "is not taken with a receipt: the receipt names what it gives back");
+    }
+    Receipt receipt;
+    try {
+      receipt = body.receiptAlone();
+    } catch (InvalidPolicyException e) {
+      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
+    }
+    Request request = new Request(receipt.release(), policyOf(receipt.ref(), ""));
+    Decision decision = limiter.release(receipt);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
+    respond(ctx, 200, request.body(decision, false));
+  }
+
+  /**
+   * The policy {@code ref} names (a check's, a receipt's, a reservation's), for the headers and the
+   * body; null as {@link #lookUp} says.
+   */
+  private @Nullable Policy policyOf(PolicyRef ref, String at) {
+    return ref instanceof PolicyRef.Inline inline
+        ? inline.policy()
+        : lookUp(((PolicyRef.Named) ref).rule(), at);
   }
 
   /**
@@ -134,9 +179,10 @@ final class CheckRoutes {
    */
   void reserve(Context ctx) {
     CheckRequest body = bodies.read(ctx, CheckRequest.class);
-    if (body.permitId() != null) {
+    if (body.permitId() != null || body.receipt() != null) {
       throw ApiError.invalidField(
-          "permitId", "is taken by POST /v1/release only, to give a permit back");
+          body.permitId() != null ? "permitId" : "receipt",
+          "is taken by POST /v1/release only, to give back what was admitted");
     }
     if (body.maxWaitMs() != null) {
       throw ApiError.invalidField(
@@ -151,7 +197,7 @@ final class CheckRoutes {
     Request request = request(body, "");
     Reservation reservation = limiter.reserve(request.check(), ttl);
     Decision decision = reservation.decision();
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(
         ctx,
         decision.allowed() ? 200 : 429,
@@ -173,13 +219,9 @@ final class CheckRoutes {
     } catch (InvalidPolicyException e) {
       throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
     }
-    Policy policy =
-        id.ref() instanceof PolicyRef.Inline inline
-            ? inline.policy()
-            : lookUp(((PolicyRef.Named) id.ref()).rule(), "");
-    Request request = new Request(new Check(id.ref(), id.subject(), 0), policy);
+    Request request = new Request(new Check(id.ref(), id.subject(), 0), policyOf(id.ref(), ""));
     Decision decision = limiter.commit(body.reservationId(), body.cost());
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
 
@@ -188,7 +230,7 @@ final class CheckRoutes {
     Rule rule = ruleFromPath(ctx);
     String key = keyFromPath(ctx);
     Decision decision = limiter.peek(rule.name(), key);
-    RateLimitHeaders.apply(ctx, rule.name(), rule.policy(), decision);
+    writeHeaders(ctx, rule.name(), rule.policy(), decision);
     respond(ctx, 200, DecisionBody.of(decision, rule.name(), rule.policy()));
   }
 
@@ -206,7 +248,7 @@ final class CheckRoutes {
   void peekBody(Context ctx) {
     Request request = keyRequest(bodies.read(ctx, CheckRequest.class));
     Decision decision = limiter.peek(request.check().ref(), request.check().key());
-    RateLimitHeaders.apply(ctx, request.label(), request.policy(), decision);
+    writeHeaders(ctx, request.label(), request.policy(), decision);
     respond(ctx, 200, request.body(decision, false));
   }
 
@@ -228,8 +270,15 @@ final class CheckRoutes {
     return request(noPermitId(body, ""), "");
   }
 
-  /** Refuses a permit id where no permit is released, and a ttl where nothing is reserved. */
+  /**
+   * Refuses a permit id or a receipt where nothing is released, and a ttl where nothing is
+   * reserved.
+   */
   private static CheckRequest noPermitId(CheckRequest body, String at) {
+    if (body.receipt() != null) {
+      throw ApiError.invalidField(
+          at + "receipt", "is taken by POST /v1/release only, to give back what a check took");
+    }
     if (body.permitId() != null) {
       throw ApiError.invalidField(
           at + "permitId", "is taken by POST /v1/release only, to give a permit back");
@@ -253,11 +302,7 @@ final class CheckRoutes {
     } catch (InvalidPolicyException e) {
       throw ApiError.invalidField(at + e.field(), LimitSpec.problem(e));
     }
-    Policy policy =
-        check.ref() instanceof PolicyRef.Inline inline
-            ? inline.policy()
-            : lookUp(((PolicyRef.Named) check.ref()).rule(), at);
-    return new Request(check, policy);
+    return new Request(check, policyOf(check.ref(), at));
   }
 
   /**
@@ -327,6 +372,14 @@ final class CheckRoutes {
       return candidate.retryAfterNanos() > current.retryAfterNanos();
     }
     return candidate.remaining() < current.remaining();
+  }
+
+  /** The rate-limit headers every surface writes ({@link RateLimitHeaders}). */
+  private static void writeHeaders(
+      Context ctx, String label, @Nullable Policy policy, Decision decision) {
+    for (RateLimitHeaders.Header header : RateLimitHeaders.of(label, policy, decision)) {
+      ctx.header(header.name(), header.value());
+    }
   }
 
   static void respond(Context ctx, int status, Object body) {

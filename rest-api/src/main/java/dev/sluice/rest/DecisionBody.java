@@ -7,8 +7,8 @@ import dev.sluice.core.Policy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The answer to one check (DESIGN §4). Delays are whole milliseconds rounded up, so a client that
- * waits {@code retryAfterMs} succeeds.
+ * The answer to one check (docs/rest-api.md). Delays are whole milliseconds rounded up, so a client
+ * that waits {@code retryAfterMs} succeeds.
  *
  * @param allowed whether the request may proceed (always true under a shadow rule)
  * @param limit the most permits the key can hold
@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  * @param retryAfterMs 0 when allowed; else the wait after which the same request is allowed
  * @param rule the rule's name, or null for an inline policy
  * @param shadow the rule is a shadow rule and would have denied this request
+ * @param shadowBanned only on a denial under a rule whose {@code onDenied} is {@code shadow_ban}:
+ *     the answer is still a 429 with {@code allowed: false} (the limit holds for a caller that
+ *     reads only the status), and says that the calling service should answer its own client as if
+ *     the request had succeeded, skipping the side effect
  * @param delayMs how long the caller waits before proceeding: leaky_bucket's shaping delay, or a
  *     booking's wait (a check with {@code maxWaitMs}); absent when neither applies
  * @param permitId concurrency rules: the admitted permit's id, to send to {@code POST /v1/release};
@@ -29,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  *     permits were given back
  * @param reservationId only from {@code POST /v1/reserve}, when the estimate was taken: the id to
  *     send to {@code POST /v1/commit} with the actual cost
+ * @param receipt only when permits were taken: the proof to give them back with, {@code POST
+ *     /v1/release} {@code {"receipt": ...}}, once, within the window they were admitted in
  */
 public record DecisionBody(
     boolean allowed,
@@ -38,14 +44,16 @@ public record DecisionBody(
     long retryAfterMs,
     @Nullable String rule,
     boolean shadow,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean shadowBanned,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Long delayMs,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String decidedBy,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean released,
     @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String permitId,
-    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String reservationId) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String reservationId,
+    @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String receipt) {
 
   /** The answer for {@code decision}, under {@code rule} (null: inline) of {@code policy}. */
-  static DecisionBody of(Decision decision, @Nullable String rule, @Nullable Policy policy) {
+  public static DecisionBody of(Decision decision, @Nullable String rule, @Nullable Policy policy) {
     return of(decision, rule, policy, false);
   }
 
@@ -63,15 +71,17 @@ public record DecisionBody(
         decision.retryAfterMillis(),
         rule,
         decision.shadowDenied(),
+        decision.shadowBanned() ? Boolean.TRUE : null,
         shaping || decision.delayNanos() > 0 ? decision.delayMillis() : null,
         decidedBy(decision.decidedBy()),
         released ? Boolean.TRUE : null,
         decision.permitId() != 0 ? Long.toString(decision.permitId()) : null,
-        null);
+        null,
+        decision.receipt() == null ? null : decision.receipt().encode());
   }
 
   /** This answer carrying the id of the reservation it took. */
-  DecisionBody withReservationId(@Nullable String id) {
+  public DecisionBody withReservationId(@Nullable String id) {
     return new DecisionBody(
         allowed,
         limit,
@@ -80,11 +90,13 @@ public record DecisionBody(
         retryAfterMs,
         rule,
         shadow,
+        shadowBanned,
         delayMs,
         decidedBy,
         released,
         permitId,
-        id);
+        id,
+        receipt);
   }
 
   /** The wire name of a local decision's maker, like the metric's {@code reason} label. */

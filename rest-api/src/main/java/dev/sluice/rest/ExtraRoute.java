@@ -13,14 +13,15 @@ import java.util.Set;
  * <p>Its handler runs like the API's own: an {@link ApiError} it throws becomes the usual {@code
  * {"error", "message"}} answer, and any other exception a 500 (or a 503 for the grid's). It gets no
  * admin check and is not timed in {@code sluice_check_seconds}. Paths of the API's own ({@code
- * /v1/...}, {@code /health/...}, {@code /metrics}, {@code /openapi.json}) are refused.
+ * /v1/...}, {@code /health/...}, {@code /metrics}, {@code /openapi.json}, the console's {@code /}
+ * and {@code /console/...}) are refused.
  *
  * @param method the HTTP method, e.g. {@link HandlerType#POST}
  * @param path the path, e.g. {@code /json}
  * @param handler what serves it
  */
 public record ExtraRoute(HandlerType method, String path, Handler handler) {
-  private static final Set<String> OWN_PATHS = Set.of("/metrics", "/openapi.json");
+  private static final Set<String> OWN_PATHS = Set.of("/", "/metrics", "/openapi.json");
 
   public ExtraRoute {
     Objects.requireNonNull(method, "method");
@@ -28,7 +29,10 @@ public record ExtraRoute(HandlerType method, String path, Handler handler) {
     if (path == null || !path.startsWith("/")) {
       throw new IllegalArgumentException("path must start with '/', was " + path);
     }
-    if (path.startsWith("/v1/") || path.startsWith("/health/") || OWN_PATHS.contains(path)) {
+    if (path.startsWith("/v1/")
+        || path.startsWith("/health/")
+        || path.startsWith("/console/")
+        || OWN_PATHS.contains(path)) {
       throw new IllegalArgumentException(path + " is one of the API's own paths");
     }
   }

@@ -12,7 +12,7 @@ import org.eclipse.jetty.util.Callback;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Jetty's error page, replaced by DESIGN §4's {@code {"error", "message"}}.
+ * Jetty's error page, replaced by the {@code {"error", "message"}} of docs/rest-api.md, "Errors".
  *
  * <p>Some requests never reach a Javalin route: Jetty's parser refuses them first. A garbled
  * request line or bad percent-encoding ({@code GET /v1/limits/%zz/x}) is a 400, a request line

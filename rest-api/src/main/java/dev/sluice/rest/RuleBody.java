@@ -28,9 +28,12 @@ public record RuleBody(
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
-    @Nullable String leases) {
+    @Nullable String leases,
+    @Nullable String onDenied,
+    @Nullable String release) {
 
-  static RuleBody of(Rule rule) {
+  /** A rule as {@code GET /v1/rules/{name}} answers it. */
+  public static RuleBody of(Rule rule) {
     PolicySpec spec = PolicySpec.of(rule.policy());
     return new RuleBody(
         rule.name(),
@@ -43,7 +46,9 @@ public record RuleBody(
         spec.limits(),
         spec.shadow(),
         spec.countDenied(),
-        spec.leases());
+        spec.leases(),
+        spec.onDenied(),
+        spec.release());
   }
 
   /** The rule this body defines under {@code pathName}, validated. */
@@ -65,7 +70,9 @@ public record RuleBody(
                 limits,
                 shadow,
                 countDenied,
-                leases)
+                leases,
+                onDenied,
+                release)
             .toPolicy());
   }
 }

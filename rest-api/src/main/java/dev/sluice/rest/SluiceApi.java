@@ -5,9 +5,12 @@ import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.metrics.DecisionMetrics;
+import dev.sluice.core.stats.FrontEnd;
+import dev.sluice.core.stats.NodeStats;
 import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -24,12 +27,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The REST API of DESIGN §4 over any {@link RateLimiter}: build one, {@link #start} it, and every
- * route below is served.
+ * The REST API of docs/rest-api.md over any {@link RateLimiter}: build one, {@link #start} it, and
+ * every route below is served.
  *
  * <pre>{@code
  * SluiceApi api = new SluiceApi(limiter, registry, ApiSettings.withAdminToken(token),
@@ -40,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>Routes read as a table in the constructor; errors map to {@code {"error", "message"}} in one
  * place ({@link #mapErrors}). A request is checked in this order, and the first failure answers:
  * route (404, 405), admin token (401, 403), content type (415), body size (413), JSON shape (400),
- * field values (400), rule exists (404). Only then does the limiter count anything.
+ * field values (400), rule exists (404); for a release, its proof (401, 403, 409, 410). Only then
+ * does the limiter count or free anything.
  */
 public final class SluiceApi {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceApi.class);
@@ -55,10 +60,14 @@ public final class SluiceApi {
   }
 
   private final Javalin app;
+  private final Console console;
+  private final boolean ownsStats;
+  private volatile @Nullable FrontEnd rest;
 
   /**
    * @param limiter decides every check; its {@link RateLimiter#rules()} backs the rule routes
-   * @param registry where the meters of DESIGN §7 live; {@code /metrics} scrapes it
+   * @param registry where the meters of docs/rest-api.md, "Metrics", live; {@code /metrics} scrapes
+   *     it
    * @param settings admin token and size limits
    * @param readiness answers {@code /health/ready}
    * @param keysOwned limiter entries this node owns, for the {@code sluice_keys} gauge
@@ -84,13 +93,37 @@ public final class SluiceApi {
       ReadinessProbe readiness,
       LongSupplier keysOwned,
       List<ExtraRoute> extraRoutes) {
+    this(limiter, registry, settings, readiness, keysOwned, extraRoutes, null);
+  }
+
+  /**
+   * The API with its console ({@code GET /}, {@code GET /v1/stats...}) showing {@code console}.
+   *
+   * @param limiter decides every check; a limiter that records into {@code registry} already (a
+   *     node's, which also counts into {@code console}'s stats) is used as it is, any other is
+   *     wrapped to record into both
+   * @param console what the console shows; null: this API's own decisions alone ({@link
+   *     Console#local}), kept until {@link #stop}
+   */
+  public SluiceApi(
+      RateLimiter limiter,
+      PrometheusMeterRegistry registry,
+      ApiSettings settings,
+      ReadinessProbe readiness,
+      LongSupplier keysOwned,
+      List<ExtraRoute> extraRoutes,
+      @Nullable Console console) {
     List<ExtraRoute> extras = List.copyOf(extraRoutes);
+    this.ownsStats = console == null;
+    this.console = console != null ? console : Console.local(NodeStats.started("this node"));
     SluiceMetrics metrics = new SluiceMetrics(registry, keysOwned);
-    RateLimiter metered = DecisionMetrics.record(limiter, registry);
+    RateLimiter metered = DecisionMetrics.record(limiter, registry, this.console.stats());
     Bodies bodies = new Bodies(settings.maxBodyBytes());
-    CheckRoutes checks = new CheckRoutes(metered, bodies, settings.maxBatchChecks());
-    RuleRoutes rules = new RuleRoutes(limiter.rules(), bodies);
     AdminAuth auth = new AdminAuth(settings.adminToken());
+    CheckRoutes checks = new CheckRoutes(metered, bodies, settings.maxBatchChecks(), auth);
+    RuleRoutes rules = new RuleRoutes(limiter.rules(), bodies);
+    StatsRoutes stats = new StatsRoutes(limiter.rules(), this.console, auth);
+    ConsoleRoutes page = new ConsoleRoutes();
     byte[] openApi = openApiDocument();
 
     this.app =
@@ -117,6 +150,10 @@ public final class SluiceApi {
               // Reads: GET, and HEAD answering as GET does (status, content type, headers) without
               // the body (RFC 9110 §9.3.2); Javalin alone would answer HEAD with text/plain.
               Map<String, Handler> reads = new LinkedHashMap<>();
+              reads.put("/", page::page);
+              reads.put("/console/{asset}", page::asset);
+              reads.put("/v1/stats", stats::stats);
+              reads.put("/v1/stats/limited-keys", stats::limitedKeys);
               reads.put("/v1/limits/{rule}/{key}", checks::peek);
               reads.put("/v1/rules", rules::list);
               reads.put("/v1/rules/{name}", rules::get);
@@ -138,7 +175,11 @@ public final class SluiceApi {
                     }
                   });
               config.routes.before(ctx -> ctx.attribute(START_NANOS, System.nanoTime()));
-              config.routes.after(ctx -> timeCheck(ctx, metrics));
+              config.routes.after(
+                  ctx -> {
+                    timeCheck(ctx, metrics);
+                    countServed(ctx);
+                  });
               mapErrors(config.routes);
             });
   }
@@ -154,6 +195,7 @@ public final class SluiceApi {
   /** Starts serving on {@code host:port} (port 0: any free port, see {@link #port()}). */
   public SluiceApi start(String host, int port) {
     app.start(host, port);
+    rest = console.stats().frontEnds().register("rest", host + ":" + app.port());
     return this;
   }
 
@@ -165,6 +207,9 @@ public final class SluiceApi {
   /** Stops serving; in-flight requests finish first. */
   public void stop() {
     app.stop();
+    if (ownsStats) {
+      console.stats().close();
+    }
   }
 
   /** The underlying Javalin app, e.g. to list its routes. */
@@ -195,6 +240,20 @@ public final class SluiceApi {
             case UNKNOWN -> error(ctx, 404, ApiError.RESERVATION_UNKNOWN, e.getMessage());
             case COMMITTED -> error(ctx, 409, ApiError.RESERVATION_COMMITTED, e.getMessage());
             case EXPIRED -> error(ctx, 410, ApiError.RESERVATION_EXPIRED, e.getMessage());
+          }
+        });
+    routes.exception(
+        ReleaseException.class,
+        (e, ctx) -> {
+          switch (e.reason()) {
+            case PROOF_REQUIRED -> {
+              ctx.header("WWW-Authenticate", "Bearer realm=\"sluice\"");
+              error(ctx, 401, ApiError.PROOF_REQUIRED, e.getMessage());
+            }
+            case NOT_ISSUED_HERE ->
+                error(ctx, 403, ApiError.RECEIPT_NOT_ISSUED_HERE, e.getMessage());
+            case SPENT -> error(ctx, 409, ApiError.RECEIPT_SPENT, e.getMessage());
+            case EXPIRED -> error(ctx, 410, ApiError.RECEIPT_EXPIRED, e.getMessage());
           }
         });
     routes.exception(HttpResponseException.class, SluiceApi::httpError);
@@ -275,7 +334,26 @@ public final class SluiceApi {
     metrics.recordCheck(endpoint.path, ctx.statusCode(), System.nanoTime() - start);
   }
 
-  private static Endpoint matchedEndpoint(Context ctx) {
+  /**
+   * Reports the request to the console's front-end stats under its route: an error is a 4xx other
+   * than 429 (a denial is an answer) or a 5xx. Requests that match no route are not counted.
+   */
+  private void countServed(Context ctx) {
+    FrontEnd front = rest;
+    Endpoint endpoint = matchedEndpoint(ctx);
+    if (front == null || endpoint == null) {
+      return;
+    }
+    String command = endpoint.method.name() + " " + endpoint.path;
+    int status = ctx.statusCode();
+    if (status >= 400 && status != 429) {
+      front.failed(command);
+    } else {
+      front.served(command);
+    }
+  }
+
+  private static @Nullable Endpoint matchedEndpoint(Context ctx) {
     try {
       return ctx.endpoints().matchedHttpEndpoint();
     } catch (RuntimeException e) {

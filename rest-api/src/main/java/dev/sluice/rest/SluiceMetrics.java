@@ -9,7 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The REST node's own meters of DESIGN §7, named the Micrometer way and exported to Prometheus as:
+ * The REST node's own meters (docs/rest-api.md, "Metrics"), named the Micrometer way and exported
+ * to Prometheus as:
  *
  * <ul>
  *   <li>{@code sluice_check_seconds{route, status}}: time to answer a check request, from the first

@@ -1,5 +1,6 @@
 /**
- * Sluice's REST API (DESIGN §4): a thin Javalin skin over any {@link dev.sluice.core.RateLimiter}.
+ * Sluice's REST API (docs/rest-api.md): a thin Javalin skin over any {@link
+ * dev.sluice.core.RateLimiter}.
  *
  * <p>Start with {@link dev.sluice.rest.SluiceApi}: its constructor holds the route table. Request
  * and answer bodies are records ({@link dev.sluice.rest.CheckRequest}, {@link

@@ -4,13 +4,21 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import dev.sluice.core.architecture.Arrows;
 import org.junit.jupiter.api.Test;
 
-/** rest-api's share of DESIGN §1's arrows ({@link Arrows}), on its compiled main classes. */
+/**
+ * rest-api's share of the arrows of docs/architecture.md ({@link Arrows}), on its compiled main
+ * classes.
+ */
 class ArchitectureTest {
   private static final JavaClasses CLASSES = Arrows.mainClasses("dev.sluice.rest");
 
   @Test
   void dependsOnTheCoreOnly() {
     Arrows.REST_KNOWS_NO_NODE_OR_CLIENT.check(CLASSES);
+  }
+
+  @Test
+  void surfaces_goThroughThePipeline_notTheAlgorithms() {
+    Arrows.SURFACES_GO_THROUGH_THE_PIPELINE.check(CLASSES);
   }
 
   @Test

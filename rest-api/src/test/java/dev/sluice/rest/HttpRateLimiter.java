@@ -14,6 +14,9 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReleaseException;
+import dev.sluice.core.ReleaseProof;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.Rule;
@@ -125,7 +128,14 @@ public final class HttpRateLimiter implements RateLimiter {
 
   @Override
   public Decision release(Check check) {
-    return decision(post("/v1/release", checkBody(check)));
+    if (check.proof() instanceof Receipt receipt) {
+      return decision(
+          post("/v1/release", MAPPER.createObjectNode().put("receipt", receipt.encode())));
+    }
+    HttpRequest.Builder request = jsonPost("/v1/release", checkBody(check));
+    // A bare count on the caller's own word is what the admin token allows over REST.
+    return decision(
+        send(check.proof() == ReleaseProof.Bare.WITHOUT_PROOF ? admin(request) : request).json());
   }
 
   @Override
@@ -232,6 +242,10 @@ public final class HttpRateLimiter implements RateLimiter {
 
   /** A key as the API reads it: the rule or the inline policy's fields, and the key. */
   private static ObjectNode keyBody(PolicyRef ref, String key) {
+    if (ref.storesPolicyWithState()) {
+      throw new UnsupportedOperationException(
+          "the REST API has no field for an inline policy's state name");
+    }
     ObjectNode body =
         ref instanceof PolicyRef.Inline inline
             ? policyBody(inline.policy())
@@ -264,25 +278,32 @@ public final class HttpRateLimiter implements RateLimiter {
 
   private static Decision decision(JsonNode json) {
     long millis = 1_000_000L;
-    return new Decision(
-        json.get("allowed").asBoolean(),
-        json.get("limit").asLong(),
-        json.get("remaining").asLong(),
-        json.get("retryAfterMs").asLong() * millis,
-        json.get("resetAfterMs").asLong() * millis,
-        json.path("delayMs").asLong(0) * millis,
-        json.get("shadow").asBoolean(),
-        json.has("decidedBy")
-            ? Decision.DecidedBy.valueOf(json.get("decidedBy").asText().toUpperCase(Locale.ROOT))
-            : Decision.DecidedBy.LIMITER,
-        json.has("permitId") ? Long.parseLong(json.get("permitId").asText()) : 0);
+    Decision decision =
+        new Decision(
+                json.get("allowed").asBoolean(),
+                json.get("limit").asLong(),
+                json.get("remaining").asLong(),
+                json.get("retryAfterMs").asLong() * millis,
+                json.get("resetAfterMs").asLong() * millis,
+                json.path("delayMs").asLong(0) * millis,
+                json.get("shadow").asBoolean(),
+                json.has("decidedBy")
+                    ? Decision.DecidedBy.valueOf(
+                        json.get("decidedBy").asText().toUpperCase(Locale.ROOT))
+                    : Decision.DecidedBy.LIMITER,
+                json.has("permitId") ? Long.parseLong(json.get("permitId").asText()) : 0)
+            .withReceipt(json.has("receipt") ? Receipt.parse(json.get("receipt").asText()) : null);
+    return json.path("shadowBanned").asBoolean(false) ? decision.asShadowBan() : decision;
   }
 
   private JsonNode post(String path, JsonNode body) {
-    return send(HttpRequest.newBuilder(uri(path))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(json(body))))
-        .json();
+    return send(jsonPost(path, body)).json();
+  }
+
+  private HttpRequest.Builder jsonPost(String path, JsonNode body) {
+    return HttpRequest.newBuilder(uri(path))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json(body)));
   }
 
   private static String json(JsonNode body) {
@@ -358,6 +379,14 @@ public final class HttpRateLimiter implements RateLimiter {
             throw new ReservationException(ReservationException.Reason.COMMITTED, message);
         case ApiError.RESERVATION_EXPIRED ->
             throw new ReservationException(ReservationException.Reason.EXPIRED, message);
+        case ApiError.PROOF_REQUIRED ->
+            throw new ReleaseException(ReleaseException.Reason.PROOF_REQUIRED, message);
+        case ApiError.RECEIPT_NOT_ISSUED_HERE ->
+            throw new ReleaseException(ReleaseException.Reason.NOT_ISSUED_HERE, message);
+        case ApiError.RECEIPT_SPENT ->
+            throw new ReleaseException(ReleaseException.Reason.SPENT, message);
+        case ApiError.RECEIPT_EXPIRED ->
+            throw new ReleaseException(ReleaseException.Reason.EXPIRED, message);
         default -> {}
       }
       if (code.equals(ApiError.INVALID_FIELD)) {

@@ -13,9 +13,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Requests that are not valid HTTP, or exceed the server's limits for lines and headers, are
- * refused by Jetty before Javalin routes them. They still get DESIGN §4's error shape: the right
- * status, {@code Content-Type: application/json}, {@code {"error", "message"}}, no HTML page and no
- * stack trace; and nothing is counted.
+ * refused by Jetty before Javalin routes them. They still get the error shape of docs/rest-api.md:
+ * the right status, {@code Content-Type: application/json}, {@code {"error", "message"}}, no HTML
+ * page and no stack trace; and nothing is counted.
  *
  * <p>{@code java.net.http.HttpClient} refuses to send such requests, so they go over a raw socket
  * ({@link RawHttp}). Each case runs on a fresh server with one rule, {@code login} (5 per minute);

@@ -7,6 +7,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.spec.LimitSpec;
+import dev.sluice.core.stats.ClusterStats;
+import dev.sluice.core.stats.CommandTotals;
+import dev.sluice.core.stats.ConnectedClient;
+import dev.sluice.core.stats.FrontEndTotals;
+import dev.sluice.core.stats.GridView;
+import dev.sluice.core.stats.KeyCount;
+import dev.sluice.core.stats.LatencySeries;
+import dev.sluice.core.stats.LeaseTotals;
+import dev.sluice.core.stats.MemberFacts;
+import dev.sluice.core.stats.RuleRates;
 import io.javalin.router.Endpoint;
 import io.javalin.router.ParsedEndpoint;
 import io.javalin.security.Roles;
@@ -49,7 +59,22 @@ class OpenApiContractTest {
           RulesBody.class,
           HealthBody.class,
           ErrorBody.class,
-          LimitSpec.class);
+          LimitSpec.class,
+          StatsBody.class,
+          NodeBody.class,
+          RuleInfo.class,
+          LimitedKeysBody.class,
+          RuleKeys.class,
+          KeyCount.class,
+          ClusterStats.class,
+          RuleRates.class,
+          LatencySeries.class,
+          LeaseTotals.class,
+          FrontEndTotals.class,
+          CommandTotals.class,
+          GridView.class,
+          MemberFacts.class,
+          ConnectedClient.class);
 
   private static ApiServer server;
   private static JsonNode openApi;

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The routes of DESIGN §4 on a real server, as timelines on a manual clock. */
+/** The routes of docs/rest-api.md on a real server, as timelines on a manual clock. */
 class SluiceApiTest {
   private ApiServer server;
 
@@ -107,6 +107,26 @@ class SluiceApiTest {
   }
 
   @Test
+  void check_twoLimitsOfOneQuota_headersListBoth_andNameTheOneThatDenied() {
+    server.putAdmin(
+        "/v1/rules/otp",
+        "{\"limits\": [{\"limit\": 3, \"window\": \"1s\"}, {\"limit\": 3, \"window\": \"1h\"}]}");
+    for (int i = 0; i < 3; i++) {
+      assertThat(server.post("/v1/check", "{\"rule\": \"otp\", \"key\": \"k\"}").status())
+          .isEqualTo(200);
+    }
+    // A second later the second's limit is whole again; the hour's denies.
+    server.clock.advance(Duration.ofSeconds(1));
+    ApiServer.Response denied = server.post("/v1/check", "{\"rule\": \"otp\", \"key\": \"k\"}");
+    assertThat(denied.status()).isEqualTo(429);
+    assertThat(denied.header("RateLimit-Policy"))
+        .isEqualTo("\"otp-1s\";q=3;w=1, \"otp-1h\";q=3;w=3600");
+    assertThat(denied.header("RateLimit")).startsWith("\"otp-1h\";r=0;t=");
+    assertThat(denied.header("X-RateLimit-Limit")).isEqualTo("3");
+    assertThat(Long.parseLong(denied.header("Retry-After"))).isGreaterThan(1);
+  }
+
+  @Test
   void check_leakyBucket_answersDelayMs() {
     String leaky =
         "{\"key\": \"worker\", \"limit\": 10, \"window\": \"1s\", \"algorithm\":"
@@ -158,6 +178,40 @@ class SluiceApiTest {
     assertThat(server.get("/metrics").body())
         .contains("sluice_decisions_total{outcome=\"shadow_denied\",rule=\"api\"} 1.0")
         .contains("sluice_decisions_total{outcome=\"allowed\",rule=\"api\"} 1.0");
+  }
+
+  @Test
+  void check_shadowBanRule_answers429SayingShadowBanned_andTheRuleReadsBack() {
+    String rule = "{\"limit\": 1, \"window\": \"1h\", \"onDenied\": \"shadow_ban\"}";
+    assertThat(server.putAdmin("/v1/rules/invites", rule).status()).isEqualTo(201);
+    assertThat(server.get("/v1/rules/invites").json().get("onDenied").asText())
+        .isEqualTo("shadow_ban");
+    assertThat(server.get("/v1/rules/login").json().get("onDenied").asText()).isEqualTo("reject");
+    ApiServer.Response first = server.post("/v1/check", "{\"rule\": \"invites\", \"key\": \"k\"}");
+    assertThat(first.status()).isEqualTo(200);
+    assertThat(first.json().has("shadowBanned")).as("said only of a ban").isFalse();
+
+    ApiServer.Response banned = server.post("/v1/check", "{\"rule\": \"invites\", \"key\": \"k\"}");
+
+    // 429 and allowed false: a caller that reads only the status skips the side effect.
+    assertThat(banned.status()).isEqualTo(429);
+    assertThat(banned.json().get("allowed").asBoolean()).isFalse();
+    assertThat(banned.json().get("shadowBanned").asBoolean()).isTrue();
+    assertThat(banned.header("Retry-After")).isNotNull();
+    assertThat(server.get("/metrics").body())
+        .contains("sluice_decisions_total{outcome=\"shadow_banned\",rule=\"invites\"} 1.0")
+        .contains("sluice_decisions_total{outcome=\"denied\",rule=\"invites\"} 0.0");
+    // An inline policy says it the same way.
+    String inline =
+        "{\"key\": \"k\", \"limit\": 1, \"window\": \"1h\", \"onDenied\": \"shadow_ban\"}";
+    assertThat(server.post("/v1/check", inline).status()).isEqualTo(200);
+    assertThat(server.post("/v1/check", inline).json().get("shadowBanned").asBoolean()).isTrue();
+    ApiServer.Response bad =
+        server.putAdmin(
+            "/v1/rules/invites",
+            "{\"limit\": 1, \"window\": \"1h\", \"shadow\": true, \"onDenied\": \"shadow_ban\"}");
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.json().get("message").asText()).startsWith("onDenied: ");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.sluice.bench.accuracy;
 
+import dev.sluice.bench.Usage;
 import dev.sluice.bench.accuracy.Replayer.Result;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Durations;
@@ -14,7 +15,7 @@ import java.util.Locale;
 
 /**
  * Writes {@code docs/accuracy.md}: the approximate algorithms against the exact sliding log on
- * seeded traces (DESIGN §2).
+ * seeded traces (docs/algorithms.md).
  *
  * <p>Run it from the repository root:
  *
@@ -42,9 +43,18 @@ public final class AccuracyReport {
   static final long LIMIT = 50;
   static final Duration WINDOW = Duration.ofSeconds(10);
 
+  static final String USAGE =
+      """
+      ./mvnw -q -pl benchmarks -am package -DskipTests -Pjmh
+      java -cp benchmarks/target/benchmarks.jar dev.sluice.bench.accuracy.AccuracyReport docs/accuracy.md
+      """;
+
   private AccuracyReport() {}
 
   public static void main(String[] args) throws IOException {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     Path output = Path.of(args.length > 0 ? args[0] : "docs/accuracy.md");
     long started = System.nanoTime();
     List<Trace> traces = standardTraces();

@@ -1,6 +1,7 @@
 package dev.sluice.bench.client;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.bench.Usage;
 import dev.sluice.bench.load.ClosedLoopRound;
 import dev.sluice.bench.load.NodeProbeArgs;
 import dev.sluice.client.SluiceClient;
@@ -58,9 +59,21 @@ public final class ClientPathProbe {
   private static final Duration ROUND = Duration.ofSeconds(5);
   private static final int ROUNDS = 4;
 
+  static final String USAGE =
+      """
+      ./mvnw -q -DskipTests package
+      SLUICE_CLUSTER_NAME=probe SLUICE_MEMBER_PORT=15701 SLUICE_REST_PORT=18080 \\
+        SLUICE_RULES_FILE=rules.yaml java -Xms1g -Xmx1g -jar grid-node/target/sluice-node.jar &
+      java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.client.ClientPathProbe 127.0.0.1:15701 probe $! direct,timed,batched,sdk
+      """;
+
   private ClientPathProbe() {}
 
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     NodeProbeArgs probe = NodeProbeArgs.parse("ClientPathProbe", args);
     HazelcastInstance hazelcast = probe.connect();
     long nodePid = probe.nodePid();

@@ -1,5 +1,6 @@
 package dev.sluice.bench.client;
 
+import dev.sluice.bench.Usage;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
@@ -22,9 +23,18 @@ import java.util.List;
  * </pre>
  */
 public final class DeniedCacheCpuTime {
+  static final String USAGE =
+      """
+      ./mvnw -q -pl benchmarks -am package -DskipTests -Pjmh
+      java -cp benchmarks/target/benchmarks.jar dev.sluice.bench.client.DeniedCacheCpuTime
+      """;
+
   private DeniedCacheCpuTime() {}
 
   public static void main(String[] args) {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     LocalRateLimiter limiter =
         LocalRateLimiter.builder()
             .rules(List.of(new Rule("attack", Policy.of(1, Duration.ofHours(1)))))

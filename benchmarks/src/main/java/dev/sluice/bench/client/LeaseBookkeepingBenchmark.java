@@ -3,6 +3,7 @@ package dev.sluice.bench.client;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.pipeline.LeaseHolder;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +55,8 @@ public class LeaseBookkeepingBenchmark {
   private static final int KEYS = 10_000;
   private static final long NANOS_PER_CALL = 40_000;
 
+  private static final PolicyRef REF = Check.of("bench", "k", 1).ref();
+
   private final String[] stateKeys = new String[KEYS];
   private final SplittableRandom random = new SplittableRandom(0x511CE5L);
   private long simulatedNanos;
@@ -82,7 +85,7 @@ public class LeaseBookkeepingBenchmark {
   @Benchmark
   public long leasesOn() {
     int i = random.nextInt(KEYS);
-    Decision answer = holder.answer(stateKeys[i], 1);
+    Decision answer = holder.answer(REF, stateKeys[i], 1);
     if (answer != null) {
       throw new IllegalStateException("no lease was ever granted here");
     }

@@ -1,5 +1,6 @@
 package dev.sluice.bench.client;
 
+import dev.sluice.bench.Usage;
 import dev.sluice.bench.load.ProcessCpu;
 import dev.sluice.bench.load.ZipfSampler;
 import dev.sluice.client.SluiceClient;
@@ -45,9 +46,22 @@ public final class SkewedKeysProbe {
   /** The lower bounds of the bands, in requests a second per key over the round. */
   private static final double[] BANDS = {0, 0.5, 1, 2, 5, 10, 20, 50, 100};
 
+  static final String USAGE =
+      """
+      ./mvnw -q -DskipTests package
+      printf 'rules:\\n  - name: skew\\n    limit: 50\\n    window: 1s\\n' > /tmp/skew.yaml
+      SLUICE_CLUSTER_NAME=skew SLUICE_MEMBER_PORT=15901 SLUICE_REST_PORT=18901 SLUICE_RLS_PORT=18902 \\
+        SLUICE_RULES_FILE=/tmp/skew.yaml java -Xms1g -Xmx1g -jar grid-node/target/sluice-node.jar &
+      java -Xms1g -Xmx2g -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.client.SkewedKeysProbe 127.0.0.1:15901 skew $! 20
+      """;
+
   private SkewedKeysProbe() {}
 
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     if (args.length != 4) {
       System.err.println(
           "usage: SkewedKeysProbe <member host:port> <cluster> <node pid> <seconds>");

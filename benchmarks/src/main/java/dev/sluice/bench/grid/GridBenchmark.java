@@ -7,6 +7,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.LocalMapStats;
+import dev.sluice.bench.Usage;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
@@ -57,9 +58,10 @@ import org.HdrHistogram.Histogram;
  * <p>Run (from the repository root):
  *
  * <pre>
- * ./mvnw -q -pl benchmarks -am compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
- * java -cp benchmarks/target/classes:limiter-core/target/classes:$(cat benchmarks/target/cp.txt) \
- *     dev.sluice.bench.grid.GridBenchmark [--quick] [--memory] [--keys=1000000] [--public-api]
+ * ./mvnw -q -DskipTests package
+ * java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \
+ *   dev.sluice.bench.grid.GridBenchmark [--quick] [--memory] [--keys=1000000] [--public-api] \
+ *   [--only=TEXT]
  * </pre>
  *
  * {@code --quick} runs each mode for a second (a smoke run for CI); {@code --memory} measures bytes
@@ -88,7 +90,18 @@ public final class GridBenchmark {
     this.rounds = quick ? 1 : 3;
   }
 
+  static final String USAGE =
+      """
+      ./mvnw -q -DskipTests package
+      java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.grid.GridBenchmark [--quick] [--memory] [--keys=1000000] [--public-api] \\
+        [--only=TEXT]
+      """;
+
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     boolean quick = false;
     boolean memory = false;
     int memoryKeys = 1_000_000;

@@ -3,6 +3,7 @@ package dev.sluice.bench.lease;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.pipeline.Backend;
@@ -316,6 +317,16 @@ final class Simulation {
    * round trip after it was sent and answered half a round trip later.
    */
   private final class Owner implements Backend {
+    /**
+     * The owner's secret: the simulation gives nothing back by receipt, but its answers carry one.
+     */
+    private final ReceiptKey receiptKey = ReceiptKey.random();
+
+    @Override
+    public ReceiptKey receiptKey() {
+      return receiptKey;
+    }
+
     @Override
     public KeyOutcome execute(KeyCommand command, Deadline deadline) {
       throw new UnsupportedOperationException("the simulator sends every command asynchronously");

@@ -107,7 +107,7 @@ public record BenchRule(String name, Policy policy) {
         burst);
   }
 
-  /** A rules file (DESIGN §6's format) with {@code rules}. */
+  /** A rules file (the format of docs/configuration.md) with {@code rules}. */
   public static String rulesYaml(List<BenchRule> rules) {
     StringBuilder yaml = new StringBuilder("rules:\n");
     for (BenchRule rule : rules) {

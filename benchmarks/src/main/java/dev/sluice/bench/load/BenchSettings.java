@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param round one measured round
  * @param rounds measured rounds per contender, interleaved across contenders
  * @param memoryKeys keys filled in the memory scenario
- * @param only scenario ids to run ({@code S1..S8}); empty for all
+ * @param only scenario ids to run ({@code S1..S9}); empty for all
  * @param strict exit 1 when a Sluice contender could not run
  * @param gridOutput the grid benchmark's output for S1b, or null
  */
@@ -59,8 +59,8 @@ public record BenchSettings(
       }
     }
     // Only a full run of every scenario publishes: a quick (CI smoke) run and an --only run report
-    // under target/ unless told otherwise. Report replaces the whole generated section of the doc,
-    // so an --only run written to docs/benchmarks.md would drop every other scenario's table.
+    // under target/ unless told otherwise. Report writes the whole page, so an --only run written
+    // to docs/benchmarks.md would drop every other scenario's table.
     boolean publishes = !quick && only.isEmpty();
     if (doc == null) {
       doc =

@@ -1,5 +1,6 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.bench.Usage;
 import io.javalin.Javalin;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -11,13 +12,26 @@ import java.util.Map;
  * with exactly the body and headers a Sluice grid node sent for one check (captured by the harness
  * and passed in), so the two differ only in the work Sluice does.
  *
- * <p>Run by the harness as {@code java <server flags> -cp <benchmarks classpath>
- * dev.sluice.bench.load.CeilingServer <port> <base64 body> [<header>=<value> ...]}.
+ * <p>Run by the harness ({@link Servers}) as
+ *
+ * <pre>
+ * java &lt;server flags&gt; -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \
+ *   dev.sluice.bench.load.CeilingServer &lt;port&gt; &lt;base64 body&gt; [&lt;header&gt;=&lt;value&gt; ...]
+ * </pre>
  */
 public final class CeilingServer {
+  static final String USAGE =
+      """
+      java <server flags> -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.load.CeilingServer <port> <base64 body> [<header>=<value> ...]
+      """;
+
   private CeilingServer() {}
 
   public static void main(String[] args) {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     if (args.length < 2) {
       System.err.println("usage: CeilingServer <port> <base64 body> [<header>=<value> ...]");
       System.exit(2);

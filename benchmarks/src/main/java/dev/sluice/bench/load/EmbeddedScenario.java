@@ -61,7 +61,7 @@ final class EmbeddedScenario implements Scenario {
     }
     StringBuilder md =
         new StringBuilder(
-            "#### S1b Embedded, every mode: the grid benchmark's own table\n\n"
+            "#### S1b Embedded, every mode: the grid benchmark's own table\n"
                 + "`dev.sluice.bench.grid.GridBenchmark --only=OBJECT` (issue 3's benchmark, run by"
                 + " run.sh in the same run; one member holds both Sluice's and Bucket4j's map, 8"
                 + " threads, 10k keys, limit 1,000/s; async modes keep 16 calls in flight per"

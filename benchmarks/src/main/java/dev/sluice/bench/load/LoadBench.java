@@ -1,5 +1,6 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.bench.Usage;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,19 +14,25 @@ import java.util.concurrent.TimeUnit;
  * The load and peer comparison harness: every scenario side by side in one run, written to {@code
  * docs/benchmarks.md} with plots under {@code docs/img/}.
  *
- * <p>Run it through {@code benchmarks/run.sh [--quick]}, which builds, installs redis-server and
- * wrk when absent and starts this class. Directly: {@code java -cp <benchmarks classpath>
- * dev.sluice.bench.load.LoadBench [--quick] [--only S2,S5] [--doc docs/benchmarks.md] [--img
- * docs/img] [--node-jar grid-node/target/sluice-node.jar] [--strict]} ({@link BenchSettings}).
+ * <p>Run it through {@code benchmarks/run.sh [--quick]}, which builds, installs redis-server,
+ * redis-benchmark (redis-tools) and wrk when absent and starts this class with the JVM flags of the
+ * published runs. Directly ({@link BenchSettings}):
+ *
+ * <pre>
+ * ./mvnw -q -DskipTests package
+ * java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \
+ *   dev.sluice.bench.load.LoadBench [--quick] [--only S2,S5] [--doc FILE] [--img DIR] \
+ *   [--node-jar grid-node/target/sluice-node.jar] [--grid-output FILE] [--strict]
+ * </pre>
  *
  * <h2>Where to look</h2>
  *
  * {@link #SCENARIOS} lists the scenarios (one class each: {@link EmbeddedScenario} S1, {@link
  * ClientScenario} S2, {@link HotKeyScenario} S3, {@link AttackScenario} S4, {@link RestScenario}
- * S5, {@link MemoryScenario} S6, {@link SkewedKeysScenario} S7, {@link GatewayScenario} S8); each
- * lists its contenders, one line each, from {@link Contenders}. {@link Measurement} runs them,
- * {@link LoadDriver} is the load, {@link dev.sluice.bench.load.exactness} judges admissions, {@link
- * Targets} the targets, {@link Report} writes the document.
+ * S5, {@link MemoryScenario} S6, {@link SkewedKeysScenario} S7, {@link GatewayScenario} S8, {@link
+ * RespScenario} S9); each lists its contenders, one line each, from {@link Contenders}. {@link
+ * Measurement} runs them, {@link LoadDriver} is the load, {@link dev.sluice.bench.load.exactness}
+ * judges admissions, {@link Targets} the targets, {@link Report} writes the document.
  *
  * <h2>How it stays fair</h2>
  *
@@ -46,11 +53,23 @@ public final class LoadBench {
           new RestScenario(),
           new MemoryScenario(),
           new SkewedKeysScenario(),
-          new GatewayScenario());
+          new GatewayScenario(),
+          new RespScenario());
+
+  static final String USAGE =
+      """
+      ./mvnw -q -DskipTests package
+      java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.load.LoadBench [--quick] [--only S2,S5] [--doc FILE] [--img DIR] \\
+        [--node-jar grid-node/target/sluice-node.jar] [--grid-output FILE] [--strict]
+      """;
 
   private LoadBench() {}
 
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     BenchSettings settings;
     try {
       settings =
@@ -83,7 +102,11 @@ public final class LoadBench {
       context
           .servers()
           .prestart(
-              peers || settings.wanted("S5") || settings.wanted("S7") || settings.wanted("S8"),
+              peers
+                  || settings.wanted("S5")
+                  || settings.wanted("S7")
+                  || settings.wanted("S8")
+                  || settings.wanted("S9"),
               peers || settings.wanted("S7"),
               context.stateMap().backupCount(),
               context.stateMap().format().name(),

@@ -15,13 +15,13 @@ import java.util.Locale;
  * design), so that no contender always runs in the same place or after the same one. With a fixed
  * order the first contender was measured slower in every S2 run, whatever it was: leases on first
  * gave on/off 0.82× and 0.86× (medians), leases off first gave 1.12× on the same build
- * (docs/benchmarks.md, "Uniform keys after these changes"). Turning the order (round {@code r}
- * starting with contender {@code r mod n}) did not end it: contender {@code i} still followed
- * {@code i - 1} in every round, and two identical Sluice client rows in S2 measured 0.955× of each
- * other. Keys of each contender's own ({@link ContenderKeys}) and a judged lead-in before each
- * round ({@link RoundRunner#measuredRound}) took that to 0.99× once, but 0.79× and 0.89× in two
- * later runs, the row that follows Redis the slower every time. With this order the same pair
- * measured 1.00× and 0.90× (docs/benchmarks.md, "Rows on one node shared their keys").
+ * (docs/decisions/lease-cost-on-uniform-keys.md). Turning the order (round {@code r} starting with
+ * contender {@code r mod n}) did not end it: contender {@code i} still followed {@code i - 1} in
+ * every round, and two identical Sluice client rows in S2 measured 0.955× of each other. Keys of
+ * each contender's own ({@link ContenderKeys}) and a judged lead-in before each round ({@link
+ * RoundRunner#measuredRound}) took that to 0.99× once, but 0.79× and 0.89× in two later runs, the
+ * row that follows Redis the slower every time. With this order the same pair measured 1.00× and
+ * 0.90× (docs/decisions/harness-fairness.md).
  */
 final class Measurement {
   private Measurement() {}

@@ -3,7 +3,6 @@ package dev.sluice.bench.load;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -25,17 +24,7 @@ public final class RedisServer implements AutoCloseable {
 
   /** The redis-server binary on the PATH or in the usual places, if there is one. */
   public static Optional<Path> findBinary() {
-    String path = System.getenv().getOrDefault("PATH", "");
-    for (String dir : (path + ":/usr/bin:/usr/local/bin:/usr/sbin").split(":")) {
-      if (dir.isEmpty()) {
-        continue;
-      }
-      Path candidate = Path.of(dir, "redis-server");
-      if (Files.isExecutable(candidate)) {
-        return Optional.of(candidate);
-      }
-    }
-    return Optional.empty();
+    return Executables.find("redis-server");
   }
 
   public static RedisServer start(Path binary, Path logDir) {
@@ -73,14 +62,19 @@ public final class RedisServer implements AutoCloseable {
   }
 
   public RedisClient newClient() {
-    RedisClient client =
-        RedisClient.create(
-            RedisURI.builder()
-                .withHost("127.0.0.1")
-                .withPort(port)
-                .withTimeout(Duration.ofSeconds(10))
-                .build());
-    return client;
+    return clientOf(port);
+  }
+
+  /**
+   * A Lettuce client of the Redis protocol on 127.0.0.1:{@code port} (this server, or a node's).
+   */
+  static RedisClient clientOf(int port) {
+    return RedisClient.create(
+        RedisURI.builder()
+            .withHost("127.0.0.1")
+            .withPort(port)
+            .withTimeout(Duration.ofSeconds(10))
+            .build());
   }
 
   /** {@code used_memory} from {@code INFO memory}, in bytes. */

@@ -7,9 +7,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 /**
- * The report's opening: what kind of run it was, how busy the machine was, the command, the date,
- * the machine, versions, JVM flags, the state map settings, and how load and exactness are
- * measured.
+ * The page's {@code run} block: what kind of run it was, how busy the machine was, the command, the
+ * date, the machine, versions, JVM flags, the state map settings, and how the load is generated.
  */
 final class ReportHeader {
   private ReportHeader() {}
@@ -23,7 +22,7 @@ final class ReportHeader {
             .format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
     report.header(
         settings.quick()
-            ? "**Quick mode** (the CI smoke run): "
+            ? "- **Quick mode** (the CI smoke run): "
                 + settings.rounds()
                 + " rounds of "
                 + settings.round().toMillis()
@@ -32,7 +31,7 @@ final class ReportHeader {
                 + " ms warm-up per contender (wrk: whole seconds), and the server JVMs boot in the"
                 + " background during S1. These figures only show the harness works; the published"
                 + " figures come from the full run."
-            : "**Full run**: per contender a "
+            : "- **Full run**: per contender a "
                 + settings.warmup().toSeconds()
                 + " s warm-up, then "
                 + settings.rounds()
@@ -41,15 +40,15 @@ final class ReportHeader {
                 + " s, interleaved across contenders, each after a lead-in of "
                 + settings.round().dividedBy(5).toMillis()
                 + " ms whose admissions are judged but not counted in the round's figures (wrk's"
-                + " rows have none); tables show the median round and the spread"
-                + " (min..max), and over-admissions summed over all measured rounds.");
+                + " rows have none); tables show the median round, the spread of the rounds (±"
+                + " half their range, against the median) and over-admissions summed over all"
+                + " measured rounds.");
     int cores = Runtime.getRuntime().availableProcessors();
     if (loadMedian > cores) {
-      report.header("");
       report.header(
           String.format(
               Locale.ROOT,
-              "**This machine was busy with other work during the run** (1-minute load average"
+              "- **This machine was busy with other work during the run** (1-minute load average"
                   + " %.0f to %.0f, median %.0f, on %d cores): every contender got a fraction of"
                   + " the CPUs, so absolute figures are low and latencies long. Ratios from the"
                   + " same run are more robust, but a path with more thread hand-offs (a client,"
@@ -60,7 +59,6 @@ final class ReportHeader {
               loadMedian,
               cores));
     }
-    report.header("");
     report.header("- Command: `" + settings.command() + "`");
     report.header(
         "- Date: "
@@ -92,7 +90,9 @@ final class ReportHeader {
             + ", HdrHistogram "
             + Versions.of("HdrHistogram")
             + ", wrk "
-            + WrkRunner.version());
+            + WrkRunner.version()
+            + ", redis-benchmark "
+            + RedisBenchmarkRunner.version());
     report.header(
         "- Server JVMs (grid node, Bucket4j member, ceiling): `"
             + String.join(" ", BenchMembers.SERVER_JVM_FLAGS)
@@ -114,13 +114,5 @@ final class ReportHeader {
             + "+thread, the same sequence for every contender."
             + " Latency is per call on the calling thread (service time; a closed loop hides"
             + " queueing delay that an open-loop generator would show).");
-    report.header(
-        "- Exactness (S3, S4, S7, S8): admitted/s is the median round's admissions per second;"
-            + " over-admitted is the number of admissions beyond the contender's own rule's bound"
-            + " (Sluice and Redis: the sliding-window estimate; Bucket4j: its token bucket), per"
-            + " key, summed over every measured round, counted from per-key counters per 1/16 of a"
-            + " window. It can only undercount: an admission whose send and answer straddle a"
-            + " sub-window edge is not judged (the share judged is in the notes). See \"How"
-            + " over-admission is counted\" below the tables.");
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.bench.Usage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,11 +35,25 @@ public final class RestPathProbe {
   private static final Duration ROUND = Duration.ofSeconds(5);
   private static final int ROUNDS = 5;
 
+  static final String USAGE =
+      """
+      ./mvnw -q -DskipTests package
+      SLUICE_CLUSTER_NAME=a SLUICE_MEMBER_PORT=15701 SLUICE_REST_PORT=18080 \\
+        SLUICE_RULES_FILE=rules.yaml java -Xms1g -Xmx1g -jar before.jar & A=$!
+      SLUICE_CLUSTER_NAME=b SLUICE_MEMBER_PORT=15801 SLUICE_REST_PORT=18180 \\
+        SLUICE_RULES_FILE=rules.yaml java -Xms1g -Xmx1g -jar after.jar & B=$!
+      java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.load.RestPathProbe before=18080:$A after=18180:$B
+      """;
+
   private RestPathProbe() {}
 
   private record Target(String name, long pid, HttpCheckContender contender) {}
 
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     if (args.length == 0) {
       System.err.println("usage: RestPathProbe <name>=<port>:<pid> ...");
       System.exit(2);

@@ -98,7 +98,8 @@ final class RestScenario implements Scenario {
 
   /**
    * The ceiling, answering with one real answer of the grid node (body and RateLimit headers); if
-   * the node cannot run, with a body of the same fields built from DESIGN §4, and the note says so.
+   * the node cannot run, with a body of the same fields built from docs/rest-api.md, and the note
+   * says so.
    */
   private static Servers.Ceiling ceiling(BenchContext context, AtomicReference<String> note)
       throws Exception {
@@ -131,7 +132,7 @@ final class RestScenario implements Scenario {
       note.set(
           "The grid node did not run, so the ceiling answers a "
               + body.length
-              + "-byte body with DESIGN §4's fields instead of a copy of the node's answer.");
+              + "-byte body with the fields of a check's answer instead of a copy of the node's answer.");
     }
     return context.servers().ceiling(body, headers);
   }

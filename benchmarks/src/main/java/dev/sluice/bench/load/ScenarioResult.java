@@ -3,6 +3,7 @@ package dev.sluice.bench.load;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One scenario's measured contenders (or why some did not run), its setup in words and any notes
@@ -15,6 +16,7 @@ public final class ScenarioResult {
   private final String setup;
   private final List<ContenderRun> runs = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
+  private @Nullable String overAdmissionNote;
 
   public ScenarioResult(String id, String title, String setup) {
     this.id = id;
@@ -50,6 +52,20 @@ public final class ScenarioResult {
   public ScenarioResult note(String note) {
     notes.add(note);
     return this;
+  }
+
+  /**
+   * Says where this scenario's over-admission is counted when its own rounds cannot count it (a
+   * load generator that reads no answer's meaning): the report prints it instead of its "not
+   * counted" note.
+   */
+  public ScenarioResult overAdmissionCountedElsewhere(String sentence) {
+    overAdmissionNote = sentence;
+    return this;
+  }
+
+  public Optional<String> overAdmissionNote() {
+    return Optional.ofNullable(overAdmissionNote);
   }
 
   public Optional<ContenderRun> run(String name) {

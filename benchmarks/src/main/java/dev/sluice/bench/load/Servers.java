@@ -26,7 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * scenario that needs it reports "not run: reason" instead of failing the run.
  */
 public final class Servers implements AutoCloseable {
-  /** The rules every Sluice grid node of the run serves (a rules file in DESIGN §6's format). */
+  /**
+   * The rules every Sluice grid node of the run serves (a rules file in the format of
+   * docs/configuration.md).
+   */
   public static final String RULES_YAML = BenchRule.rulesYaml(BenchRule.ALL);
 
   /**
@@ -47,10 +50,16 @@ public final class Servers implements AutoCloseable {
 
   /**
    * A Sluice grid node: {@code java -jar sluice-node.jar} with the SLUICE_* environment, serving
-   * REST on {@code restPort} and Envoy's rate limit service (gRPC) on {@code rlsPort}.
+   * REST on {@code restPort}, Envoy's rate limit service (gRPC) on {@code rlsPort} and the Redis
+   * protocol on {@code respPort}.
    */
   public record Node(
-      ManagedProcess process, String clusterName, int memberPort, int restPort, int rlsPort) {}
+      ManagedProcess process,
+      String clusterName,
+      int memberPort,
+      int restPort,
+      int rlsPort,
+      int respPort) {}
 
   /** Bucket4j's member in its own JVM. */
   public record Bucket4jMember(ManagedProcess process, String clusterName, int port) {}
@@ -135,6 +144,8 @@ public final class Servers implements AutoCloseable {
     int restPort = ManagedProcess.freePort();
     // A free port, never the default 8081: another run (or another program) may hold that one.
     int rlsPort = ManagedProcess.freePort();
+    // Likewise never the Redis port's default 6380.
+    int respPort = ManagedProcess.freePort();
     String cluster = "bench-" + UUID.randomUUID();
     Map<String, String> env = new LinkedHashMap<>();
     env.put("SLUICE_REST_PORT", Integer.toString(restPort));
@@ -144,6 +155,7 @@ public final class Servers implements AutoCloseable {
     env.put("SLUICE_RULES_FILE", rules.toAbsolutePath().toString());
     env.put("SLUICE_RLS_PORT", Integer.toString(rlsPort));
     env.put("SLUICE_ENVOY_CONFIG", envoy.toAbsolutePath().toString());
+    env.put("SLUICE_RESP_PORT", Integer.toString(respPort));
     env.put("SLUICE_ADMIN_TOKEN", "bench-" + UUID.randomUUID());
     List<String> jar = List.of("-jar", nodeJar.toAbsolutePath().toString());
     ManagedProcess process =
@@ -156,7 +168,8 @@ public final class Servers implements AutoCloseable {
     process.awaitPort(restPort, Duration.ofSeconds(90));
     awaitReady(process, restPort);
     process.awaitPort(rlsPort, Duration.ofSeconds(30));
-    return new Node(process, cluster, memberPort, restPort, rlsPort);
+    process.awaitPort(respPort, Duration.ofSeconds(30));
+    return new Node(process, cluster, memberPort, restPort, rlsPort, respPort);
   }
 
   private static void awaitReady(ManagedProcess process, int restPort) {

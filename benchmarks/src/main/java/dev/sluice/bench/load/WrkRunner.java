@@ -72,36 +72,12 @@ final class WrkRunner implements RoundRunner {
   }
 
   static Optional<Path> findBinary() {
-    String path = System.getenv().getOrDefault("PATH", "");
-    for (String dir : (path + ":/usr/bin:/usr/local/bin").split(":")) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "wrk"))) {
-        return Optional.of(Path.of(dir, "wrk"));
-      }
-    }
-    return Optional.empty();
+    return Executables.find("wrk");
   }
 
   /** wrk's version as it prints it ({@code wrk 4.1.0 ...}), or "not installed". */
   static String version() {
-    Optional<Path> binary = findBinary();
-    if (binary.isEmpty()) {
-      return "not installed";
-    }
-    try {
-      Process p =
-          new ProcessBuilder(binary.get().toString(), "--version")
-              .redirectErrorStream(true)
-              .start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
-      Matcher m = Pattern.compile("wrk (\\S+)").matcher(out);
-      return m.find() ? m.group(1) : "?";
-    } catch (IOException e) {
-      return "?";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "?";
-    }
+    return Executables.version("wrk");
   }
 
   private static String scriptText() {

@@ -1,5 +1,6 @@
 package dev.sluice.bench.memory;
 
+import dev.sluice.bench.Usage;
 import dev.sluice.core.TimeSource;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -17,9 +18,18 @@ import java.util.SplittableRandom;
  * </pre>
  */
 public final class BucketCostProbe {
+  static final String USAGE =
+      """
+      java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.memory.BucketCostProbe
+      """;
+
   private BucketCostProbe() {}
 
   public static void main(String[] args) {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     long now = TimeSource.system().nowNanos();
     for (int round = 0; round < 2; round++) {
       System.out.printf(Locale.ROOT, "%s%n", round == 0 ? "warm-up" : "measured");

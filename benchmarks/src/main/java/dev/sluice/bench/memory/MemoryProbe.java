@@ -13,6 +13,7 @@ import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.LocalMapStats;
 import com.hazelcast.spi.impl.SerializationServiceSupport;
+import dev.sluice.bench.Usage;
 import dev.sluice.bench.load.BenchMembers;
 import dev.sluice.bench.load.ManagedProcess;
 import dev.sluice.core.Policy;
@@ -108,6 +109,18 @@ public final class MemoryProbe {
 
   /** The sweep's margin against clock differences between members, as the TTL's extra second. */
   static final long SWEEP_MARGIN_NANOS = 1_000_000_000L;
+
+  static final String USAGE =
+      """
+      java -Xms1g -Xmx2g -Dhazelcast.phone.home.enabled=false -Dhazelcast.logging.type=slf4j \\
+        -Dorg.slf4j.simpleLogger.defaultLogLevel=warn --add-modules=java.se \\
+        --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \\
+        --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED \\
+        --add-opens=java.management/sun.management=ALL-UNNAMED \\
+        --add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED \\
+        -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.memory.MemoryProbe sluice --members=1
+      """;
 
   private MemoryProbe() {}
 
@@ -232,6 +245,9 @@ public final class MemoryProbe {
   }
 
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     Options options = Options.parse(args);
     System.out.printf(
         Locale.ROOT,

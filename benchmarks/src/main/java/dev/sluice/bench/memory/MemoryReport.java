@@ -1,5 +1,6 @@
 package dev.sluice.bench.memory;
 
+import dev.sluice.bench.Usage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -101,9 +102,18 @@ public final class MemoryReport {
               "(e) buckets of ~64 keys, OBJECT, sweep (2 members)",
               "bucket --sweep --format=OBJECT --members=2"));
 
+  static final String USAGE =
+      """
+      java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.memory.MemoryReport [--keys=1000000] [--only=...] [--out=FILE]
+      """;
+
   private MemoryReport() {}
 
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     String keys = "1000000";
     List<String> only = List.of();
     Path out = null;

@@ -6,6 +6,7 @@ import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import dev.sluice.bench.Usage;
 import dev.sluice.bench.load.BenchMembers;
 import dev.sluice.bench.load.ManagedProcess;
 import dev.sluice.core.RateLimiter;
@@ -48,6 +49,14 @@ import org.HdrHistogram.Histogram;
  * </pre>
  */
 public final class ThroughputProbe {
+  static final String USAGE =
+      """
+      java -Xms3g -Xmx3g <the other JVM flags of MemoryProbe> \\
+        -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.memory.ThroughputProbe [--members=1|2] [--keys=1000000] [--threads=8] \\
+        [--seconds=10] [--rounds=3] [--only=sluice,today,...]
+      """;
+
   private ThroughputProbe() {}
 
   /** A way to decide one key, and the map it fills. */
@@ -58,6 +67,9 @@ public final class ThroughputProbe {
   }
 
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     int members = 1;
     int keys = 1_000_000;
     int threads = 8;

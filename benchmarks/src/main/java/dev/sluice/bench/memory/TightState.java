@@ -12,7 +12,7 @@ import java.io.IOException;
  *
  * <pre>
  *   [format: byte = 1][window index: varint][current: varint][previous: varint]
- *   window index = window start / W   (starts are aligned to the window, DESIGN §2)
+ *   window index = window start / W   (starts are aligned to the window, docs/algorithms.md)
  * </pre>
  *
  * For a window of one or ten minutes in 2026 the index is 29.6 or 2.96 million, four varint bytes

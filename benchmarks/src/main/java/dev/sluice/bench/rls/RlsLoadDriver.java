@@ -1,5 +1,6 @@
 package dev.sluice.bench.rls;
 
+import dev.sluice.bench.Usage;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
@@ -56,6 +57,24 @@ import org.HdrHistogram.Recorder;
  * /v1/check} on one node, under the harness's own generator.
  */
 public final class RlsLoadDriver {
+  static final String USAGE =
+      """
+      ./mvnw -q -DskipTests package
+      cat > /tmp/bench-envoy.yaml <<'EOF'
+      domain: bench
+      descriptors:
+        - key: remote_address
+          rate_limit: {unit: second, requests_per_unit: 1000000}
+      EOF
+      echo 'rules: []' > /tmp/bench-rules.yaml
+      SLUICE_CLUSTER_NAME=rls-bench SLUICE_MEMBER_PORT=15991 SLUICE_REST_PORT=18490 \\
+        SLUICE_RLS_PORT=18491 SLUICE_RULES_FILE=/tmp/bench-rules.yaml \\
+        SLUICE_ENVOY_CONFIG=/tmp/bench-envoy.yaml java -Xms1g -Xmx1g -jar grid-node/target/sluice-node.jar &
+      java -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \\
+        dev.sluice.bench.rls.RlsLoadDriver --target 127.0.0.1:18491 --domain bench \\
+        --key remote_address --keys 10000 --inflight 64 --channels 2 --warmup 10s --duration 30s
+      """;
+
   private RlsLoadDriver() {}
 
   private record Options(
@@ -70,6 +89,9 @@ public final class RlsLoadDriver {
       Duration duration) {}
 
   public static void main(String[] args) throws Exception {
+    if (Usage.printed(args, USAGE)) {
+      return;
+    }
     Options options = parse(args);
     List<ManagedChannel> channels = new ArrayList<>();
     List<RateLimitServiceGrpc.RateLimitServiceStub> stubs = new ArrayList<>();

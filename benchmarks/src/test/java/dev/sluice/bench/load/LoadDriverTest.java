@@ -38,6 +38,8 @@ class LoadDriverTest {
     assertThat(calls.get()).isEqualTo(4_000);
     assertThat(((Latency.Recorded) round.latency()).nanos().getTotalCount()).isEqualTo(4_000);
     assertThat(round.count(Outcome.ALLOWED)).isEqualTo(4_000);
+    // The count, not the 30 s deadline, ends the round: 4,000 in-memory calls take milliseconds;
+    // 20 s is slack for a loaded machine and still well short of the deadline it must not reach.
     assertThat(System.nanoTime() - startNanos).isLessThan(Duration.ofSeconds(20).toNanos());
   }
 
@@ -84,6 +86,9 @@ class LoadDriverTest {
     RoundResult round =
         LoadDriver.round(slow, workload(2, KeySpace.hot("h")), Duration.ofMillis(300), 1_000_000);
 
+    // Two threads, 2 ms a call, 300 ms: at most 300 calls (400 with rounding slack), at least one
+    // each. The round lasts its 300 ms (a lower bound a clock cannot break), plus the calls in
+    // flight at the deadline; 5 s allows for a loaded machine's scheduling many times over.
     assertThat(round.operations()).isBetween(2L, 400L);
     assertThat(round.elapsedNanos())
         .isBetween(Duration.ofMillis(300).toNanos(), Duration.ofSeconds(5).toNanos());

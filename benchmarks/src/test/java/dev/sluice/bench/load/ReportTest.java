@@ -14,6 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ReportTest {
+  /** Sluice's owner path, which compares with a peer that goes to the owner on every call. */
+  static final String OWNER_PATH = "Sluice client (leases off)";
+
+  /** Sluice's default, which answers in the caller from leases. */
+  static final String LEASED = "Sluice client (leases on)";
 
   /** A round of {@code ops} decisions in one second, every one taking {@code latencyMicros}. */
   static RoundResult round(long ops, long latencyMicros, long localDenials) {
@@ -39,6 +44,25 @@ class ReportTest {
     return new RoundResult(ops, 1_000_000_000L, Latency.of(histogram), outcomes, null, exactness);
   }
 
+  /** A scenario of one-round rows: a name, then its decisions per second, for each row. */
+  static ScenarioResult scenario(Object... namesAndRates) {
+    ScenarioResult s = new ScenarioResult("S", "scenario", "");
+    for (int i = 0; i < namesAndRates.length; i += 2) {
+      long rate = ((Number) namesAndRates[i + 1]).longValue();
+      s.add(ContenderRun.measured((String) namesAndRates[i], List.of(round(rate, 50, 0))));
+    }
+    return s;
+  }
+
+  /**
+   * {@code sluice}'s throughput target of at least {@code minRatio} over the best of {@code peers}.
+   */
+  static TargetRow throughputTarget(
+      ScenarioResult s, String sluice, double minRatio, String... peers) {
+    return Targets.ratioTarget(
+        "T", "t", Optional.of(s), sluice, List.of(peers), minRatio, Double.NaN);
+  }
+
   @Test
   void contenderRun_oddAndEvenRounds_reportMedianAndSpread() {
     ContenderRun three =
@@ -62,117 +86,133 @@ class ReportTest {
   @Test
   void ratioTarget_sluiceTwiceAsFast_isMet() {
     ScenarioResult s = new ScenarioResult("S2", "client", "");
-    s.add(ContenderRun.measured("Sluice client", List.of(round(300_000, 50, 0))));
+    s.add(ContenderRun.measured(OWNER_PATH, List.of(round(300_000, 50, 0))));
     s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
 
     TargetRow row =
         Targets.ratioTarget(
-            "P2", "t", Optional.of(s), "Sluice client", List.of("Bucket4j client"), 2.0, 1.0);
+            "P2", "t", Optional.of(s), OWNER_PATH, List.of("Bucket4j client"), 2.0, 1.0);
 
     assertThat(row.verdict()).isEqualTo("met");
     assertThat(row.measured()).startsWith("3.00× Bucket4j client");
   }
 
   @Test
-  void ratioTarget_shortOfTheRatioAndSlowerP99_saysByHowMuch() {
+  void ratioTarget_shortOfTheRatioAndSlowerP99_saysWhichBoundItMissed() {
     ScenarioResult s = new ScenarioResult("S2", "client", "");
-    s.add(ContenderRun.measured("Sluice client", List.of(round(150_000, 90, 0))));
+    s.add(ContenderRun.measured(OWNER_PATH, List.of(round(150_000, 90, 0))));
     s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
 
     TargetRow row =
         Targets.ratioTarget(
-            "P2", "t", Optional.of(s), "Sluice client", List.of("Bucket4j client"), 2.0, 1.0);
+            "P2", "t", Optional.of(s), OWNER_PATH, List.of("Bucket4j client"), 2.0, 1.0);
 
     assertThat(row.verdict())
         .contains("MISSED")
-        .contains("throughput 1.50× is 25 % short of 2.00×")
+        .contains("throughput 1.50× is below 2.00×")
         .contains("p99 1.50× is above 1.00×");
   }
 
   @Test
   void ratioTarget_aMissByLessThanTheLastDigit_printsTheDigitThatShowsIt() {
-    ScenarioResult s = new ScenarioResult("S7", "skewed", "");
-    s.add(ContenderRun.measured("Sluice client", List.of(round(119_700, 50, 0))));
-    s.add(ContenderRun.measured("Bucket4j client (delaying)", List.of(round(100_000, 60, 0))));
+    String delaying = "Bucket4j client (delaying)";
+    ScenarioResult s = scenario("Sluice client", 119_700, delaying, 100_000);
 
-    TargetRow row =
-        Targets.ratioTarget(
-            "L4",
-            "t",
-            Optional.of(s),
-            "Sluice client",
-            List.of("Bucket4j client (delaying)"),
-            1.2,
-            Double.NaN);
+    TargetRow row = throughputTarget(s, "Sluice client", 1.2, delaying);
 
     assertThat(row.measured()).startsWith("1.197× Bucket4j client (delaying)");
-    assertThat(row.verdict()).contains("throughput 1.197× is 0.25 % short of 1.20×");
+    assertThat(row.verdict()).contains("throughput 1.197× is below 1.20×");
   }
 
   @Test
   void ratioTarget_comparesWithTheBestPeerMode() {
-    ScenarioResult s = new ScenarioResult("S3", "hot", "");
-    s.add(ContenderRun.measured("Sluice client", List.of(round(500_000, 50, 0))));
-    s.add(ContenderRun.measured("Bucket4j client", List.of(round(50_000, 60, 0))));
-    s.add(ContenderRun.measured("Bucket4j client (batching)", List.of(round(200_000, 60, 0))));
+    ScenarioResult s =
+        scenario(
+            OWNER_PATH, 500_000, "Bucket4j client", 50_000, "Bucket4j client (batching)", 200_000);
 
     TargetRow row =
-        Targets.ratioTarget(
-            "P6",
-            "t",
-            Optional.of(s),
-            "Sluice client",
-            List.of("Bucket4j client", "Bucket4j client (batching)"),
-            5.0,
-            Double.NaN);
+        throughputTarget(s, OWNER_PATH, 5.0, "Bucket4j client", "Bucket4j client (batching)");
 
     assertThat(row.measured()).startsWith("2.50× Bucket4j client (batching)");
-    assertThat(row.verdict()).contains("MISSED").contains("50 % short of 5.00×");
+    assertThat(row.verdict()).contains("MISSED").contains("below 5.00×");
+  }
+
+  @Test
+  void ratioTarget_leasedRow_comparesOnlyWithAPeerThatAnswersInTheCallerToo() {
+    String batching = "Bucket4j client (batching)";
+    String delaying = "Bucket4j client (delaying)";
+    ScenarioResult s = scenario(LEASED, 1_000_000, batching, 200_000, delaying, 100_000);
+
+    TargetRow row = throughputTarget(s, LEASED, 10.0, batching, delaying);
+
+    assertThat(row.measured()).startsWith("10.00× Bucket4j client (delaying)");
+    assertThat(row.verdict()).isEqualTo("met");
+  }
+
+  @Test
+  void ratioTarget_leasedRowAgainstAPeerThatGoesToTheOwner_isNeverJudged() {
+    ScenarioResult s = scenario(LEASED, 1_000_000, "Redis + Lua", 100_000);
+
+    TargetRow row = throughputTarget(s, LEASED, 1.5, "Redis + Lua");
+
+    assertThat(row.verdict()).startsWith("not run: no peer that compares with " + LEASED);
+  }
+
+  /**
+   * S7-like rows, every admission judged: Sluice leased at 400,000/s over-admitting {@code
+   * leasedOver}, Sluice's owner path at {@code ownerPath}/s, Redis + Lua at 100,000/s.
+   */
+  static ScenarioResult skewed(long leasedOver, long ownerPath) {
+    ScenarioResult s = new ScenarioResult("S7", "skewed", "");
+    s.add(ContenderRun.measured(LEASED, List.of(judged(400_000, 1_000, leasedOver, "z3"))));
+    s.add(ContenderRun.measured(OWNER_PATH, List.of(judged(ownerPath, 1_000, 0, ""))));
+    s.add(ContenderRun.measured("Redis + Lua", List.of(judged(100_000, 1_000, 0, ""))));
+    return s;
+  }
+
+  @Test
+  void beside_putsTheLeasedFigureBesideTheOwnerPathVerdict_neverAsARatio() {
+    ScenarioResult s = skewed(0, 150_000);
+
+    TargetRow row =
+        Targets.beside(throughputTarget(s, OWNER_PATH, 2.0, "Redis + Lua"), Optional.of(s), LEASED);
+
+    assertThat(row.measured())
+        .startsWith("1.50× Redis + Lua (150,000 vs 100,000 /s)")
+        .endsWith(
+            "; leases on (what a user gets): 400,000 /s, 0.00 % answered locally, over-admitted 0")
+        .doesNotContain("4.00×");
+    assertThat(row.verdict()).startsWith("**MISSED**: throughput 1.50× is below 2.00×");
+  }
+
+  @Test
+  void beside_leasedRowOverAdmitted_missesTheTarget() {
+    ScenarioResult s = skewed(2, 300_000);
+    TargetRow owner = throughputTarget(s, OWNER_PATH, 2.0, "Redis + Lua");
+
+    TargetRow row = Targets.beside(owner, Optional.of(s), LEASED);
+
+    assertThat(owner.verdict()).isEqualTo("met");
+    assertThat(row.verdict()).isEqualTo("**MISSED**: " + LEASED + " over-admitted 2");
   }
 
   @Test
   void ratioTarget_sluiceNotRun_saysNotRun() {
     ScenarioResult s = new ScenarioResult("S2", "client", "");
-    s.add(ContenderRun.notRun("Sluice client", "client-sdk not landed"));
+    s.add(ContenderRun.notRun(OWNER_PATH, "client-sdk not landed"));
     s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
 
     TargetRow row =
         Targets.ratioTarget(
-            "P2", "t", Optional.of(s), "Sluice client", List.of("Bucket4j client"), 2.0, 1.0);
+            "P2", "t", Optional.of(s), OWNER_PATH, List.of("Bucket4j client"), 2.0, 1.0);
 
     assertThat(row.verdict()).startsWith("not run:");
   }
 
   @Test
-  void merge_existingDocWithOtherSections_replacesOnlyTheMarkedSection() {
-    String old =
-        "# Benchmarks\n\n## JMH\n\nkeep me\n\n"
-            + Report.BEGIN
-            + "\nold table\n"
-            + Report.END
-            + "\n\n## Later\n\nkeep me too\n";
-
-    String merged = Report.merge(old, Report.BEGIN + "\nnew table\n" + Report.END + "\n");
-
-    assertThat(merged)
-        .contains("## JMH\n\nkeep me")
-        .contains("new table")
-        .doesNotContain("old table")
-        .contains("## Later\n\nkeep me too");
-  }
-
-  @Test
-  void merge_docWithoutMarkers_appendsTheSection() {
-    String merged =
-        Report.merge("# Benchmarks\n\n## JMH\n\nkeep me\n", Report.BEGIN + "\nt\n" + Report.END);
-
-    assertThat(merged).startsWith("# Benchmarks\n\n## JMH\n\nkeep me\n\n" + Report.BEGIN);
-  }
-
-  @Test
   void write_oneScenario_writesTablesRatiosAndPlots(@TempDir Path dir) throws Exception {
     ScenarioResult s = new ScenarioResult("S2", "Client", "setup words");
-    s.add(ContenderRun.measured("Sluice client", List.of(round(300_000, 50, 0))));
+    s.add(ContenderRun.measured(OWNER_PATH, List.of(round(300_000, 50, 0))));
     s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
     s.add(ContenderRun.notRun("Redis + Lua", "redis-server is not installed"));
     Report report = new Report().header("- Command: `x`").scenario(s);
@@ -183,13 +223,33 @@ class ReportTest {
 
     String md = Files.readString(doc);
     assertThat(md)
-        .contains("| Sluice client | 300,000 |")
+        .contains("| " + OWNER_PATH + " | 300,000 | not counted |")
         .contains("| Redis + Lua | not run: redis-server is not installed")
-        .contains("| Sluice client / Bucket4j client | 3.00× | 0.83× |")
+        .contains("Like for like, Sluice over the peer: **" + OWNER_PATH + "**: 3.00× Bucket4j")
         .contains("](img/bench-s2-throughput.png)")
         .contains("not run: grid not landed");
+    assertThat(BenchmarksPage.blocks(md))
+        .containsOnlyKeys(BenchmarksPage.slots(BenchmarksPage.template()));
     assertThat(dir.resolve("docs/img/bench-s2-throughput.png")).isNotEmptyFile();
     assertThat(dir.resolve("docs/img/bench-s2-latency.png")).isNotEmptyFile();
+  }
+
+  @Test
+  void write_overAdmissionCountedElsewhere_saysWhereInsteadOfNotCounted(@TempDir Path dir)
+      throws Exception {
+    ScenarioResult counted = new ScenarioResult("S9", "Redis", "setup words");
+    counted.add(ContenderRun.measured("Sluice CL.THROTTLE", List.of(round(300_000, 50, 0))));
+    counted.overAdmissionCountedElsewhere("Counted in S9s below.");
+    ScenarioResult plain = new ScenarioResult("S2", "Client", "setup words");
+    plain.add(ContenderRun.measured("Sluice client", List.of(round(300_000, 50, 0))));
+    Path doc = dir.resolve("benchmarks.md");
+
+    new Report().scenario(counted).scenario(plain).write(doc, dir.resolve("img"));
+
+    String md = Files.readString(doc);
+    String s9 = md.substring(md.indexOf("### S9"), md.indexOf("### S2"));
+    assertThat(s9).contains("Counted in S9s below.").doesNotContain(Report.NOT_COUNTED);
+    assertThat(md.substring(md.indexOf("### S2"))).contains(Report.NOT_COUNTED);
   }
 
   @Test
@@ -217,7 +277,10 @@ class ReportTest {
             List.of(judged(100_000, 21_000, 420, "z0"))));
     s.add(
         ContenderRun.measured(
-            "Sluice embedded", "embedded", List.of(judged(80_000, 30_000, 0, ""))));
+            "Sluice embedded", "embedded", List.of(judged(90_000, 30_000, 0, ""))));
+    s.add(
+        ContenderRun.measured(
+            "Sluice embedded (leases off)", "embedded", List.of(judged(80_000, 30_000, 0, ""))));
     s.add(
         ContenderRun.measured(
             "Bucket4j embedded", "embedded", List.of(judged(60_000, 29_000, 0, ""))));
@@ -227,32 +290,33 @@ class ReportTest {
 
     String md = Files.readString(doc);
     assertThat(md)
+        .contains("| contender | decisions/s | over-admitted | admitted/s | answered locally |")
+        .contains("| Sluice client | 50,000 | 0 | 20,000 |")
         .contains(
-            "| contender | decisions/s (median) | admitted/s (median) | over-admitted (all rounds) |")
-        .contains("| Sluice client | 50,000 | 20,000 | 0 |")
-        .contains(
-            "| Bucket4j client (delaying, 4 holders) | 100,000 | 21,000 | **420** (2.00 % of"
-                + " admitted) |")
+            "| Bucket4j client (delaying, 4 holders) | 100,000 | **420** (2.00 % of admitted) |"
+                + " 21,000 |")
         .contains("most on `z0` (420)")
         .contains("100.00 % of admissions judged")
-        .contains("| Sluice client / Bucket4j client (delaying, 4 holders) | 0.50× |")
-        .contains("| Sluice embedded / Bucket4j embedded | 1.33× |")
-        .doesNotContain("Sluice client / Bucket4j embedded")
-        .doesNotContain("Sluice embedded / Bucket4j client")
+        .contains("**Sluice client**: 0.50× Bucket4j client (delaying, 4 holders) (p99 1.00×)")
+        .contains("**Sluice embedded (leases off)**: 1.33× Bucket4j embedded (p99 1.00×)")
         .contains("](img/bench-s7-exactness.png)");
+    assertThat(Report.ratios(s))
+        .noneMatch(line -> line.startsWith("**Sluice embedded**"))
+        .noneMatch(
+            line -> line.contains("Bucket4j embedded") && line.startsWith("**Sluice client"));
     assertThat(dir.resolve("img/bench-s7-exactness.png")).isNotEmptyFile();
   }
 
   @Test
   void exact_sluiceOverAdmitted_missesATargetItsThroughputMet() {
     ScenarioResult s = new ScenarioResult("S7", "skewed", "");
-    s.add(ContenderRun.measured("Sluice client", List.of(judged(300_000, 1_000, 3, "z1"))));
+    s.add(ContenderRun.measured(OWNER_PATH, List.of(judged(300_000, 1_000, 3, "z1"))));
     s.add(ContenderRun.measured("Redis + Lua", List.of(judged(100_000, 1_000, 0, ""))));
     TargetRow ratio =
         Targets.ratioTarget(
-            "L3", "t", Optional.of(s), "Sluice client", List.of("Redis + Lua"), 2.0, Double.NaN);
+            "L3", "t", Optional.of(s), OWNER_PATH, List.of("Redis + Lua"), 2.0, Double.NaN);
 
-    TargetRow row = Targets.exact(ratio, Optional.of(s), "Sluice client");
+    TargetRow row = Targets.exact(ratio, Optional.of(s), OWNER_PATH);
 
     assertThat(ratio.verdict()).isEqualTo("met");
     assertThat(row.measured()).endsWith("; over-admitted 3");

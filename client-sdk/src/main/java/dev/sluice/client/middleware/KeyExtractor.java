@@ -1,21 +1,21 @@
 package dev.sluice.client.middleware;
 
-import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Maps an HTTP request to the key it is limited by. Returning {@code null} means "no key": the
- * request is not limited by this rule (chain {@link #orElse} to fall back instead, e.g. the
- * principal, else the client IP).
+ * Maps an HTTP request to the key it is limited by, over the server-free {@link GateRequest} that
+ * every adapter gives, so each extractor is written once for all of them. Returning {@code null}
+ * means "no key": the request is not limited by this rule (chain {@link #orElse} to fall back
+ * instead, e.g. the principal, else the client IP). A key a runtime cannot hold (empty, or more
+ * than 512 bytes of UTF-8) is refused by the gate with a 400, and nothing is counted.
  */
 @FunctionalInterface
 public interface KeyExtractor {
 
-  @Nullable String keyOf(HttpServletRequest request);
+  @Nullable String keyOf(GateRequest request);
 
   /** This extractor's key, or {@code fallback}'s when this one has none. */
   default KeyExtractor orElse(KeyExtractor fallback) {
@@ -43,12 +43,12 @@ public interface KeyExtractor {
    */
   static KeyExtractor clientIp(TrustedProxies trusted) {
     return request -> {
-      String peer = request.getRemoteAddr();
+      String peer = request.remoteAddress();
       if (!trusted.contains(peer)) {
         return peer;
       }
       List<String> hops = new ArrayList<>();
-      for (String header : Collections.list(request.getHeaders("X-Forwarded-For"))) {
+      for (String header : request.headers("X-Forwarded-For")) {
         for (String hop : header.split(",")) {
           if (!hop.isBlank()) {
             hops.add(hop.trim());
@@ -73,7 +73,7 @@ public interface KeyExtractor {
   /** The value of a request header, e.g. an API key; none when the header is absent or blank. */
   static KeyExtractor header(String name) {
     return request -> {
-      String value = request.getHeader(name);
+      String value = request.header(name);
       return value == null || value.isBlank() ? null : value.trim();
     };
   }
@@ -81,7 +81,7 @@ public interface KeyExtractor {
   /** The authenticated principal's name; none for anonymous requests. */
   static KeyExtractor principal() {
     return request -> {
-      Principal principal = request.getUserPrincipal();
+      Principal principal = request.principal();
       return principal == null ? null : principal.getName();
     };
   }

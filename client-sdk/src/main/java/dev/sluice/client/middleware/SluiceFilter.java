@@ -10,16 +10,24 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 
 /**
- * A Jakarta Servlet filter that rate-limits the requests it is mapped to: 429 with the RateLimit
- * headers and a JSON body when denied, the headers and the rest of the chain when allowed (after
- * the delay, when the gate waits). A concurrency rule's permit is given back when the chain is
- * done, even if it threw.
+ * A Jakarta Servlet filter over a {@link RateLimitGate}: a request that proceeds gets the headers
+ * and the rest of the chain (after its delay, when the gate waits; marked when shadow-banned), any
+ * other the gate's answer. A concurrency rule's permit is given back when the chain is done, even
+ * if it threw.
  */
 public final class SluiceFilter implements Filter {
   private final RateLimitGate gate;
 
   public SluiceFilter(RateLimitGate gate) {
     this.gate = gate;
+  }
+
+  /**
+   * Whether a gate let {@code request} through under a shadow ban: answer it as a success and skip
+   * the side effect (the request attribute {@link RateLimitGate#SHADOW_BANNED_ATTRIBUTE}).
+   */
+  public static boolean shadowBanned(ServletRequest request) {
+    return ServletGate.shadowBanned(request);
   }
 
   @Override
@@ -30,12 +38,8 @@ public final class SluiceFilter implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    Admission admission = gate.enter(http, httpResponse);
-    if (admission == null) {
-      chain.doFilter(request, response);
-      return;
-    }
-    if (!admission.admitted()) {
+    Admission admission = ServletGate.enter(gate, http, httpResponse);
+    if (!admission.proceeds()) {
       return;
     }
     try {

@@ -6,10 +6,11 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.web.servlet.HandlerInterceptor;
 
 /**
- * A Spring MVC interceptor: register it for the paths to limit ({@code registry.addInterceptor(new
- * SluiceHandlerInterceptor(gate)).addPathPatterns("/login")}). A denied request gets 429, the
- * RateLimit headers and a JSON body, and the handler is not called. A concurrency rule's permit is
- * given back in {@code afterCompletion}, which Spring calls whether the handler returned or threw.
+ * A Spring MVC interceptor over a {@link RateLimitGate}: register it for the paths to limit ({@code
+ * registry.addInterceptor(new SluiceHandlerInterceptor(gate)).addPathPatterns("/login")}). A
+ * request that does not proceed gets the gate's answer and the handler is not called. A concurrency
+ * rule's permit is given back in {@code afterCompletion}, which Spring calls whether the handler
+ * returned or threw.
  */
 public final class SluiceHandlerInterceptor implements HandlerInterceptor {
   private static final String ADMISSION = SluiceHandlerInterceptor.class.getName() + ".admission";
@@ -20,17 +21,22 @@ public final class SluiceHandlerInterceptor implements HandlerInterceptor {
     this.gate = gate;
   }
 
+  /**
+   * Whether a gate let {@code request} through under a shadow ban: answer it as a success and skip
+   * the side effect (the request attribute {@link RateLimitGate#SHADOW_BANNED_ATTRIBUTE}).
+   */
+  public static boolean shadowBanned(HttpServletRequest request) {
+    return ServletGate.shadowBanned(request);
+  }
+
   @Override
   public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
       throws Exception {
-    Admission admission = gate.enter(request, response);
-    if (admission == null) {
-      return true;
-    }
-    if (admission.admitted()) {
+    Admission admission = ServletGate.enter(gate, request, response);
+    if (admission.proceeds()) {
       request.setAttribute(ADMISSION, admission);
     }
-    return admission.admitted();
+    return admission.proceeds();
   }
 
   @Override

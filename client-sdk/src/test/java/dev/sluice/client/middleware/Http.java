@@ -25,4 +25,17 @@ final class Http {
     }
     return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
+
+  static HttpResponse<String> post(int port, String path, String form, String... headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form));
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
+    return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
 }

@@ -4,23 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.SluiceClient;
 import dev.sluice.client.TestLimiters;
-import dev.sluice.core.RateLimiter;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.EnumSet;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The servlet filter in a real Jetty 12 (ee10) servlet container, on port 0. */
+/**
+ * The servlet filter as docs/client.md shows it, in a real Jetty 12 (ee10) servlet container on
+ * port 0; every scenario of the gate runs in {@link GateContractServletTest}.
+ */
 class ServletFilterTest {
   private Server server;
 
@@ -43,58 +43,12 @@ class ServletFilterTest {
     // end
     context.addServlet(new ServletHolder(new Welcome()), "/login");
     context.addServlet(new ServletHolder(new Welcome()), "/open");
-    server = new Server(new InetSocketAddress("127.0.0.1", 0));
-    server.setHandler(context);
-    server.start();
-    int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    server = Jetty.start(context);
+    int port = Jetty.port(server);
 
     MiddlewareAssertions.sixthRequestOfFivePerMinuteIsRejected(() -> Http.get(port, "/login"));
     // Paths the filter is not mapped to are not limited.
     assertThat(Http.get(port, "/open").statusCode()).isEqualTo(200);
-  }
-
-  @Test
-  void doFilter_waitsInsteadOf429_andHoldsAPermitWhileHandled() throws Exception {
-    RateLimiter limiter = MiddlewareAssertions.pacedAndSlots();
-    ServletContextHandler context = new ServletContextHandler();
-    context.addFilter(
-        new FilterHolder(new SluiceFilter(MiddlewareAssertions.paced(limiter))),
-        "/paced",
-        EnumSet.of(DispatcherType.REQUEST));
-    context.addFilter(
-        new FilterHolder(new SluiceFilter(MiddlewareAssertions.slots(limiter))),
-        "/slots/*",
-        EnumSet.of(DispatcherType.REQUEST));
-    context.addServlet(new ServletHolder(new Welcome()), "/paced");
-    context.addServlet(new ServletHolder(new Slots()), "/slots/*");
-    server = new Server(new InetSocketAddress("127.0.0.1", 0));
-    server.setHandler(context);
-    server.start();
-    int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
-
-    MiddlewareAssertions.pacedRequestsWaitInsteadOf429(() -> Http.get(port, "/paced"));
-    MiddlewareAssertions.permitHeldWhileHandled_releasedEvenWhenTheHandlerThrows(
-        path -> () -> Http.get(port, path), limiter);
-  }
-
-  static final class Slots extends HttpServlet {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-      switch (req.getPathInfo()) {
-        case "/boom" -> throw new IllegalStateException("the handler failed");
-        case "/slow" -> {
-          try {
-            resp.getWriter().write(MiddlewareAssertions.Slow.handle());
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
-          }
-        }
-        default -> resp.getWriter().write("quick");
-      }
-    }
   }
 
   static final class Welcome extends HttpServlet {

@@ -3,11 +3,9 @@ package dev.sluice.client.middleware;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.client.TestLimiters;
 import dev.sluice.core.RateLimiter;
-import java.net.InetSocketAddress;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.Bean;
@@ -20,7 +18,10 @@ import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
-/** The Spring MVC interceptor in a DispatcherServlet on a real Jetty 12 (ee10), port 0. */
+/**
+ * The Spring MVC interceptor as docs/client.md shows it, in a DispatcherServlet on a real Jetty 12
+ * (ee10), port 0; every scenario of the gate runs in {@link GateContractSpringMvcTest}.
+ */
 class SpringInterceptorTest {
   private Server server;
 
@@ -37,72 +38,10 @@ class SpringInterceptorTest {
     spring.register(WebConfig.class);
     ServletContextHandler context = new ServletContextHandler();
     context.addServlet(new ServletHolder(new DispatcherServlet(spring)), "/");
-    server = new Server(new InetSocketAddress("127.0.0.1", 0));
-    server.setHandler(context);
-    server.start();
-    int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    server = Jetty.start(context);
+    int port = Jetty.port(server);
 
     MiddlewareAssertions.sixthRequestOfFivePerMinuteIsRejected(() -> Http.get(port, "/login"));
-  }
-
-  @Test
-  void interceptor_waitsInsteadOf429_andHoldsAPermitWhileHandled() throws Exception {
-    AnnotationConfigWebApplicationContext spring = new AnnotationConfigWebApplicationContext();
-    spring.register(WaitingConfig.class);
-    ServletContextHandler context = new ServletContextHandler();
-    context.addServlet(new ServletHolder(new DispatcherServlet(spring)), "/");
-    server = new Server(new InetSocketAddress("127.0.0.1", 0));
-    server.setHandler(context);
-    server.start();
-    int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
-
-    MiddlewareAssertions.pacedRequestsWaitInsteadOf429(() -> Http.get(port, "/paced"));
-    MiddlewareAssertions.permitHeldWhileHandled_releasedEvenWhenTheHandlerThrows(
-        path -> () -> Http.get(port, path), WaitingConfig.LIMITER);
-  }
-
-  @Configuration
-  @EnableWebMvc
-  static class WaitingConfig implements WebMvcConfigurer {
-    static final RateLimiter LIMITER = MiddlewareAssertions.pacedAndSlots();
-
-    @Bean
-    SlotsController slotsController() {
-      return new SlotsController();
-    }
-
-    @Override
-    public void addInterceptors(InterceptorRegistry registry) {
-      registry
-          .addInterceptor(new SluiceHandlerInterceptor(MiddlewareAssertions.paced(LIMITER)))
-          .addPathPatterns("/paced");
-      registry
-          .addInterceptor(new SluiceHandlerInterceptor(MiddlewareAssertions.slots(LIMITER)))
-          .addPathPatterns("/slots/**");
-    }
-  }
-
-  @RestController
-  static class SlotsController {
-    @GetMapping("/paced")
-    String paced() {
-      return "welcome";
-    }
-
-    @GetMapping("/slots/boom")
-    String boom() {
-      throw new IllegalStateException("the handler failed");
-    }
-
-    @GetMapping("/slots/slow")
-    String slow() throws InterruptedException {
-      return MiddlewareAssertions.Slow.handle();
-    }
-
-    @GetMapping("/slots/quick")
-    String quick() {
-      return "quick";
-    }
   }
 
   @Configuration

@@ -1,5 +1,6 @@
 package dev.sluice.node.envoy;
 
+import dev.sluice.core.Policy;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import java.nio.file.Path;
 import java.util.List;
@@ -30,14 +31,24 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  */
 final class EnvoyConfig {
-  static final EnvoyConfig EMPTY = new EnvoyConfig(Map.of(), List.of());
+  static final EnvoyConfig EMPTY = new EnvoyConfig(Map.of(), List.of(), Map.of());
 
   private final Map<String, DescriptorNode> domains;
   private final List<Path> files;
+  private final Map<String, Policy> rules;
 
-  EnvoyConfig(Map<String, DescriptorNode> domains, List<Path> files) {
+  EnvoyConfig(Map<String, DescriptorNode> domains, List<Path> files, Map<String, Policy> rules) {
     this.domains = Map.copyOf(domains);
     this.files = List.copyOf(files);
+    this.rules = Map.copyOf(rules);
+  }
+
+  /**
+   * The named rule of every counted limit, by name ({@link Limit#rule()}): what the node defines in
+   * the rule store, so that a limit's counters outlive an edit of it ({@link SluiceCounting}).
+   */
+  Map<String, Policy> rules() {
+    return rules;
   }
 
   Set<String> domains() {

@@ -55,6 +55,7 @@ final class EnvoyConfigLoader {
   static EnvoyConfig load(Path path) {
     List<Path> files = files(path);
     Map<String, DescriptorNode> domains = new LinkedHashMap<>();
+    Map<String, Policy> rules = new LinkedHashMap<>();
     Map<String, Path> fileOfDomain = new HashMap<>();
     for (Path file : files) {
       StrictYaml.Parsed<EnvoyYaml.File> parsed = StrictYaml.read(file, EnvoyYaml.File.class);
@@ -69,15 +70,17 @@ final class EnvoyConfigLoader {
                 + other
                 + "; each domain is in one file (the peer refuses this too)");
       }
-      domains.put(domain, tree(parsed));
+      domains.put(domain, tree(parsed, domain, rules));
     }
-    return new EnvoyConfig(domains, files);
+    return new EnvoyConfig(domains, files, rules);
   }
 
   /** One config text, e.g. from a test or a chart value. */
   static EnvoyConfig parse(String source, String yaml) {
     StrictYaml.Parsed<EnvoyYaml.File> parsed = StrictYaml.parse(source, yaml, EnvoyYaml.File.class);
-    return new EnvoyConfig(Map.of(domainOf(parsed), tree(parsed)), List.of());
+    String domain = domainOf(parsed);
+    Map<String, Policy> rules = new LinkedHashMap<>();
+    return new EnvoyConfig(Map.of(domain, tree(parsed, domain, rules)), List.of(), rules);
   }
 
   /**
@@ -119,29 +122,44 @@ final class EnvoyConfigLoader {
     return domain;
   }
 
-  private static DescriptorNode tree(StrictYaml.Parsed<EnvoyYaml.File> parsed) {
+  /** The domain's tree; the rule of each counted limit goes into {@code rules}. */
+  private static DescriptorNode tree(
+      StrictYaml.Parsed<EnvoyYaml.File> parsed, String domain, Map<String, Policy> rules) {
     EnvoyYaml.File file = parsed.value();
     String defaultAlgorithm = file.sluice() == null ? null : file.sluice().algorithm();
     if (defaultAlgorithm != null) {
       try {
-        SluiceCounting.policy(1, Duration.ofSeconds(1), defaultAlgorithm, null, null, false);
+        SluiceCounting.policy(1, Duration.ofSeconds(1), defaultAlgorithm, null, null, false, null);
       } catch (InvalidPolicyException e) {
         throw parsed.problem("sluice.algorithm", problemOf(e));
       }
     }
     DescriptorNode.Builder root = DescriptorNode.Builder.root();
-    new Level(parsed, defaultAlgorithm).addAll("descriptors", file.descriptors(), root);
+    new Level(parsed, defaultAlgorithm, domain, rules)
+        .addAll("descriptors", file.descriptors(), root, "");
     return root.build();
   }
 
-  /** Compiles the descriptors of one file, level by level. */
+  /**
+   * Compiles the descriptors of one file, level by level.
+   *
+   * @param rules where each counted limit's rule goes, by name
+   */
   private record Level(
-      StrictYaml.Parsed<EnvoyYaml.File> parsed, @Nullable String defaultAlgorithm) {
+      StrictYaml.Parsed<EnvoyYaml.File> parsed,
+      @Nullable String defaultAlgorithm,
+      String domain,
+      Map<String, Policy> rules) {
 
+    /**
+     * @param descriptorPath the levels above, as {@code key=value|key=value} (escaped): what names
+     *     a limit's rule, whatever the limit says
+     */
     void addAll(
         String path,
         @Nullable List<EnvoyYaml.Descriptor> descriptors,
-        DescriptorNode.Builder parent) {
+        DescriptorNode.Builder parent,
+        String descriptorPath) {
       if (descriptors == null) {
         return;
       }
@@ -179,16 +197,24 @@ final class EnvoyConfigLoader {
               "applies to wildcard values only (with '*'), and the value here is "
                   + (value.isEmpty() ? "empty" : "'" + value + "'"));
         }
+        String here =
+            (descriptorPath.isEmpty() ? "" : descriptorPath + "|")
+                + EnvoyConfig.escape(key)
+                + "="
+                + EnvoyConfig.escape(value);
         Limit limit =
-            descriptor.rateLimit() == null ? null : limit(at, descriptor, descriptor.rateLimit());
+            descriptor.rateLimit() == null
+                ? null
+                : limit(at, descriptor, descriptor.rateLimit(), here);
         DescriptorNode.Builder node =
             new DescriptorNode.Builder(limit, flag(descriptor.valueToMetric()), shareThreshold);
-        addAll(at + ".descriptors", descriptor.descriptors(), node);
+        addAll(at + ".descriptors", descriptor.descriptors(), node, here);
         parent.add(key, value, node);
       }
     }
 
-    private Limit limit(String at, EnvoyYaml.Descriptor descriptor, EnvoyYaml.RateLimit rate) {
+    private Limit limit(
+        String at, EnvoyYaml.Descriptor descriptor, EnvoyYaml.RateLimit rate, String here) {
       String path = at + ".rate_limit";
       boolean unlimited = flag(rate.unlimited());
       String unitText = text(rate.unit());
@@ -241,10 +267,16 @@ final class EnvoyConfigLoader {
             flag(descriptor.quotaMode()),
             flag(descriptor.detailedMetric()),
             replaces,
+            null,
             null);
       }
       Policy policy =
           requestsPerUnit == 0 ? null : policy(path, rate, unit, requestsPerUnit, shadow);
+      String rule = null;
+      if (policy != null) {
+        rule = SluiceCounting.ruleName(domain, here);
+        rules.put(rule, policy);
+      }
       return new Limit(
           requestsPerUnit,
           unit,
@@ -254,7 +286,8 @@ final class EnvoyConfigLoader {
           flag(descriptor.quotaMode()),
           flag(descriptor.detailedMetric()),
           replaces,
-          policy);
+          policy,
+          rule);
     }
 
     private List<String> replaces(
@@ -310,7 +343,8 @@ final class EnvoyConfigLoader {
             algorithm,
             extra == null ? null : extra.burst(),
             extra == null ? null : extra.buckets(),
-            shadow);
+            shadow,
+            extra == null ? null : extra.onDenied());
       } catch (InvalidPolicyException e) {
         String field =
             switch (e.field()) {
@@ -318,6 +352,7 @@ final class EnvoyConfigLoader {
               case "window" -> extra != null && extra.window() != null ? "sluice.window" : "unit";
               case "algorithm" ->
                   extra != null && extra.algorithm() != null ? "sluice.algorithm" : null;
+              case "onDenied" -> "sluice.on_denied";
               default -> "sluice." + e.field();
             };
         if (field == null) {

@@ -1,7 +1,7 @@
 package dev.sluice.node.envoy;
 
 import dev.sluice.core.config.ConfigFileException;
-import dev.sluice.node.PeriodicPoll;
+import dev.sluice.core.config.PeriodicPoll;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,6 +42,7 @@ final class EnvoyConfigWatcher implements AutoCloseable {
   private volatile EnvoyConfig current = EnvoyConfig.EMPTY;
   private byte @Nullable [] lastSeen;
   private Consumer<Boolean> onLoad = success -> {};
+  private Consumer<EnvoyConfig> beforeApply = loaded -> {};
   private final PeriodicPoll poller;
 
   EnvoyConfigWatcher(Path path, Duration interval) {
@@ -87,6 +88,7 @@ final class EnvoyConfigWatcher implements AutoCloseable {
         onLoad.accept(false);
         return Outcome.REJECTED;
       }
+      beforeApply.accept(loaded); // its limits' rules, before a request can match them
       current = loaded;
       onLoad.accept(true);
       LOG.info(
@@ -99,12 +101,13 @@ final class EnvoyConfigWatcher implements AutoCloseable {
   }
 
   /**
-   * Polls every interval on a daemon thread until {@link #close()}; reports loads to {@code
-   * onLoad}.
+   * Polls every interval on a daemon thread until {@link #close()}; hands each valid change to
+   * {@code beforeApply} before it is in force, and reports loads to {@code onLoad}.
    */
-  EnvoyConfigWatcher start(Consumer<Boolean> onLoad) {
+  EnvoyConfigWatcher start(Consumer<Boolean> onLoad, Consumer<EnvoyConfig> beforeApply) {
     synchronized (lock) {
       this.onLoad = onLoad;
+      this.beforeApply = beforeApply;
     }
     poller.start();
     return this;

@@ -2,11 +2,14 @@ package dev.sluice.node.envoy;
 
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.stats.FrontEnd;
+import dev.sluice.core.stats.FrontEnds;
 import dev.sluice.rest.ExtraRoute;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +47,7 @@ public final class EnvoyFrontEnd implements AutoCloseable {
   private final @Nullable EnvoyConfigWatcher watcher;
   private @Nullable ShouldRateLimit decider;
   private @Nullable RlsServer server;
+  private @Nullable FrontEnd served;
 
   private EnvoyFrontEnd(@Nullable EnvoyConfigWatcher watcher) {
     this.watcher = watcher;
@@ -78,12 +82,29 @@ public final class EnvoyFrontEnd implements AutoCloseable {
    */
   public EnvoyFrontEnd start(
       RateLimiter limiter, MeterRegistry registry, TimeSource clock, Options options) {
+    return start(limiter, registry, clock, options, new FrontEnds());
+  }
+
+  /**
+   * As {@link #start(RateLimiter, MeterRegistry, TimeSource, Options)}, reporting every request to
+   * the console's {@code frontEnds} as front end {@code envoy}, under {@code ShouldRateLimit}
+   * (gRPC) and {@code POST /json}.
+   */
+  public EnvoyFrontEnd start(
+      RateLimiter limiter,
+      MeterRegistry registry,
+      TimeSource clock,
+      Options options,
+      FrontEnds frontEnds) {
     EnvoyMetrics metrics = new EnvoyMetrics(registry);
     EnvoyConfigWatcher watching = watcher;
+    Supplier<EnvoyConfig> config = watching == null ? () -> EnvoyConfig.EMPTY : watching::current;
+    SluiceCounting counting = new SluiceCounting(limiter, config);
+    counting.define(config.get());
     ShouldRateLimit answers =
         new ShouldRateLimit(
-            watching == null ? () -> EnvoyConfig.EMPTY : watching::current,
-            new SluiceCounting(limiter),
+            config,
+            counting,
             metrics,
             new ResponseHeaders(options.headers()),
             options.shadowMode(),
@@ -91,14 +112,21 @@ public final class EnvoyFrontEnd implements AutoCloseable {
     this.decider = answers;
     if (watching != null) {
       metrics.configLoaded(true);
-      watching.start(metrics::configLoaded);
+      watching.start(metrics::configLoaded, counting::define);
     } else {
       LOG.warn(
           "no Envoy config (envoyConfig, SLUICE_ENVOY_CONFIG): every rate limit request is"
               + " answered OK");
     }
+    FrontEnd served =
+        frontEnds.register(
+            "envoy",
+            options.rlsPort() == 0 ? "POST /json only" : options.host() + ":" + options.rlsPort());
+    this.served = served;
     if (options.rlsPort() != 0) {
-      server = RlsServer.start(options.host(), options.rlsPort(), new RlsService(answers, metrics));
+      server =
+          RlsServer.start(
+              options.host(), options.rlsPort(), new RlsService(answers, metrics, served));
       LOG.info(
           "Envoy rate limit service (gRPC) on {}:{}{}",
           options.host(),
@@ -111,10 +139,11 @@ public final class EnvoyFrontEnd implements AutoCloseable {
   /** {@code POST /json} for the REST port; call after {@link #start}. */
   public ExtraRoute jsonRoute() {
     ShouldRateLimit answers = decider;
-    if (answers == null) {
+    FrontEnd reporting = served;
+    if (answers == null || reporting == null) {
       throw new IllegalStateException("start the Envoy front end before asking for its route");
     }
-    return JsonRoute.of(answers);
+    return JsonRoute.of(answers, reporting);
   }
 
   /** The gRPC port, or 0 when it is off. */

@@ -1,5 +1,6 @@
 package dev.sluice.node.envoy;
 
+import dev.sluice.core.headers.RateLimitHeaders.Family;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -13,20 +14,27 @@ public enum EnvoyHeader {
    * The IETF httpapi draft's {@code RateLimit-Policy} and {@code RateLimit}, for the limit closest
    * to denying the request.
    */
-  RATELIMIT("ratelimit"),
+  RATELIMIT("ratelimit", Family.RATELIMIT),
   /** {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset}. */
-  X_RATELIMIT("x-ratelimit"),
+  X_RATELIMIT("x-ratelimit", Family.X_RATELIMIT),
   /** {@code Retry-After}, in whole seconds rounded up, when the answer is OVER_LIMIT. */
-  RETRY_AFTER("retry-after");
+  RETRY_AFTER("retry-after", Family.RETRY_AFTER);
 
   /** The names as the setting spells them, for messages. */
   public static final String NAMES =
       Arrays.stream(values()).map(EnvoyHeader::wireName).collect(Collectors.joining(", "));
 
   private final String wireName;
+  private final Family family;
 
-  EnvoyHeader(String wireName) {
+  EnvoyHeader(String wireName, Family family) {
     this.wireName = wireName;
+    this.family = family;
+  }
+
+  /** The headers of this family, as every Sluice surface writes them. */
+  Family family() {
+    return family;
   }
 
   /** {@code x-ratelimit}. */

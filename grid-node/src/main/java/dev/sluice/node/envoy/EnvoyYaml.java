@@ -29,6 +29,7 @@ import org.jspecify.annotations.Nullable;
  *         window: 10s             # count over this instead of one unit
  *         burst: 20               # gcra, token_bucket
  *         buckets: 12             # sliding_buckets
+ *         on_denied: shadow_ban   # reject (default) or shadow_ban: OK, and a request header
  *     shadow_mode: false
  *     quota_mode: false
  *     detailed_metric: false
@@ -83,7 +84,8 @@ final class EnvoyYaml {
       @Nullable String algorithm,
       @JsonDeserialize(using = ScalarText.class) @Nullable String window,
       @Nullable Long burst,
-      @Nullable Integer buckets) {}
+      @Nullable Integer buckets,
+      @JsonProperty("on_denied") @Nullable String onDenied) {}
 
   /** Sluice's own keys of a file. */
   record FileDefaults(@Nullable String algorithm) {}

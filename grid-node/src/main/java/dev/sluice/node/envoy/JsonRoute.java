@@ -2,6 +2,7 @@ package dev.sluice.node.envoy;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
+import dev.sluice.core.stats.FrontEnd;
 import dev.sluice.rest.ApiError;
 import dev.sluice.rest.ExtraRoute;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
@@ -32,8 +33,21 @@ final class JsonRoute {
 
   private JsonRoute() {}
 
-  static ExtraRoute of(ShouldRateLimit decider) {
-    return ExtraRoute.post("/json", ctx -> serve(ctx, decider));
+  /** The command {@code POST /json} reports to the console's front-end stats. */
+  static final String COMMAND = "POST /json";
+
+  static ExtraRoute of(ShouldRateLimit decider, FrontEnd served) {
+    return ExtraRoute.post(
+        "/json",
+        ctx -> {
+          try {
+            serve(ctx, decider);
+            served.served(COMMAND);
+          } catch (Exception e) {
+            served.failed(COMMAND);
+            throw e;
+          }
+        });
   }
 
   private static void serve(Context ctx, ShouldRateLimit decider) throws Exception {

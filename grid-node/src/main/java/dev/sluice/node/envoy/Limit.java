@@ -19,6 +19,9 @@ import org.jspecify.annotations.Nullable;
  *     EnvoyMetrics})
  * @param replaces names of the limits this one switches off when both apply to one request
  * @param policy how Sluice counts it ({@link SluiceCounting}); null when unlimited or blocked
+ * @param rule the named rule Sluice counts it under, one per domain and descriptor path of the
+ *     config ({@link SluiceCounting#ruleName}), so that an edit of the limit keeps the counters;
+ *     null when unlimited or blocked
  */
 record Limit(
     long requestsPerUnit,
@@ -29,7 +32,8 @@ record Limit(
     boolean quota,
     boolean detailedMetric,
     List<String> replaces,
-    @Nullable Policy policy) {
+    @Nullable Policy policy,
+    @Nullable String rule) {
 
   Limit {
     replaces = List.copyOf(replaces);

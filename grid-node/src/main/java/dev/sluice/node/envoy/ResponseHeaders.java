@@ -1,5 +1,8 @@
 package dev.sluice.node.envoy;
 
+import dev.sluice.core.Decision;
+import dev.sluice.core.headers.RateLimitHeaders;
+import dev.sluice.core.headers.RateLimitHeaders.Family;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The headers the answer asks Envoy to add to its response ({@code response_headers_to_add}), the
- * same as the REST API's (DESIGN §4), about the one limit that binds the request:
+ * same as the REST API's (docs/rest-api.md), about the one limit that binds the request:
  *
  * <pre>
  * RateLimit-Policy: "edge.remote_address";q=100;w=60    quota q per window w seconds
@@ -23,21 +26,17 @@ import org.jspecify.annotations.Nullable;
  *
  * The binding limit is the one that made the answer OVER_LIMIT (the one to wait longest for, if
  * several did), else the one with the fewest requests remaining. Its name is the limit's {@code
- * name} in the file, else the domain and the matched path. Every delay is rounded up to whole
- * seconds, so that a client that waits it out succeeds; a sub-second window is {@code w=1}.
+ * name} in the file, else the domain and the matched path. The headers are the ones every Sluice
+ * surface writes ({@link RateLimitHeaders}: the same rounding, every delay up to whole seconds so
+ * that a client that waits it out succeeds, a sub-second window {@code w=1}, names escaped as
+ * Structured Field strings); this class only chooses the families the operator switched on and
+ * turns them into Envoy's header values.
  *
  * <p>Envoy adds these headers to the response it sends downstream, allowed or not. The peer adds
  * none by default and never {@code Retry-After}; Envoy's own {@code enable_x_ratelimit_headers}
  * computes the {@code X-RateLimit-*} ones itself, so leave {@code x-ratelimit} off if that is on.
  */
 final class ResponseHeaders {
-  static final String POLICY = "RateLimit-Policy";
-  static final String RATE_LIMIT = "RateLimit";
-  static final String LIMIT = "X-RateLimit-Limit";
-  static final String REMAINING = "X-RateLimit-Remaining";
-  static final String RESET = "X-RateLimit-Reset";
-  static final String RETRY_AFTER = "Retry-After";
-
   /**
    * The limit the headers report on.
    *
@@ -49,10 +48,14 @@ final class ResponseHeaders {
    */
   record Binding(String name, long limit, Duration window, long remaining, long resetAfterNanos) {}
 
-  private final Set<EnvoyHeader> families;
+  private final Set<Family> families;
 
   ResponseHeaders(Set<EnvoyHeader> families) {
-    this.families = families.isEmpty() ? Set.of() : EnumSet.copyOf(families);
+    Set<Family> chosen = EnumSet.noneOf(Family.class);
+    for (EnvoyHeader family : families) {
+      chosen.add(family.family());
+    }
+    this.families = chosen;
   }
 
   /**
@@ -63,51 +66,23 @@ final class ResponseHeaders {
    * @param retryAfterNanos when over: the delay after which the request would be allowed
    */
   List<HeaderValue> headers(@Nullable Binding binding, boolean overLimit, long retryAfterNanos) {
+    long limit = binding == null ? 0 : binding.limit();
+    long remaining = binding == null ? 0 : binding.remaining();
+    long resetAfterNanos = binding == null ? 0 : binding.resetAfterNanos();
+    Decision answer =
+        overLimit
+            ? Decision.deny(limit, remaining, retryAfterNanos, resetAfterNanos)
+            : Decision.allow(limit, remaining, resetAfterNanos);
+    List<RateLimitHeaders.QuotaPolicy> quotas =
+        binding == null
+            ? null
+            : List.of(
+                new RateLimitHeaders.QuotaPolicy(
+                    binding.name(), binding.limit(), binding.window().toNanos()));
     List<HeaderValue> headers = new ArrayList<>(6);
-    if (binding != null) {
-      long resetSeconds = ceilSeconds(binding.resetAfterNanos());
-      if (families.contains(EnvoyHeader.RATELIMIT)) {
-        String name = structuredString(binding.name());
-        long windowSeconds = Math.max(1, ceilSeconds(binding.window().toNanos()));
-        headers.add(header(POLICY, name + ";q=" + binding.limit() + ";w=" + windowSeconds));
-        headers.add(header(RATE_LIMIT, name + ";r=" + binding.remaining() + ";t=" + resetSeconds));
-      }
-      if (families.contains(EnvoyHeader.X_RATELIMIT)) {
-        headers.add(header(LIMIT, Long.toString(binding.limit())));
-        headers.add(header(REMAINING, Long.toString(binding.remaining())));
-        headers.add(header(RESET, Long.toString(resetSeconds)));
-      }
-    }
-    if (overLimit && families.contains(EnvoyHeader.RETRY_AFTER)) {
-      headers.add(header(RETRY_AFTER, Long.toString(Math.max(1, ceilSeconds(retryAfterNanos)))));
+    for (RateLimitHeaders.Header header : RateLimitHeaders.of(quotas, answer, families)) {
+      headers.add(HeaderValue.newBuilder().setKey(header.name()).setValue(header.value()).build());
     }
     return headers;
-  }
-
-  private static HeaderValue header(String key, String value) {
-    return HeaderValue.newBuilder().setKey(key).setValue(value).build();
-  }
-
-  static long ceilSeconds(long nanos) {
-    return -Math.floorDiv(-nanos, 1_000_000_000L);
-  }
-
-  /**
-   * {@code text} as a Structured Field string (RFC 8941): quoted, with {@code "} and {@code \}
-   * escaped; characters it cannot hold (outside printable ASCII) become {@code ?}.
-   */
-  static String structuredString(String text) {
-    StringBuilder out = new StringBuilder(text.length() + 2).append('"');
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c == '"' || c == '\\') {
-        out.append('\\').append(c);
-      } else if (c < 0x20 || c > 0x7e) {
-        out.append('?');
-      } else {
-        out.append(c);
-      }
-    }
-    return out.append('"').toString();
   }
 }

@@ -3,6 +3,7 @@ package dev.sluice.node.envoy;
 import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstanceNotActiveException;
+import dev.sluice.core.stats.FrontEnd;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
@@ -26,12 +27,17 @@ import org.slf4j.LoggerFactory;
 final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(RlsService.class);
 
+  /** The command this service reports to the console's front-end stats. */
+  static final String COMMAND = "ShouldRateLimit";
+
   private final ShouldRateLimit decider;
   private final EnvoyMetrics metrics;
+  private final FrontEnd served;
 
-  RlsService(ShouldRateLimit decider, EnvoyMetrics metrics) {
+  RlsService(ShouldRateLimit decider, EnvoyMetrics metrics, FrontEnd served) {
     this.decider = decider;
     this.metrics = metrics;
+    this.served = served;
   }
 
   @Override
@@ -42,18 +48,22 @@ final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
       answer = decider.decide(request);
     } catch (InvalidRequestException e) {
       metrics.invalidRequest();
+      served.failed(COMMAND);
       responses.onError(
           Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
       return;
     } catch (RuntimeException e) {
+      served.failed(COMMAND);
       responses.onError(failure(e).asRuntimeException());
       return;
     }
     answer.whenComplete(
         (response, error) -> {
           if (error != null) {
+            served.failed(COMMAND);
             responses.onError(failure(error).asRuntimeException());
           } else {
+            served.served(COMMAND);
             responses.onNext(response);
             responses.onCompleted();
           }

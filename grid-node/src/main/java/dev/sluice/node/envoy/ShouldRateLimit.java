@@ -2,6 +2,7 @@ package dev.sluice.node.envoy;
 
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
+import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
@@ -34,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  *       independently: one over its limit does not stop another from counting. Hits: the
  *       descriptor's {@code hits_addend} if set (0 looks without counting), else the request's,
  *       else 1. A {@code requests_per_unit: 0} limit, or more hits than the limit can ever hold, is
- *       OVER_LIMIT without counting.
+ *       OVER_LIMIT without counting; under {@code shadow_mode} it is OK, since shadow mode never
+ *       denies.
  *   <li>Statuses, one per descriptor in order: OK with no limit; OK with {@code limit_remaining}
  *       4294967295 for an unlimited one; else the code, {@code current_limit} (the file's {@code
  *       requests_per_unit}, unit and name), {@code limit_remaining} and {@code
@@ -43,9 +45,20 @@ import org.jspecify.annotations.Nullable;
  *   <li>The overall code: OVER_LIMIT if any non-quota descriptor is, or if every quota-mode
  *       descriptor is; then OK anyway under the global shadow mode ({@code envoyShadowMode}).
  *   <li>Headers ({@link ResponseHeaders}) and metrics ({@link EnvoyMetrics}).
+ *   <li>A limit whose {@code sluice.on_denied} is {@code shadow_ban} never shows: its status is a
+ *       bare OK and it binds no header, admitted or denied; when it denied, an OK answer asks Envoy
+ *       to add {@value #SHADOW_BANNED_HEADER} to the request for the upstream.
  * </ol>
  */
 final class ShouldRateLimit {
+  /**
+   * The request header Envoy adds for the upstream when a limit whose {@code sluice.on_denied} is
+   * {@code shadow_ban} denied the request: its value names the banned limits (each limit's {@code
+   * name}, else the domain and the matched path), comma-separated. The answer is OK, so the client
+   * sees what the upstream answers; the upstream skips the side effect.
+   */
+  static final String SHADOW_BANNED_HEADER = "x-sluice-shadow-banned";
+
   static final int MAX_DESCRIPTORS = 256;
   static final int MAX_ENTRIES = 64;
   private static final long MAX_UINT32 = 0xFFFF_FFFFL;
@@ -105,8 +118,32 @@ final class ShouldRateLimit {
     }
 
     boolean over() {
-      return kind == Kind.BLOCKED
-          || (kind == Kind.COUNTED && count != null && !count.allowed() && !count.shadowDenied());
+      return (kind == Kind.BLOCKED && !limit().shadow())
+          || (kind == Kind.COUNTED
+              && count != null
+              && !count.allowed()
+              && !count.shadowDenied()
+              && !count.shadowBanned());
+    }
+
+    /** A counted limit whose denials are shadow bans: it never shows in an answer. */
+    boolean shadowBans() {
+      if (kind != Kind.COUNTED) {
+        return false;
+      }
+      Policy policy = limit().policy();
+      return policy != null && policy.shadowBans();
+    }
+
+    boolean banned() {
+      return kind == Kind.COUNTED && count != null && count.shadowBanned();
+    }
+
+    /** The limit's name in headers: its {@code name}, else the domain and the matched path. */
+    String name() {
+      Match matched = java.util.Objects.requireNonNull(match);
+      String named = matched.limit().name();
+      return named.isEmpty() ? domain + "." + matched.configPath() : named;
     }
   }
 
@@ -135,7 +172,10 @@ final class ShouldRateLimit {
         Policy policy = java.util.Objects.requireNonNull(limit.policy());
         counted.add(
             new SluiceCounting.Request(
-                policy, SluiceCounting.subject(domain, planned.match.counterPath()), planned.hits));
+                limit.rule(),
+                policy,
+                SluiceCounting.subject(domain, planned.match.counterPath()),
+                planned.hits));
       }
     }
     return counting
@@ -183,12 +223,17 @@ final class ShouldRateLimit {
     return plan;
   }
 
+  /**
+   * What a matched descriptor is. More hits than an enforced limit can ever hold are OVER_LIMIT
+   * without counting; a shadow limit's are counted like any other, and the pipeline answers them
+   * allowed and flagged (a shadow policy never denies, whatever the cost).
+   */
   private static Kind kindOf(Limit limit, long hits) {
     if (limit.unlimited()) {
       return Kind.UNLIMITED;
     }
     Policy policy = limit.policy();
-    if (policy == null || hits > SluiceCounting.capacity(policy)) {
+    if (policy == null || (hits > SluiceCounting.capacity(policy) && !limit.shadow())) {
       return Kind.BLOCKED;
     }
     return Kind.COUNTED;
@@ -209,9 +254,14 @@ final class ShouldRateLimit {
     Binding quota = new Binding();
     int quotaTotal = 0;
     int quotaOver = 0;
+    List<String> banned = new ArrayList<>();
     for (Planned planned : plan) {
       response.addStatuses(status(planned));
-      if (planned.kind == Kind.NONE || planned.kind == Kind.UNLIMITED) {
+      if (planned.banned()) {
+        banned.add(planned.name());
+      }
+      // A shadow-banning limit binds nothing: reporting it would tell a banned client.
+      if (planned.kind == Kind.NONE || planned.kind == Kind.UNLIMITED || planned.shadowBans()) {
         continue;
       }
       if (planned.limit().quota()) {
@@ -233,6 +283,13 @@ final class ShouldRateLimit {
       over = false;
     }
     response.setOverallCode(over ? Code.OVER_LIMIT : Code.OK);
+    if (!over && !banned.isEmpty()) {
+      response.addRequestHeadersToAdd(
+          HeaderValue.newBuilder()
+              .setKey(SHADOW_BANNED_HEADER)
+              .setValue(String.join(", ", banned))
+              .build());
+    }
     response.addAllResponseHeadersToAdd(
         headers.headers(
             reported.planned == null ? null : bindingOf(reported.planned),
@@ -269,10 +326,11 @@ final class ShouldRateLimit {
       case NONE -> status.setCode(Code.OK);
       case UNLIMITED -> status.setCode(Code.OK).setLimitRemaining((int) MAX_UINT32);
       case BLOCKED -> {
+        // requests_per_unit 0: every request is over; a shadow limit says so, and answers OK.
         Limit limit = planned.limit();
-        metricsOf(planned).over(planned.hits, false);
+        metricsOf(planned).over(planned.hits, limit.shadow());
         status
-            .setCode(Code.OVER_LIMIT)
+            .setCode(limit.shadow() ? Code.OK : Code.OVER_LIMIT)
             .setCurrentLimit(currentLimit(limit))
             .setLimitRemaining(0)
             .setDurationUntilReset(duration(untilUnitEnds(limit)));
@@ -285,6 +343,12 @@ final class ShouldRateLimit {
           metricsOf(planned).over(planned.hits, count.shadowDenied());
         } else {
           metricsOf(planned).within(planned.hits, count.limit(), count.remaining());
+        }
+        if (planned.shadowBans()) {
+          // Admitted or banned, a bare OK: no count, so that neither these statuses nor the
+          // headers Envoy computes from them (enable_x_ratelimit_headers) tell a banned client.
+          status.setCode(Code.OK);
+          break;
         }
         status
             .setCode(count.allowed() ? Code.OK : Code.OVER_LIMIT)
@@ -331,8 +395,7 @@ final class ShouldRateLimit {
 
   private ResponseHeaders.Binding bindingOf(Planned planned) {
     Limit limit = planned.limit();
-    Match match = java.util.Objects.requireNonNull(planned.match);
-    String name = limit.name().isEmpty() ? planned.domain + "." + match.configPath() : limit.name();
+    String name = planned.name();
     Policy policy = limit.policy();
     if (planned.kind == Kind.BLOCKED || planned.count == null || policy == null) {
       return new ResponseHeaders.Binding(
@@ -369,14 +432,18 @@ final class ShouldRateLimit {
       Policy policy = null;
       if (requestsPerUnit > 0) {
         try {
-          policy = SluiceCounting.policy(requestsPerUnit, unit.window(), null, null, null, false);
+          policy =
+              SluiceCounting.policy(requestsPerUnit, unit.window(), null, null, null, false, null);
         } catch (InvalidPolicyException e) {
           throw new InvalidRequestException(
               field, "Sluice cannot count this limit: " + e.getMessage());
         }
       }
+      // Counted inline: a limit a request carries has no descriptor path of the config to keep
+      // counters under, and counts on a state of its own policy, as the peer's per-request
+      // override does.
       Limit limit =
-          new Limit(requestsPerUnit, unit, "", false, false, false, true, List.of(), policy);
+          new Limit(requestsPerUnit, unit, "", false, false, false, true, List.of(), policy, null);
       StringBuilder keys = new StringBuilder();
       StringBuilder values = new StringBuilder();
       StringBuilder counter = new StringBuilder();

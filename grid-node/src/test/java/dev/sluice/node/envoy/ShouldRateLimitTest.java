@@ -36,6 +36,12 @@ class ShouldRateLimitTest {
                 unit: minute
                 requests_per_unit: 2
                 sluice: {algorithm: fixed_window}
+            - key: invite
+              rate_limit:
+                unit: hour
+                requests_per_unit: 1
+                name: invites
+                sluice: {on_denied: shadow_ban}
           """);
 
   private final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
@@ -44,7 +50,7 @@ class ShouldRateLimitTest {
   private ShouldRateLimit decider(boolean globalShadow, Set<EnvoyHeader> headers) {
     return new ShouldRateLimit(
         () -> CONFIG,
-        new SluiceCounting(LocalRateLimiter.builder().timeSource(clock).build()),
+        new SluiceCounting(LocalRateLimiter.builder().timeSource(clock).build(), () -> CONFIG),
         new EnvoyMetrics(registry),
         new ResponseHeaders(headers),
         globalShadow,
@@ -129,6 +135,54 @@ class ShouldRateLimitTest {
   }
 
   @Test
+  void shadowBan_denied_answersOkWithARequestHeader_andNoCountAnywhere() {
+    ShouldRateLimit decider = decider(false, EnumSet.allOf(EnvoyHeader.class));
+    RateLimitResponse admitted = decide(decider, request("invite", "spammer"));
+
+    RateLimitResponse banned = decide(decider, request("invite", "spammer"));
+
+    assertThat(banned.getOverallCode()).isEqualTo(Code.OK);
+    assertThat(banned.getRequestHeadersToAddList())
+        .containsExactly(
+            HeaderValue.newBuilder().setKey("x-sluice-shadow-banned").setValue("invites").build());
+    assertThat(admitted.getRequestHeadersToAddList()).isEmpty();
+    // The client's answer cannot tell the two apart: same statuses, no rate-limit headers.
+    assertThat(banned.getStatusesList()).isEqualTo(admitted.getStatusesList());
+    assertThat(banned.getStatuses(0).hasCurrentLimit()).isFalse();
+    assertThat(banned.getResponseHeadersToAddList()).isEmpty();
+    assertThat(admitted.getResponseHeadersToAddList()).isEmpty();
+    // Beside a limit that reports, that one's headers are the only ones; the ban stays hidden.
+    RateLimitRequest both =
+        RateLimitRequest.newBuilder(request("invite", "spammer"))
+            .addDescriptors(request("slow", "spammer").getDescriptors(0))
+            .build();
+    RateLimitResponse mixed = decide(decider, both);
+    assertThat(mixed.getOverallCode()).isEqualTo(Code.OK);
+    assertThat(headers(mixed)).containsEntry("RateLimit-Policy", "\"edge.slow\";q=2;w=60");
+    assertThat(mixed.getRequestHeadersToAddList()).hasSize(1);
+  }
+
+  @Test
+  void shadowBan_onAShadowModeDescriptor_isRefusedNamingTheField() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                EnvoyConfigLoader.parse(
+                    "edge.yaml",
+                    """
+                    domain: edge
+                    descriptors:
+                      - key: invite
+                        shadow_mode: true
+                        rate_limit:
+                          unit: hour
+                          requests_per_unit: 1
+                          sluice: {on_denied: shadow_ban}
+                    """))
+        .hasMessageContaining("sluice.on_denied")
+        .hasMessageContaining("a shadow rule never denies");
+  }
+
+  @Test
   void counterKey_longValuesThatDifferOnlyAtTheEnd_countApart() {
     ShouldRateLimit decider = decider(false, Set.of());
     String common = "x".repeat(2_000);
@@ -169,6 +223,141 @@ class ShouldRateLimitTest {
     assertThat(count("near_limit")).as("hits 9 and 10 of 10: above 80 %").isEqualTo(2);
     assertThat(count("over_limit")).isEqualTo(1);
     assertThat(count("shadow_mode")).isZero();
+  }
+
+  @Test
+  void limitRule_namedAfterDomainAndPath_definedAgainWhenDeleted() {
+    assertThat(SluiceCounting.ruleName("edge", "ip="))
+        .matches("envoy\\.edge\\.[0-9a-f]{24}")
+        .isEqualTo(SluiceCounting.ruleName("edge", "ip="))
+        .isNotEqualTo(SluiceCounting.ruleName("edge", "slow="))
+        .isNotEqualTo(SluiceCounting.ruleName("other", "ip="));
+    assertThat(SluiceCounting.ruleName("a.b|c=d".repeat(20), "ip=")).hasSizeLessThanOrEqualTo(64);
+    LocalRateLimiter limiter = LocalRateLimiter.builder().timeSource(clock).build();
+    ShouldRateLimit decider =
+        new ShouldRateLimit(
+            () -> CONFIG,
+            new SluiceCounting(limiter, () -> CONFIG),
+            new EnvoyMetrics(registry),
+            new ResponseHeaders(Set.of()),
+            false,
+            clock::nowNanos);
+    decide(decider, request("slow", "f"));
+    String rule =
+        CONFIG.rules().keySet().stream()
+            .filter(name -> name.startsWith("envoy.edge."))
+            .findFirst()
+            .orElseThrow();
+    assertThat(limiter.rules().find(rule)).isPresent();
+    for (String name : CONFIG.rules().keySet()) {
+      limiter.rules().remove(name); // an operator deleting them through the API
+    }
+
+    RateLimitResponse again = decide(decider, request("slow", "f"));
+
+    assertThat(again.getStatuses(0).getLimitRemaining())
+        .as("defined again, the key's counter still there")
+        .isZero();
+    assertThat(limiter.rules().find(rule)).isPresent();
+  }
+
+  /**
+   * envoyproxy/ratelimit's own {@code test/config/shadowmode_config.yaml}, as the peer ships it
+   * (its tests read it; {@code key2} is 20 per minute in shadow mode), plus a blocked shadow limit.
+   */
+  private static final EnvoyConfig PEER_SHADOW_MODE =
+      EnvoyConfigLoader.parse(
+          "shadowmode_config.yaml",
+          """
+          # Basic configuration for testing.
+          domain: test-domain
+          descriptors:
+            # Top level key/value with no default rate limit.
+            - key: key1
+              value: value1
+              descriptors:
+                # 2nd level key only with default rate limit.
+                - key: subkey1
+                  rate_limit:
+                    unit: second
+                    requests_per_unit: 5
+
+                # 2nd level key/value with limit. Specific override at 2nd level.
+                - key: subkey1
+                  value: subvalue1
+                  rate_limit:
+                    unit: second
+                    requests_per_unit: 10
+                  shadow_mode: true
+
+            # Top level key only with default rate limit.
+            - key: key2
+              rate_limit:
+                unit: minute
+                requests_per_unit: 20
+              shadow_mode: true
+            # Top level key/value with limit. Specific override at 1st level.
+            - key: key2
+              value: value2
+              rate_limit:
+                unit: minute
+                requests_per_unit: 30
+            - key: blocked
+              rate_limit: {unit: minute, requests_per_unit: 0}
+              shadow_mode: true
+          """);
+
+  private RateLimitResponse decideInPeerShadowConfig(long hits, String... entries) {
+    ShouldRateLimit decider =
+        new ShouldRateLimit(
+            () -> PEER_SHADOW_MODE,
+            new SluiceCounting(
+                LocalRateLimiter.builder().timeSource(clock).build(), () -> PEER_SHADOW_MODE),
+            new EnvoyMetrics(registry),
+            new ResponseHeaders(Set.of()),
+            false,
+            clock::nowNanos);
+    RateLimitDescriptor.Builder descriptor =
+        RateLimitDescriptor.newBuilder().setHitsAddend(com.google.protobuf.UInt64Value.of(hits));
+    for (int i = 0; i < entries.length; i += 2) {
+      descriptor.addEntries(
+          RateLimitDescriptor.Entry.newBuilder().setKey(entries[i]).setValue(entries[i + 1]));
+    }
+    return decide(
+        decider,
+        RateLimitRequest.newBuilder().setDomain("test-domain").addDescriptors(descriptor).build());
+  }
+
+  @Test
+  void shadowMode_hitsAboveTheLimit_isOk_asThePeerAnswers() {
+    RateLimitResponse key2 = decideInPeerShadowConfig(25, "key2", "something");
+    assertThat(key2.getOverallCode()).isEqualTo(Code.OK);
+    assertThat(key2.getStatuses(0).getCode()).isEqualTo(Code.OK);
+    assertThat(key2.getStatuses(0).getCurrentLimit().getRequestsPerUnit()).isEqualTo(20);
+    assertThat(key2.getStatuses(0).getLimitRemaining())
+        .as("25 hits asked more than 20 can hold: nothing counted")
+        .isEqualTo(20);
+
+    RateLimitResponse nested =
+        decideInPeerShadowConfig(11, "key1", "value1", "subkey1", "subvalue1");
+    assertThat(nested.getOverallCode()).isEqualTo(Code.OK);
+
+    assertThat(decideInPeerShadowConfig(1, "blocked", "x").getOverallCode())
+        .as("requests_per_unit 0 in shadow mode")
+        .isEqualTo(Code.OK);
+
+    RateLimitResponse enforced = decideInPeerShadowConfig(31, "key2", "value2");
+    assertThat(enforced.getOverallCode())
+        .as("the same hits on the enforced override are over")
+        .isEqualTo(Code.OVER_LIMIT);
+    assertThat(
+            registry
+                .get("ratelimit.service.rate_limit.shadow_mode")
+                .tag("domain", "test-domain")
+                .tag("descriptor", "key2")
+                .counter()
+                .count())
+        .isEqualTo(25);
   }
 
   private double count(String stat) {

@@ -86,6 +86,12 @@ public final class Booking {
     long retryAfter =
         NanoMath.saturatedAdd(behind, atStart.allowed() ? 0 : atStart.retryAfterNanos());
     return Decision.deny(
-        atStart.limit(), 0, retryAfter, NanoMath.saturatedAdd(behind, atStart.resetAfterNanos()));
+            atStart.limit(),
+            0,
+            retryAfter,
+            NanoMath.saturatedAdd(behind, atStart.resetAfterNanos()))
+        .withBindingLimit(
+            atStart.bindingLimitIndex(),
+            NanoMath.saturatedAdd(behind, atStart.bindingResetAfterNanos()));
   }
 }

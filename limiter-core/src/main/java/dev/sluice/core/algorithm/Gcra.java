@@ -68,6 +68,6 @@ public final class Gcra extends ScheduledAlgorithm {
 
   /** Capacity {@code burst + 1}: the tolerance holds that many emission intervals. */
   Gcra(Limit spec, boolean countDenied) {
-    super(spec, countDenied, spec.burst() + 1, false);
+    super(spec, countDenied, spec.capacity(), false);
   }
 }

@@ -19,11 +19,11 @@ import dev.sluice.core.Limit;
  *   allow iff  delay + (p - 1)·T <= burst · T                   then tail' = start + p·T
  * </pre>
  *
- * that is: the request's last permit waits behind at most {@code burst} others. For one permit this
- * is DESIGN's "denied iff the queue (delay / T) would exceed burst". It admits exactly when {@link
- * Gcra} with the same burst does ({@code delay + p·T <= (burst + 1)·T}); GCRA is the meter form of
- * this queue. What differs is the answer: here every admitted request gets its place in the queue
- * as {@code delay}, and GCRA admits it at once.
+ * that is: the request's last permit waits behind at most {@code burst} others. For one permit it
+ * is denied iff the queue (delay / T) would exceed burst (docs/algorithms.md, "leaky_bucket"). It
+ * admits exactly when {@link Gcra} with the same burst does ({@code delay + p·T <= (burst + 1)·T});
+ * GCRA is the meter form of this queue. What differs is the answer: here every admitted request
+ * gets its place in the queue as {@code delay}, and GCRA admits it at once.
  *
  * <h2>Worked example: 2 per second (T = 500 ms), burst 3</h2>
  *
@@ -63,6 +63,6 @@ public final class LeakyBucket extends ScheduledAlgorithm {
 
   /** Capacity {@code burst + 1}: one request in service and {@code burst} waiting. */
   LeakyBucket(Limit spec, boolean countDenied) {
-    super(spec, countDenied, spec.burst() + 1, true);
+    super(spec, countDenied, spec.capacity(), true);
   }
 }

@@ -34,15 +34,19 @@ import java.util.List;
  *
  * <h2>What the answer reports</h2>
  *
- * The binding limit's {@code limit}: when admitted, the limit with the fewest permits left (on a
- * tie, the longer wait until full); when denied, the limit that denies for longest. {@code
- * remaining} is the fewest permits any limit has left, admitted or denied: a request for more is
- * denied by that limit, so no other number is honest (a denial used to report the longest denier's
- * own count, which another limit could deny at once: 5 per minute with 3 taken and 3 per second
- * with 3 taken answered a request for 3 with "remaining 2", and a request for 2 was denied). {@code
- * retryAfter} is the longest wait of any limit, since every limit's answer only improves with
- * waiting, all of them admit once the slowest does. {@code resetAfter} is the longest of all (full
- * capacity on every limit), and {@code delay} (leaky_bucket) the longest any limit asks for.
+ * The binding limit's {@code limit} and its place in the policy ({@link
+ * Decision#bindingLimitIndex()}, so that headers name it even when two limits have the same count):
+ * when admitted, the limit with the fewest permits left (on a tie, the longer wait until full);
+ * when denied, the limit that denies for longest. {@code remaining} is the fewest permits any limit
+ * has left, admitted or denied: a request for more is denied by that limit, so no other number is
+ * honest (a denial used to report the longest denier's own count, which another limit could deny at
+ * once: 5 per minute with 3 taken and 3 per second with 3 taken answered a request for 3 with
+ * "remaining 2", and a request for 2 was denied). {@code retryAfter} is the longest wait of any
+ * limit, since every limit's answer only improves with waiting, all of them admit once the slowest
+ * does. {@code resetAfter} is the longest of all (full capacity on every limit), {@code
+ * bindingResetAfter} the binding limit's own (what headers report: a day's quota must not say
+ * "whole in 24 hours" when the second's limit decided), and {@code delay} (leaky_bucket) the
+ * longest any limit asks for.
  *
  * <p>With {@code countDenied} a denied request is counted by every limit, including the ones that
  * admitted it, and their part of the wait is then the same request's on the state they now hold (a
@@ -314,15 +318,18 @@ public final class LimitSet implements LimiterAlgorithm {
       resetAfter = Math.max(resetAfter, d.resetAfterNanos());
       delay = Math.max(delay, d.delayNanos());
     }
-    Decision binding = decisions[0];
-    for (Decision d : decisions) {
-      if (binds(d, binding, allowed)) {
-        binding = d;
+    int binding = 0;
+    for (int i = 1; i < decisions.length; i++) {
+      if (binds(decisions[i], decisions[binding], allowed)) {
+        binding = i;
       }
     }
-    return allowed
-        ? Decision.allowAfterDelay(binding.limit(), remaining, resetAfter, delay)
-        : Decision.deny(binding.limit(), remaining, retryAfter, resetAfter);
+    long limit = decisions[binding].limit();
+    Decision combined =
+        allowed
+            ? Decision.allowAfterDelay(limit, remaining, resetAfter, delay)
+            : Decision.deny(limit, remaining, retryAfter, resetAfter);
+    return combined.withBindingLimit(binding, decisions[binding].resetAfterNanos());
   }
 
   /** Whether {@code candidate} is the more binding of two limits' answers. */

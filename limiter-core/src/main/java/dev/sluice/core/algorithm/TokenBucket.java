@@ -58,6 +58,6 @@ public final class TokenBucket extends ScheduledAlgorithm {
 
   /** Capacity {@code burst}: the bucket's size. */
   TokenBucket(Limit spec, boolean countDenied) {
-    super(spec, countDenied, spec.burst(), false);
+    super(spec, countDenied, spec.capacity(), false);
   }
 }

@@ -54,7 +54,7 @@ final class Decider {
           KeyOutcome.invalid(size, "algorithm", "algorithm: " + e.getMessage()), null, 0);
     }
     boolean inlinePolicy = command.ref() instanceof PolicyRef.Inline;
-    if (command.ref() instanceof PolicyRef.Inline inline) {
+    if (command.ref() instanceof PolicyRef.Inline inline && inline.stateName() == null) {
       context.rememberInline(command.stateKey(), inline.policy());
     }
     long nowNanos = context.timeSource().nowNanos();
@@ -64,7 +64,8 @@ final class Decider {
             stored,
             fingerprint -> context.formerPolicy(command.ref(), fingerprint),
             nowNanos,
-            command.ops());
+            command.ops(),
+            command.ref().storesPolicyWithState());
     if (result.forgotten()) {
       context.countForgottenState();
     }
@@ -73,9 +74,11 @@ final class Decider {
     }
     context.countSettledAtEstimate(result.settledAtEstimate());
     // An inline policy's key names its policy only by a hash, so a member that never decided it
-    // could not judge its state: those keep the TTL (docs/grid.md, "Cleanup").
+    // could not judge its state: those keep the TTL (docs/grid.md, "Cleanup"). A state under a
+    // state name keeps its writer, by which the sweep judges it, as it judges a rule's.
+    boolean sweepable = !inlinePolicy || command.ref().storesPolicyWithState();
     long ttlMillis =
-        context.sweeping() && !inlinePolicy
+        context.sweeping() && sweepable
             ? StateTtl.NONE
             : StateTtl.millis(result.untilFreshNanos(), context.minStateTtlMillis());
     return new Result(result.outcome(), result.written(), ttlMillis);

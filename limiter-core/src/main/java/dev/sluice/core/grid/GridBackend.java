@@ -3,6 +3,8 @@ package dev.sluice.core.grid;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.grid.transport.GridTransport;
@@ -167,6 +169,19 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   @Override
   public RuleStore rules() {
     return rules;
+  }
+
+  /** The cluster's, shared by every member and client ({@link ClusterReceiptKey}). */
+  @Override
+  public ReceiptKey receiptKey() {
+    checkOpen();
+    return wiring.get().receiptKey().current();
+  }
+
+  @Override
+  public boolean issuedHere(Receipt receipt) {
+    checkOpen();
+    return wiring.get().receiptKey().issuedHere(receipt);
   }
 
   /**

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The Hazelcast objects a grid runtime works with (the proxies of the state and rules maps, the
- * transport, the partition table), made as soon as the instance can make them.
+ * transport, the partition table, the grid's receipt secret), made as soon as the instance can make
+ * them.
  *
  * <h2>Why not in the constructor</h2>
  *
@@ -47,7 +48,8 @@ final class GridWiring implements AutoCloseable {
       IMap<String, StateValue> states,
       IMap<String, RuleRecord> rules,
       GridTransport transport,
-      Partition[] partitionsById) {}
+      Partition[] partitionsById,
+      ClusterReceiptKey receiptKey) {}
 
   private static final long RETRY_MILLIS = 1_000;
 
@@ -113,6 +115,10 @@ final class GridWiring implements AutoCloseable {
   public void close() {
     closed = true;
     connected.release();
+    Objects made = objects;
+    if (made != null) {
+      made.receiptKey().close();
+    }
     UUID listener = lifecycleListener;
     if (listener != null) {
       try {
@@ -153,7 +159,7 @@ final class GridWiring implements AutoCloseable {
     IMap<String, RuleRecord> rules = hazelcast.getMap(SluiceHazelcast.RULES_MAP);
     GridTransport transport =
         GridTransport.of(options.transport(), hazelcast, SluiceHazelcast.STATE_MAP, callbacks);
-    return new Objects(states, rules, transport, partitionsById);
+    return new Objects(states, rules, transport, partitionsById, ClusterReceiptKey.open(hazelcast));
   }
 
   static boolean isMember(HazelcastInstance hazelcast) {

@@ -19,6 +19,7 @@ import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.ReservationLedger;
 import dev.sluice.core.pipeline.RuleBook;
+import dev.sluice.core.pipeline.SpentReceipts;
 import dev.sluice.core.pipeline.StoredState;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -177,14 +178,23 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   /**
    * Whether the rule state stored under {@code stateKey} may go at {@code nowNanos}: whether it
    * decides as an absent key would, by the algorithm of the policy that wrote it (the rule's
-   * current policy or a former one, found by the state's fingerprint). A state of a shape its rule
-   * no longer remembers may go: a decision would start it afresh anyway ({@link
-   * dev.sluice.core.pipeline.KeyDecision}). A state whose rule this member has no record of, or
-   * whose policy it cannot run, is kept: it cannot be judged here.
+   * current policy or a former one, found by the state's fingerprint; the one a state under a state
+   * name keeps). A state of a shape its rule no longer remembers may go: a decision would start it
+   * afresh anyway ({@link dev.sluice.core.pipeline.KeyDecision}). A state whose rule this member
+   * has no record of, or whose policy it cannot run, is kept: it cannot be judged here.
    */
   boolean removable(String stateKey, StoredState stored, long nowNanos) {
     if (ReservationLedger.untilExpiredNanos(stored.reservations(), nowNanos) > 0) {
       return false; // a commit still to come must find its reservation, and charge
+    }
+    if (stored.writer() != null) {
+      // A state under a state name says which policy wrote it.
+      try {
+        LimiterAlgorithm algorithm = book.resolve(PolicyRef.inline(stored.writer())).algorithm();
+        return algorithm.untilFreshNanos(algorithm.fit(stored.values().clone()), nowNanos) == 0;
+      } catch (RuntimeException e) {
+        return false; // a policy this build cannot run
+      }
     }
     int bar = stateKey.indexOf('|');
     if (bar <= 0) {
@@ -212,6 +222,11 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
       if (writer == null) {
         return true;
       }
+      if (SpentReceipts.untilForgettableNanos(
+              stored.spentReceipts(), nowNanos, writer::receiptWindowEndNanos)
+          > 0) {
+        return false; // a replay of a receipt given back must still find it spent
+      }
       LimiterAlgorithm algorithm = writer.algorithm();
       return algorithm.untilFreshNanos(algorithm.fit(stored.values().clone()), nowNanos) == 0;
     } catch (RuntimeException e) {
@@ -233,7 +248,7 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   /**
    * The policy that wrote a state of {@code fingerprint} under {@code ref}: one of its rule's
    * former policies, or null if none is known (an inline policy's state key names its policy, so
-   * its states never change shape).
+   * its states never change shape; one under a state name keeps its writer with the state).
    */
   @Nullable CompiledPolicy formerPolicy(PolicyRef ref, int fingerprint) {
     if (!(ref instanceof PolicyRef.Named named)) {

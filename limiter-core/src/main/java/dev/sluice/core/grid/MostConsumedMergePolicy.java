@@ -55,11 +55,12 @@ import org.jspecify.annotations.Nullable;
  * A rule key ({@code rule|subject}) resolves through the member's local rules copy ({@link
  * MemberContext}), with no remote call. An inline key names its policy's identity ({@code
  * ~identity|subject}); the member remembers the inline policies it has recently decided by
- * identity, and uses that. A state whose fingerprint is not the current policy's would be ignored
- * by the next decision anyway, so the other side is kept. When no policy can be found (an inline
- * policy this member never saw, a rule deleted meanwhile) the later-written state is kept (judged
- * by its expiration time, as the map keeps no per-entry update times; without a TTL, the existing
- * one); docs/reliability.md lists this limit.
+ * identity, and uses that. A key under a state name ({@code @name|subject}) keeps its writer with
+ * each state: the merging side's policy judges both. A state whose fingerprint is not the current
+ * policy's would be ignored by the next decision anyway, so the other side is kept. When no policy
+ * can be found (an inline policy this member never saw, a rule deleted meanwhile) the later-written
+ * state is kept (judged by its expiration time, as the map keeps no per-entry update times; without
+ * a TTL, the existing one); docs/reliability.md lists this limit.
  *
  * <p>Serialized through {@link SluiceDataSerializableFactory} like every Sluice type. It holds no
  * fields: the owner's {@link MemberContext} is injected where the merge runs.
@@ -157,7 +158,13 @@ public final class MostConsumedMergePolicy
     String prefix = stateKey.substring(0, bar);
     try {
       CompiledPolicy compiled;
-      if (StateKey.isInline(stateKey)) {
+      if (StateKey.isUnderName(stateKey)) {
+        Policy policy = one.writer() != null ? one.writer() : other.writer();
+        if (policy == null) {
+          return null;
+        }
+        compiled = CompiledPolicy.of(policy);
+      } else if (StateKey.isInline(stateKey)) {
         Policy policy = member.inlinePolicy(prefix);
         if (policy == null) {
           return null;

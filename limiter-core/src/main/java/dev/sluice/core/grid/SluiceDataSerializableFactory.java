@@ -22,6 +22,7 @@ public final class SluiceDataSerializableFactory implements DataSerializableFact
       case SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY -> new MostConsumedMergePolicy();
       case SluiceSerializationIds.SWEEP -> new SweepProcessor();
       case SluiceSerializationIds.SWEEP_BACKUP -> new SweepBackup();
+      case SluiceSerializationIds.NODE_STATS -> new NodeStatsTask();
       default -> throw new IllegalArgumentException("unknown Sluice class id " + classId);
     };
   }

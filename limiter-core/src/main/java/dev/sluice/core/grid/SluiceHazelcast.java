@@ -38,7 +38,8 @@ import java.util.function.LongPredicate;
  * javax.} (Sluice itself never uses Java serialization, so any other {@code Serializable} class is
  * refused); the state map {@value #STATE_MAP} (backup count 1, in-memory format {@link
  * #DEFAULT_STATE_FORMAT}, statistics on, no cached deserialized values, split-brain healing by
- * {@link MostConsumedMergePolicy}); the rules map {@value #RULES_MAP}; and on members the {@link
+ * {@link MostConsumedMergePolicy}); the rules map {@value #RULES_MAP}; the receipt secret's map
+ * {@value #SECRETS_MAP} (backed up on every member, up to Hazelcast's 6); and on members the {@link
  * MemberContext} (clock, local rules copy, and the sweep that removes idle states every {@value
  * #SWEEP_PERIOD_MILLIS_PROPERTY}) in the config's user context, with the member attribute that says
  * this member sweeps ({@link MemberContext#CLEANUP_ATTRIBUTE}).
@@ -51,6 +52,12 @@ public final class SluiceHazelcast {
 
   /** The map of named rules ({@link RuleRecord}). */
   public static final String RULES_MAP = "sluice.rules";
+
+  /**
+   * The map that holds the grid's receipt secret ({@link ClusterReceiptKey}): one small entry,
+   * backed up on as many members as Hazelcast allows, so that losing members loses no receipt.
+   */
+  public static final String SECRETS_MAP = "sluice.secrets";
 
   /** The executor that pushes rule changes to every member. */
   public static final String EXECUTOR = "sluice.rules.push";
@@ -81,8 +88,8 @@ public final class SluiceHazelcast {
    * Member config property: how long each member waits between its sweeps of the state map, in
    * milliseconds (default 30000). An idle rule state disappears at most this long, plus one pass
    * and a second, after it stopped counting (docs/grid.md, "Cleanup"); a pass costs about a second
-   * of CPU per million keys a member owns (docs/benchmarks.md, S6). Read once, when the member is
-   * configured.
+   * of CPU per million keys a member owns (docs/grid.md, "Memory layout and cleanup"). Read once,
+   * when the member is configured.
    */
   public static final String SWEEP_PERIOD_MILLIS_PROPERTY = "sluice.state.sweep-period-millis";
 
@@ -113,7 +120,7 @@ public final class SluiceHazelcast {
     state.setPerEntryStatsEnabled(false);
     // Nothing queries the state map, so a record needs no slot for a cached deserialized value:
     // with NEVER Hazelcast picks a record without that reference, 4 B less per entry (and per
-    // backup entry). docs/benchmarks.md has the whole per-entry account.
+    // backup entry). docs/grid.md, "Memory layout and cleanup", has the whole per-entry account.
     state.setCacheDeserializedValues(CacheDeserializedValues.NEVER);
     state.getMergePolicyConfig().setPolicy(MostConsumedMergePolicy.class.getName());
     sweepEveryPartitionForExpiredStates(config);
@@ -121,6 +128,10 @@ public final class SluiceHazelcast {
     MapConfig rules = config.getMapConfig(RULES_MAP);
     rules.setBackupCount(1);
     rules.setInMemoryFormat(InMemoryFormat.BINARY);
+
+    MapConfig secrets = config.getMapConfig(SECRETS_MAP);
+    secrets.setBackupCount(MapConfig.MAX_BACKUP_COUNT);
+    secrets.setAsyncBackupCount(0);
 
     MemberContext context =
         new MemberContext(

@@ -53,6 +53,9 @@ public final class SluiceSerializationIds {
   /** {@link SweepBackup}: removes the same keys from the partition's backups. */
   public static final int SWEEP_BACKUP = 12;
 
+  /** {@link NodeStatsTask}: a member's console stats, for {@link GridStatsView}. */
+  public static final int NODE_STATS = 13;
+
   /**
    * The type id of {@link StoredStateSerializer}: the state map's values ({@link StateValue}, or a
    * {@code StoredState}), in a format without the IdentifiedDataSerializable header. Custom

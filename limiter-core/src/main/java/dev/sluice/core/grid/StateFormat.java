@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.pipeline.ReservationLedger;
+import dev.sluice.core.pipeline.SpentReceipts;
 import dev.sluice.core.pipeline.StoredState;
 import java.io.IOException;
 
@@ -16,15 +17,17 @@ import java.io.IOException;
  * <h2>Stored format</h2>
  *
  * Every state is stored twice (owner and backup) for every active key, so its bytes are the one
- * part of an entry's cost that Sluice controls (docs/benchmarks.md accounts for the rest). It is
- * written by {@link GridStateSerializer}, a Hazelcast stream serializer: an
- * IdentifiedDataSerializable would add a 9-byte header (flag, factory id, class id) to every copy.
+ * part of an entry's cost that Sluice controls (docs/grid.md accounts for the rest). It is written
+ * by {@link GridStateSerializer}, a Hazelcast stream serializer: an IdentifiedDataSerializable
+ * would add a 9-byte header (flag, factory id, class id) to every copy.
  *
  * <pre>
  *   [format: byte][fingerprint: int32][length: varint][value × length]
  *   format 3: each value a zig-zag varint
  *   format 4: each value a zig-zag varint of (m &lt;&lt; 2 | k), the value being m × 1000^k
  *   format | 0x10: then the reservation ledger, [length: varint][zig-zag varint × length]
+ *   format | 0x20: then the policy that wrote the values ({@link WireFormat#writePolicy})
+ *   format | 0x40: then the spent receipts, [length: varint][zig-zag varint × length]
  * </pre>
  *
  * Format 4 exists for timestamps: window starts are aligned to the epoch, so a window of whole
@@ -49,6 +52,22 @@ final class StateFormat {
    */
   static final int WITH_RESERVATIONS = 0x10;
 
+  /**
+   * Set on the format byte when the state keeps the policy that wrote it ({@link
+   * StoredState#writer()}: an inline policy's under a state name); the policy follows the values
+   * and the ledger. Every other state is written exactly as before, so members of earlier builds
+   * read it; a state with its writer exists only where a front end of this build made one.
+   */
+  static final int WITH_WRITER = 0x20;
+
+  /**
+   * Set on the format byte when the key remembers receipts given back on it: their {@link
+   * SpentReceipts} follow (after the ledger and the writer, if any), as {@code [length:
+   * varint][value × length]} in zig-zag varints. A state that remembers none is written exactly as
+   * before receipts existed.
+   */
+  static final int WITH_SPENT_RECEIPTS = 0x40;
+
   /** 1000^k for each scale code k. */
   private static final long[] SCALES = {1L, 1_000L, 1_000_000L, 1_000_000_000L};
 
@@ -59,8 +78,12 @@ final class StateFormat {
     long[] state = stored.values();
     boolean scaled = scaledSize(state) < varintSize(state);
     long[] ledger = stored.reservations();
+    long[] spent = stored.spentReceipts();
     out.writeByte(
-        (scaled ? FORMAT_SCALED : FORMAT_VARINT) | (ledger.length > 0 ? WITH_RESERVATIONS : 0));
+        (scaled ? FORMAT_SCALED : FORMAT_VARINT)
+            | (ledger.length > 0 ? WITH_RESERVATIONS : 0)
+            | (stored.writer() != null ? WITH_WRITER : 0)
+            | (spent.length > 0 ? WITH_SPENT_RECEIPTS : 0));
     out.writeInt(stored.fingerprint());
     WireFormat.writeVarInt(out, state.length);
     for (long value : state) {
@@ -76,11 +99,20 @@ final class StateFormat {
         WireFormat.writeVarLong(out, value);
       }
     }
+    if (stored.writer() != null) {
+      WireFormat.writePolicy(out, stored.writer());
+    }
+    if (spent.length > 0) {
+      WireFormat.writeVarInt(out, spent.length);
+      for (long value : spent) {
+        WireFormat.writeVarLong(out, value);
+      }
+    }
   }
 
   static StoredState read(ObjectDataInput in) throws IOException {
     int flagged = in.readByte();
-    int format = flagged & ~WITH_RESERVATIONS;
+    int format = flagged & ~(WITH_RESERVATIONS | WITH_WRITER | WITH_SPENT_RECEIPTS);
     if (format != FORMAT_VARINT && format != FORMAT_SCALED) {
       throw new IOException(
           "unknown state format " + format + (format == 1 || format == 2 ? OLD_FORMAT_HINT : ""));
@@ -103,7 +135,18 @@ final class StateFormat {
         ledger[i] = WireFormat.readVarLong(in);
       }
     }
-    return new StoredState(fingerprint, state, ledger);
+    Policy writer = (flagged & WITH_WRITER) != 0 ? WireFormat.readPolicy(in) : null;
+    long[] spent = SpentReceipts.EMPTY;
+    if ((flagged & WITH_SPENT_RECEIPTS) != 0) {
+      spent = new long[WireFormat.readVarInt(in)];
+      if (spent.length == 0 || !SpentReceipts.wellFormed(spent)) {
+        throw new IOException("implausible spent receipts length " + spent.length);
+      }
+      for (int i = 0; i < spent.length; i++) {
+        spent[i] = WireFormat.readVarLong(in);
+      }
+    }
+    return new StoredState(fingerprint, state, ledger, spent, writer);
   }
 
   private static final String OLD_FORMAT_HINT =

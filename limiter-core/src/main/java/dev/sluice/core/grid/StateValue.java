@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * in place; {@link #toStored()} of a wide value shares its array, and the decision copies before it
  * changes anything ({@link dev.sluice.core.pipeline.KeyDecision}).
  */
-public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wide {
+public abstract sealed class StateValue
+    permits StateValue.Packed, StateValue.Wide, StateValue.WithWriter {
   private static final long SECOND_NANOS = 1_000_000_000L;
   private static final int COUNT_SHIFT = 62;
   private static final int FIRST_SHIFT = 30;
@@ -60,12 +61,18 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
   /** The state as the decision takes it; its array must not be changed. */
   public abstract StoredState toStored();
 
-  /** The value to store for {@code stored}: packed if it fits, else wide. */
+  /**
+   * The value to store for {@code stored}: packed if it fits, else wide; with its writer where it
+   * keeps one.
+   */
   public static StateValue of(StoredState stored) {
+    if (stored.writer() != null) {
+      return new WithWriter(stored);
+    }
     long[] values = stored.values();
-    long bits = stored.hasReservations() ? -1 : pack(values);
+    long bits = stored.hasReservations() || stored.hasSpentReceipts() ? -1 : pack(values);
     return bits == -1
-        ? new Wide(stored.fingerprint(), values, stored.reservations())
+        ? new Wide(stored.fingerprint(), values, stored.reservations(), stored.spentReceipts())
         : new Packed(stored.fingerprint(), bits);
   }
 
@@ -165,19 +172,21 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
   }
 
   /**
-   * Any other state (a key with reservations among them): the fingerprint, the values and the
-   * reservation ledger, as a {@code StoredState} holds them. The ledger's reference fits in the
-   * padding of the 24-byte object, so a state without reservations costs what it did before them.
+   * Any other state (a key with reservations or spent receipts among them): the fingerprint, the
+   * values, the reservation ledger and the spent receipts, as a {@code StoredState} holds them. A
+   * state with neither is {@link Packed} when its values fit, so it costs what it did before them.
    */
   static final class Wide extends StateValue {
     private final int fingerprint;
     private final long[] values;
     private final long[] reservations;
+    private final long[] spentReceipts;
 
-    Wide(int fingerprint, long[] values, long[] reservations) {
+    Wide(int fingerprint, long[] values, long[] reservations, long[] spentReceipts) {
       this.fingerprint = fingerprint;
       this.values = values;
       this.reservations = reservations;
+      this.spentReceipts = spentReceipts;
     }
 
     @Override
@@ -187,7 +196,7 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
 
     @Override
     public StoredState toStored() {
-      return new StoredState(fingerprint, values, reservations);
+      return new StoredState(fingerprint, values, reservations, spentReceipts, null);
     }
 
     @Override
@@ -195,7 +204,8 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
       return o instanceof Wide other
           && fingerprint == other.fingerprint
           && Arrays.equals(values, other.values)
-          && Arrays.equals(reservations, other.reservations);
+          && Arrays.equals(reservations, other.reservations)
+          && Arrays.equals(spentReceipts, other.spentReceipts);
     }
 
     @Override
@@ -206,6 +216,45 @@ public abstract sealed class StateValue permits StateValue.Packed, StateValue.Wi
     @Override
     public String toString() {
       return "Wide" + toStored();
+    }
+  }
+
+  /**
+   * A state that keeps the policy that wrote it ({@link StoredState#writer()}): an inline policy's
+   * under a state name. Held as the {@code StoredState} itself, since its policy object is shared
+   * with the member's compiled inline policies where it was decided here; a class of its own, so
+   * that the other states pay nothing for the field.
+   */
+  static final class WithWriter extends StateValue {
+    private final StoredState stored;
+
+    WithWriter(StoredState stored) {
+      this.stored = stored;
+    }
+
+    @Override
+    public int fingerprint() {
+      return stored.fingerprint();
+    }
+
+    @Override
+    public StoredState toStored() {
+      return stored;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof WithWriter other && stored.equals(other.stored);
+    }
+
+    @Override
+    public int hashCode() {
+      return stored.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return "WithWriter" + stored;
     }
   }
 }

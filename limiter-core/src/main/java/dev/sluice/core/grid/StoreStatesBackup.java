@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The backup side of {@link DecideProcessor}: stores the states the owner computed, with the same
  * time-to-live, or none ({@link StateTtl#NONE}, sent as -1). It reads no clock and runs no
- * algorithm, so a backup can never disagree with its owner (DESIGN §3).
+ * algorithm, so a backup can never disagree with its owner (docs/grid.md).
  */
 public final class StoreStatesBackup
     implements EntryProcessor<String, StateValue, KeyOutcome>, IdentifiedDataSerializable {

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The backup side of {@link SweepProcessor}: removes from a backup partition exactly the keys its
  * owner removed. It judges nothing (no clock, no rules), so a backup holds the same states as its
- * owner after a sweep as after a decision (DESIGN §3). Hazelcast runs it over the backup
+ * owner after a sweep as after a decision (docs/grid.md). Hazelcast runs it over the backup
  * partition's entries in order with the partition's other backup operations, so a state written
  * after the sweep arrives after it and is kept.
  */

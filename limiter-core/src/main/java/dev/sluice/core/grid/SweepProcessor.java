@@ -28,8 +28,9 @@ import org.jspecify.annotations.Nullable;
  * did. The policy comes from the member's local rules copy by the state's fingerprint: the rule's
  * current policy or one of its former ones ({@link MemberContext#removable}). A state of a shape
  * the rule no longer remembers is removed too: a decision would start it afresh anyway
- * (docs/grid.md). Inline policies' states keep their TTL and are left alone here; nothing is swept
- * while the member's rules copy is still loading.
+ * (docs/grid.md). Inline policies' states keep their TTL and are left alone here (but those under a
+ * state name, which keep their writer); nothing is swept while the member's rules copy is still
+ * loading.
  *
  * <h2>Backups</h2>
  *
@@ -69,7 +70,7 @@ public final class SweepProcessor
       sweepAtNanos = member.timeSource().nowNanos() - StateSweeper.MARGIN_NANOS;
     }
     String key = entry.getKey();
-    if (StateKey.isInline(key)) {
+    if (StateKey.isInline(key) && !StateKey.isUnderName(key)) {
       return null;
     }
     StateValue value = entry.getValue();

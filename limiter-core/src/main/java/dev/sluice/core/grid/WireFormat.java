@@ -87,6 +87,10 @@ final class WireFormat {
   private static final int SHADOW = 1;
   private static final int COUNT_DENIED = 2;
   private static final int LEASES_OFF = 4;
+  // Since shadow bans; never set by older builds, whose policies all reject.
+  private static final int SHADOW_BAN = 8;
+  // Since receipts; never set by older builds, whose releases took any count.
+  private static final int RELEASE_OPEN = 16;
 
   /** The policy format written since several limits: a format byte, then flags and limits. */
   static final int POLICY_FORMAT = 2;
@@ -100,7 +104,9 @@ final class WireFormat {
     out.writeByte(
         (policy.shadow() ? SHADOW : 0)
             | (policy.countDenied() ? COUNT_DENIED : 0)
-            | (policy.leases() == Policy.Leases.OFF ? LEASES_OFF : 0));
+            | (policy.leases() == Policy.Leases.OFF ? LEASES_OFF : 0)
+            | (policy.shadowBans() ? SHADOW_BAN : 0)
+            | (policy.release() == Policy.Release.OPEN ? RELEASE_OPEN : 0));
     writeVarInt(out, policy.limits().size());
     for (Limit limit : policy.limits()) {
       out.writeByte(limit.algorithm().code());
@@ -132,7 +138,9 @@ final class WireFormat {
                 limits,
                 (flags & SHADOW) != 0,
                 (flags & COUNT_DENIED) != 0,
-                (flags & LEASES_OFF) != 0 ? Policy.Leases.OFF : Policy.Leases.AUTO));
+                (flags & LEASES_OFF) != 0 ? Policy.Leases.OFF : Policy.Leases.AUTO,
+                (flags & SHADOW_BAN) != 0 ? Policy.OnDenied.SHADOW_BAN : Policy.OnDenied.REJECT,
+                (flags & RELEASE_OPEN) != 0 ? Policy.Release.OPEN : Policy.Release.PROOF));
   }
 
   /**
@@ -177,12 +185,26 @@ final class WireFormat {
   private static final int SHADOW_DENIED = 2;
   // Since concurrency rules: a permit id follows the delay. Absent in what older builds wrote.
   private static final int HAS_PERMIT_ID = 4;
+  // Since headers name the limit that decided: its index follows (the permit id, if any). Absent
+  // when 0, the only value a policy of one limit has, and in what older builds wrote.
+  private static final int HAS_BINDING_LIMIT = 8;
+  // Since shadow bans: a denial under a policy that shadow-bans. No field follows.
+  private static final int SHADOW_BANNED = 16;
+  // Since headers report the reset of the limit that decided: that reset follows (after the binding
+  // limit's index), when it differs from resetAfter. Absent in what older builds wrote, whose
+  // readers then report resetAfter, as they did.
+  private static final int HAS_BINDING_RESET = 32;
 
   static void writeDecision(ObjectDataOutput out, Decision decision) throws IOException {
     out.writeByte(
         (decision.allowed() ? ALLOWED : 0)
             | (decision.shadowDenied() ? SHADOW_DENIED : 0)
-            | (decision.permitId() != 0 ? HAS_PERMIT_ID : 0));
+            | (decision.permitId() != 0 ? HAS_PERMIT_ID : 0)
+            | (decision.bindingLimitIndex() != 0 ? HAS_BINDING_LIMIT : 0)
+            | (decision.shadowBanned() ? SHADOW_BANNED : 0)
+            | (decision.bindingResetAfterNanos() != decision.resetAfterNanos()
+                ? HAS_BINDING_RESET
+                : 0));
     out.writeByte(decision.decidedBy().code());
     writeVarLong(out, decision.limit());
     writeVarLong(out, decision.remaining());
@@ -191,6 +213,12 @@ final class WireFormat {
     writeVarLong(out, decision.delayNanos());
     if (decision.permitId() != 0) {
       writeVarLong(out, decision.permitId());
+    }
+    if (decision.bindingLimitIndex() != 0) {
+      writeVarInt(out, decision.bindingLimitIndex());
+    }
+    if (decision.bindingResetAfterNanos() != decision.resetAfterNanos()) {
+      writeVarLong(out, decision.bindingResetAfterNanos());
     }
   }
 
@@ -208,6 +236,11 @@ final class WireFormat {
     long resetAfter = readVarLong(in);
     long delay = readVarLong(in);
     long permitId = (flags & HAS_PERMIT_ID) != 0 ? readVarLong(in) : 0;
+    int bindingLimitIndex = (flags & HAS_BINDING_LIMIT) != 0 ? readVarInt(in) : 0;
+    if (bindingLimitIndex < 0 || bindingLimitIndex >= Policy.MAX_LIMITS) {
+      throw new IOException("implausible binding limit index " + bindingLimitIndex);
+    }
+    long bindingResetAfter = (flags & HAS_BINDING_RESET) != 0 ? readVarLong(in) : resetAfter;
     return new Decision(
         (flags & ALLOWED) != 0,
         limit,
@@ -217,20 +250,34 @@ final class WireFormat {
         delay,
         (flags & SHADOW_DENIED) != 0,
         decidedBy,
-        permitId);
+        permitId,
+        bindingLimitIndex,
+        (flags & SHADOW_BANNED) != 0,
+        bindingResetAfter);
   }
 
   private static final int NAMED = 0;
   private static final int INLINE = 1;
+  // Since inline policies under a state name; builds before them never read one.
+  private static final int INLINE_UNDER_NAME = 2;
 
-  /** A rule or inline policy: a tag, then the rule's name or the policy. */
+  /**
+   * A rule or inline policy: a tag, then the rule's name, or the policy (after its state name, for
+   * one under a state name).
+   */
   static void writeRef(ObjectDataOutput out, PolicyRef ref) throws IOException {
     if (ref instanceof PolicyRef.Named named) {
       out.writeByte(NAMED);
       out.writeString(named.rule());
     } else {
-      out.writeByte(INLINE);
-      writePolicy(out, ((PolicyRef.Inline) ref).policy());
+      PolicyRef.Inline inline = (PolicyRef.Inline) ref;
+      if (inline.stateName() == null) {
+        out.writeByte(INLINE);
+      } else {
+        out.writeByte(INLINE_UNDER_NAME);
+        out.writeString(inline.stateName());
+      }
+      writePolicy(out, inline.policy());
     }
   }
 
@@ -242,6 +289,11 @@ final class WireFormat {
     }
     if (tag == INLINE) {
       return PolicyRef.inline(readPolicy(in));
+    }
+    if (tag == INLINE_UNDER_NAME) {
+      String stateName = Objects.requireNonNull(in.readString(), "stateName");
+      Policy policy = readPolicy(in);
+      return valid(() -> PolicyRef.inlineUnder(stateName, policy));
     }
     throw new IOException("unknown policy reference tag " + tag);
   }
@@ -256,7 +308,8 @@ final class WireFormat {
    * A key's command: the state key, the reference, then each operation as {@code [kind code]
    * [permits]} plus, for a release, the admission instant; for an acquire, the lease asked for and
    * (flagged on the kind byte) the longest wait; for a permit's release, its id; for a reserve, its
-   * ttl; for a commit, the reservation's id and expiry.
+   * ttl; for a commit, the reservation's id and expiry; for a receipt's release, the admission
+   * instant, the lease's lifetime (0: none) and the admission's number.
    */
   static void writeCommand(ObjectDataOutput out, KeyCommand command) throws IOException {
     out.writeString(command.stateKey());
@@ -287,6 +340,11 @@ final class WireFormat {
           writeVarLong(out, op.permitId());
           writeVarLong(out, op.admittedAtNanos());
         }
+        case RELEASE_RECEIPT -> {
+          writeVarLong(out, op.admittedAtNanos());
+          writeVarLong(out, op.leaseNanos());
+          writeVarLong(out, op.permitId());
+        }
         case PEEK -> {}
       }
     }
@@ -311,17 +369,26 @@ final class WireFormat {
       }
       long permits = readVarLong(in);
       long instant =
-          kind == KeyOp.Kind.RELEASE || kind == KeyOp.Kind.RETURN_LEASE
+          kind == KeyOp.Kind.RELEASE
+                  || kind == KeyOp.Kind.RETURN_LEASE
+                  || kind == KeyOp.Kind.RELEASE_RECEIPT
               ? readVarLong(in)
               : KeyOp.UNKNOWN;
       long leasePermits = kind == KeyOp.Kind.ACQUIRE ? readVarLong(in) : 0;
       long leaseNanos =
-          kind == KeyOp.Kind.RETURN_LEASE || kind == KeyOp.Kind.RESERVE || leasePermits > 0
+          kind == KeyOp.Kind.RETURN_LEASE
+                  || kind == KeyOp.Kind.RESERVE
+                  || kind == KeyOp.Kind.RELEASE_RECEIPT
+                  || leasePermits > 0
               ? readVarLong(in)
               : 0;
       long maxWait = kind == KeyOp.Kind.ACQUIRE && waits ? readVarLong(in) : 0;
       long permitId =
-          kind == KeyOp.Kind.RELEASE_PERMIT || kind == KeyOp.Kind.COMMIT ? readVarLong(in) : 0;
+          kind == KeyOp.Kind.RELEASE_PERMIT
+                  || kind == KeyOp.Kind.COMMIT
+                  || kind == KeyOp.Kind.RELEASE_RECEIPT
+              ? readVarLong(in)
+              : 0;
       long admittedAt = kind == KeyOp.Kind.COMMIT ? readVarLong(in) : instant;
       ops[i] =
           valid(

@@ -2,6 +2,7 @@ package dev.sluice.core.local;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
@@ -62,6 +63,10 @@ final class LocalBackend implements Backend {
   private final ConcurrentHashMap<String, Slot> states = new ConcurrentHashMap<>();
   private final AtomicBoolean sweeping = new AtomicBoolean();
   private final LongAdder settledAtEstimate = new LongAdder();
+
+  /** This limiter's own: its receipts mean nothing to another limiter, as its counts do not. */
+  private final ReceiptKey receiptKey = ReceiptKey.random();
+
   private volatile long nextSweepNanos;
 
   LocalBackend(TimeSource clock, RuleStore rules, long maxKeys) {
@@ -135,7 +140,8 @@ final class LocalBackend implements Backend {
                 fingerprint ->
                     former != null && former.fingerprint() == fingerprint ? former : null,
                 nowNanos,
-                command.ops());
+                command.ops(),
+                command.ref().storesPolicyWithState());
         if (result.written() != null) {
           settledAtEstimate.add(result.settledAtEstimate());
           slot.stored = result.written();
@@ -214,6 +220,11 @@ final class LocalBackend implements Backend {
       settledAtEstimate.add(ReservationLedger.expiredOpen(slot.stored.reservations(), nowNanos));
       slot.stored = null;
     }
+  }
+
+  @Override
+  public ReceiptKey receiptKey() {
+    return receiptKey;
   }
 
   @Override

@@ -7,8 +7,8 @@ import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a limiter's leases did, as counters read from its {@link LeaseHolder.Statistics} (DESIGN §7;
- * docs/client.md, "Leases"):
+ * What a limiter's leases did, as counters read from its {@link LeaseHolder.Statistics}
+ * (docs/client.md, "Leases" and "Metrics"):
  *
  * <ul>
  *   <li>{@code sluice_leases_granted_total}: leases the owners granted to this holder;

@@ -11,8 +11,8 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 
 /**
- * Concurrency permits taken through one limiter, as its callers hold them (DESIGN §7;
- * docs/algorithms.md, "Concurrency"):
+ * Concurrency permits taken through one limiter, as its callers hold them (docs/algorithms.md,
+ * "Concurrency"):
  *
  * <ul>
  *   <li>{@code sluice_permits_total{event}}: {@code acquired} (an admission holding a permit id),

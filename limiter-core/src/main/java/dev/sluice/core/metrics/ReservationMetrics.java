@@ -8,8 +8,7 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reservations, each counted once, where it happens (DESIGN §7; docs/algorithms.md, "Reserve, then
- * commit"):
+ * Reservations, each counted once, where it happens (docs/algorithms.md, "Reserve, then commit"):
  *
  * <ul>
  *   <li>{@code sluice_reservations_total{event}}: {@code reserved} (an estimate taken and held,

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code sluice_wait_seconds{rule}}: a histogram of the delays admissions were given, the waits of
- * checks booked ahead ({@code maxWait}) and a leaky bucket's shaping delays alike (DESIGN §7;
- * docs/algorithms.md, "Waiting instead of dropping"). Admissions that proceed at once are not
+ * checks booked ahead ({@code maxWait}) and a leaky bucket's shaping delays alike
+ * (docs/algorithms.md, "Waiting instead of dropping"). Admissions that proceed at once are not
  * recorded, so its count is how many callers were asked to wait, and its buckets how long.
  */
 final class WaitMetrics {

@@ -1,6 +1,8 @@
 package dev.sluice.core.pipeline;
 
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
 import java.util.List;
@@ -78,6 +80,24 @@ public interface Backend {
    */
   default long rulesVersion() {
     return UNVERSIONED;
+  }
+
+  /**
+   * The secret this runtime seals receipts with, and checks them against ({@link ReceiptKey}): one
+   * per local limiter; one per grid, the same on every member and client of the cluster, so that a
+   * receipt is accepted wherever it is given back.
+   *
+   * @throws RuntimeException as {@link #execute} does while the runtime cannot reach its store (a
+   *     client before it reached the cluster)
+   */
+  ReceiptKey receiptKey();
+
+  /**
+   * Whether {@code receipt} was sealed with this runtime's secret ({@link #receiptKey()}); a grid
+   * reads its secret again first where the copy held here may be stale.
+   */
+  default boolean issuedHere(Receipt receipt) {
+    return receipt.sealedWith(receiptKey());
   }
 
   /**

@@ -1,6 +1,8 @@
 package dev.sluice.core.pipeline;
 
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.RuleStore;
 import java.util.List;
 import java.util.Objects;
@@ -59,5 +61,15 @@ public abstract class BackendDecorator implements Backend {
   @Override
   public long rulesVersion() {
     return below.rulesVersion();
+  }
+
+  @Override
+  public ReceiptKey receiptKey() {
+    return below.receiptKey();
+  }
+
+  @Override
+  public boolean issuedHere(Receipt receipt) {
+    return below.issuedHere(receipt);
   }
 }

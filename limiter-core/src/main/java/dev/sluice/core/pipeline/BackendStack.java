@@ -74,6 +74,7 @@ public final class BackendStack {
   private final Backend storage;
   private final Backend transport;
   private final Backend head;
+  private final AdmissionReceipts receipts;
   private final @Nullable Leases leases;
   private final boolean ownsLeases;
   private final List<String> layers;
@@ -83,6 +84,7 @@ public final class BackendStack {
       Backend storage,
       Backend transport,
       Backend head,
+      AdmissionReceipts receipts,
       @Nullable Leases leases,
       boolean ownsLeases,
       List<String> layers) {
@@ -90,6 +92,7 @@ public final class BackendStack {
     this.storage = storage;
     this.transport = transport;
     this.head = head;
+    this.receipts = receipts;
     this.leases = leases;
     this.ownsLeases = ownsLeases;
     this.layers = List.copyOf(layers);
@@ -123,6 +126,11 @@ public final class BackendStack {
   /** Where key states live: the grid, or this JVM. */
   public Backend storage() {
     return storage;
+  }
+
+  /** Who gives this stack's admissions their receipts, sealed with the storage's key. */
+  AdmissionReceipts receipts() {
+    return receipts;
   }
 
   /** The layers from the head down, the storage last, as built ({@link Position#label()}). */
@@ -266,10 +274,11 @@ public final class BackendStack {
         transport = new BatchingBackend(storage, lanes, syncCalls, asyncLanes, maxKeysPerBatch);
         names.add(0, Position.BATCHING.label());
       }
+      AdmissionReceipts receipts = new AdmissionReceipts(storage);
       Leases held = sharedLeases;
       boolean owns = false;
       if (held == null && leaseClock != null) {
-        held = new Leases(leaseClock, leasePolicy, periodicLeaseReturns, transport);
+        held = new Leases(leaseClock, leasePolicy, periodicLeaseReturns, transport, receipts);
         owns = true;
       }
       Backend head = transport;
@@ -289,7 +298,7 @@ public final class BackendStack {
         head = new LeaseAnswers(head, held.holder);
         names.add(0, Position.LEASE_ANSWERS.label());
       }
-      return new BackendStack(this, storage, transport, head, held, owns, names);
+      return new BackendStack(this, storage, transport, head, receipts, held, owns, names);
     }
   }
 
@@ -306,7 +315,8 @@ public final class BackendStack {
         LongSupplier clock,
         LeasePolicy.Factory policy,
         boolean periodicReturns,
-        Backend transport) {
+        Backend transport,
+        AdmissionReceipts receipts) {
       this.transport = transport;
       this.holder =
           new LeaseHolder(
@@ -324,7 +334,8 @@ public final class BackendStack {
                 }
               },
               this::renew,
-              this::returnLate);
+              this::returnLate,
+              receipts::ofLeaseAnswer);
       this.returns = new LeaseReturns(holder, transport, periodicReturns);
     }
 

@@ -1,9 +1,11 @@
 package dev.sluice.core.pipeline;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,7 +45,11 @@ import org.jspecify.annotations.Nullable;
  *
  * A key always travels in the same lane, and a lane has at most one invocation in flight, so the
  * commands queued on a key are decided in the order they were queued, each seeing the ones before:
- * the answers of the same calls made one after another. Nothing is split, counted ahead or guessed
+ * the answers of the same calls made one after another. A key's state key names its rule or inline
+ * policy, so commands on one key share one, except for an inline policy under a state name ({@link
+ * dev.sluice.core.PolicyRef#inlineUnder}) called with other parameters: such a command, and every
+ * later one on its key, waits for the next batch, so that each key's merged command is decided
+ * under the policy its commands named, in their order. Nothing is split, counted ahead or guessed
  * here. An operation that is wrong in itself (a cost above the capacity) is that operation's error
  * alone ({@link KeyOutcome}), so a bad request never fails the others merged with it.
  *
@@ -242,17 +248,23 @@ public final class BatchingBackend extends BackendDecorator {
 
     /**
      * Takes up to {@link #maxKeysPerBatch} keys' commands, keeping each key's order; a command
-     * whose caller stopped waiting is dropped.
+     * whose caller stopped waiting is dropped; a command under another policy than its key's first
+     * in this batch waits for the next, with the key's commands after it.
      */
     private Map<String, List<Pending>> drain() {
       Map<String, List<Pending>> batch = new LinkedHashMap<>();
       List<Pending> putBack = new ArrayList<>();
+      Set<String> held = Set.of();
       Pending next;
       while ((next = deferred.isEmpty() ? queue.poll() : deferred.poll()) != null) {
         if (next.answer.isDone()) {
           continue;
         }
         String key = next.command.stateKey();
+        if (held.contains(key)) {
+          putBack.add(next);
+          continue;
+        }
         List<Pending> forKey = batch.get(key);
         if (forKey == null) {
           if (batch.size() >= maxKeysPerBatch) {
@@ -261,6 +273,13 @@ public final class BatchingBackend extends BackendDecorator {
           }
           forKey = new ArrayList<>(2);
           batch.put(key, forKey);
+        } else if (!sameRef(forKey.get(0).command, next.command)) {
+          if (held.isEmpty()) {
+            held = new HashSet<>();
+          }
+          held.add(key);
+          putBack.add(next);
+          continue;
         }
         forKey.add(next);
       }
@@ -310,6 +329,14 @@ public final class BatchingBackend extends BackendDecorator {
         complete(batch, outcomes, failure);
       }
     }
+  }
+
+  /**
+   * Whether {@code b} may join {@code a}'s command on their key. Only a policy under a state name
+   * can differ between commands on one key; every other state key names its policy.
+   */
+  private static boolean sameRef(KeyCommand a, KeyCommand b) {
+    return !b.ref().storesPolicyWithState() || a.ref() == b.ref() || a.ref().equals(b.ref());
   }
 
   /** One key's commands as one command: their operations one after another. */

@@ -6,6 +6,7 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.algorithm.NanoMath;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -96,12 +97,14 @@ public final class CompiledPolicy {
 
   /**
    * Refuses a request that could never be admitted, before anything is counted: the one check every
-   * runtime makes where it knows the policy.
+   * runtime makes where it knows the policy. A shadow policy refuses nothing: it never denies,
+   * whatever the cost, and answers such a request as the would-be denial it is ({@link
+   * KeyDecision}), as envoyproxy/ratelimit's shadow mode does.
    *
    * @throws InvalidPolicyException naming {@code cost}
    */
   public void checkCost(long permits, PolicyRef ref) {
-    if (permits > capacity()) {
+    if (permits > capacity() && !policy.shadow()) {
       throw new InvalidPolicyException(
           "cost",
           "asks for "
@@ -123,6 +126,34 @@ public final class CompiledPolicy {
         checkCost(op.permits(), command.ref());
       }
     }
+  }
+
+  /**
+   * When the window an admission at {@code admittedAtNanos} was counted in ends: after that, its
+   * receipt frees nothing ({@link KeyDecision}). The window is aligned to the epoch, as every
+   * window algorithm's is, and of the policy's shortest limit where it has several (its permits
+   * stop counting there first); for a concurrency policy it is the permit's own lifetime. The same
+   * for every algorithm, so that a receipt means one thing whatever counts it: a permit given back
+   * in the window it was admitted in, never after.
+   *
+   * <pre>
+   *   fixed or sliding window of 1 min, admitted at 11:00:42.5 → its receipt frees until 11:01:00
+   *   token bucket of 10/s (window 1 s), admitted at 12:00:00.3 → until 12:00:01
+   *   concurrency, permitTtl 30 s, admitted at t                → until t + 30 s (its expiry)
+   * </pre>
+   */
+  public long receiptWindowEndNanos(long admittedAtNanos) {
+    if (policy.inFlight()) {
+      return NanoMath.saturatedAdd(admittedAtNanos, policy.windowNanos());
+    }
+    long end = Long.MAX_VALUE;
+    for (Limit limit : policy.limits()) {
+      long window = limit.windowNanos();
+      end =
+          Math.min(
+              end, NanoMath.saturatedAdd(Math.floorDiv(admittedAtNanos, window) * window, window));
+    }
+    return end;
   }
 
   /** The fingerprint of the shape of {@code policy}'s state; see the class comment. */

@@ -4,6 +4,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.algorithm.Booking;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
@@ -22,16 +23,20 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Take the stored state if its fingerprint is the policy's and {@code fit} it (a changed
  *       limit keeps the counters); if it was written under another shape (a rule changed its
- *       window, algorithm, buckets or list of limits), carry it over: the former policy's {@link
+ *       window, algorithm, buckets or list of limits, or an inline policy under a state name came
+ *       with other parameters), carry it over: the former policy's {@link
  *       LimiterAlgorithm#admissions} become this policy's state ({@link
- *       LimiterAlgorithm#fromAdmissions}), never more permissive than what was admitted. A state
- *       whose former policy is no longer known starts afresh, and the result says so.
+ *       LimiterAlgorithm#fromAdmissions}), never more permissive than what was admitted. The former
+ *       policy is the rule record's, or the one the state kept ({@link StoredState#writer()}). A
+ *       state whose former policy is no longer known starts afresh, and the result says so.
  *   <li>Decide each operation in order on that state: acquire (waiting up to its {@code maxWait}: a
  *       booking, {@link Booking}), release (plain, the exact undo of an admission at a given
- *       instant, or a concurrency permit by its id), peek, reserve and commit (the key's {@link
+ *       instant, a receipt's admission once within its window ({@link SpentReceipts}), or a
+ *       concurrency permit by its id), peek, reserve and commit (the key's {@link
  *       ReservationLedger}, kept beside the algorithm's state and changed in the same step). A
- *       shadow policy reports would-be denials as allowances flagged {@code shadowDenied}. A cost
- *       above the capacity is that operation's error and counts nothing.
+ *       shadow policy reports would-be denials as allowances flagged {@code shadowDenied}, and a
+ *       policy that shadow-bans flags its denials {@code shadowBanned}. A cost above the capacity
+ *       is that operation's error and counts nothing.
  *   <li>Hand back the state to store when it changed, with how long it counts ({@link
  *       LimiterAlgorithm#untilFreshNanos}); a denial or a peek stores nothing.
  * </ol>
@@ -43,7 +48,7 @@ public final class KeyDecision {
    * A lease to the end of its window holds at most this share of what is left after the request
    * (1/4): it is asked for keys far from their limit, and others keep at least three quarters. An
    * eighth made a warm key of 20 to 50 a second (asking for its second's worth) come back four or
-   * five times a window (docs/benchmarks.md, "Warm keys lease to the end of the window").
+   * five times a window (docs/decisions/warm-and-quiet-keys-to-window-end.md).
    */
   static final long WINDOW_LEASE_SHARE = 4;
 
@@ -68,7 +73,7 @@ public final class KeyDecision {
       int settledAtEstimate) {}
 
   /**
-   * Decides {@code ops} on one key.
+   * Decides {@code ops} on one key whose stored state does not keep its writer.
    *
    * @param stored the key's stored state, or null for a key never seen (or forgotten)
    * @param formerPolicy the policy that wrote a state of the given fingerprint, or null if unknown
@@ -79,6 +84,25 @@ public final class KeyDecision {
       IntFunction<@Nullable CompiledPolicy> formerPolicy,
       long nowNanos,
       KeyOp[] ops) {
+    return decide(policy, stored, formerPolicy, nowNanos, ops, false);
+  }
+
+  /**
+   * Decides {@code ops} on one key.
+   *
+   * @param stored the key's stored state, or null for a key never seen (or forgotten)
+   * @param formerPolicy the policy that wrote a state of the given fingerprint, or null if unknown
+   *     (then the policy the state kept, if it kept one)
+   * @param storesPolicy whether the state written keeps {@code policy} as its writer ({@link
+   *     dev.sluice.core.PolicyRef#storesPolicyWithState()})
+   */
+  public static Result decide(
+      CompiledPolicy policy,
+      @Nullable StoredState stored,
+      IntFunction<@Nullable CompiledPolicy> formerPolicy,
+      long nowNanos,
+      KeyOp[] ops,
+      boolean storesPolicy) {
     LimiterAlgorithm algorithm = policy.algorithm();
     long[] before = null;
     long[] state;
@@ -93,6 +117,9 @@ public final class KeyDecision {
       state = algorithm.fit(before.clone());
     } else {
       CompiledPolicy former = formerPolicy.apply(stored.fingerprint());
+      if (former == null && stored.writer() != null) {
+        former = CompiledPolicy.of(stored.writer());
+      }
       if (former != null) {
         state = carryOver(former.algorithm(), stored.values(), algorithm, nowNanos);
         carried = true;
@@ -104,6 +131,8 @@ public final class KeyDecision {
 
     long[] storedLedger = stored == null ? ReservationLedger.EMPTY : stored.reservations();
     long[] ledger = ReservationLedger.purge(storedLedger, nowNanos);
+    long[] storedSpent = stored == null ? SpentReceipts.EMPTY : stored.spentReceipts();
+    long[] spent = storedSpent;
 
     KeyOutcome outcome = new KeyOutcome(ops.length, nowNanos);
     boolean writes = false;
@@ -112,57 +141,74 @@ public final class KeyDecision {
       writes |= op.writes();
       try {
         Decision decision =
-            switch (op.kind()) {
-              case ACQUIRE ->
-                  Booking.acquire(
-                      algorithm,
-                      state,
-                      nowNanos,
-                      op.permits(),
-                      policy.policy().shadow() ? 0 : op.maxWaitNanos());
-              case PEEK -> algorithm.apply(state, nowNanos, 0);
-              case RELEASE ->
-                  op.admittedAtNanos() == KeyOp.UNKNOWN
-                      ? algorithm.release(state, nowNanos, op.permits())
-                      : algorithm.release(state, nowNanos, op.permits(), op.admittedAtNanos());
-              case RETURN_LEASE ->
-                  algorithm.returnLease(
-                      state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
-              case RELEASE_PERMIT -> algorithm.releasePermit(state, nowNanos, op.permitId());
-              case RESERVE -> {
-                // Room first: a full ledger refuses before the estimate is counted.
-                long[] room = ReservationLedger.withRoom(ledger);
-                Decision reserved = reserve(policy, state, nowNanos, op);
-                if (reserved.permitId() != 0) {
-                  ledger = ReservationLedger.open(room, nowNanos, op.permits(), op.leaseNanos());
-                  reserved = reserved.withPermitId(ReservationLedger.lastId(ledger));
-                }
-                yield reserved;
-              }
-              case COMMIT -> {
-                int at = openReservation(ledger, nowNanos, op);
-                Decision settled = commit(policy, state, nowNanos, ledger, at, op.permits());
-                ledger = ReservationLedger.commit(ledger, at, op.permits());
-                yield settled;
-              }
-            };
+            op.takes() && op.permits() > algorithm.capacity() && policy.policy().shadow()
+                ? aboveShadowCapacity(algorithm, state, nowNanos)
+                : switch (op.kind()) {
+                  case ACQUIRE ->
+                      Booking.acquire(
+                          algorithm,
+                          state,
+                          nowNanos,
+                          op.permits(),
+                          policy.policy().shadow() ? 0 : op.maxWaitNanos());
+                  case PEEK -> algorithm.apply(state, nowNanos, 0);
+                  case RELEASE ->
+                      op.admittedAtNanos() == KeyOp.UNKNOWN
+                          ? algorithm.release(state, nowNanos, op.permits())
+                          : algorithm.release(state, nowNanos, op.permits(), op.admittedAtNanos());
+                  case RETURN_LEASE ->
+                      algorithm.returnLease(
+                          state, nowNanos, op.permits(), op.admittedAtNanos(), op.leaseNanos());
+                  case RELEASE_PERMIT -> algorithm.releasePermit(state, nowNanos, op.permitId());
+                  case RESERVE -> {
+                    // Room first: a full ledger refuses before the estimate is counted.
+                    long[] room = ReservationLedger.withRoom(ledger);
+                    Decision reserved = reserve(policy, state, nowNanos, op);
+                    if (reserved.permitId() != 0) {
+                      ledger =
+                          ReservationLedger.open(room, nowNanos, op.permits(), op.leaseNanos());
+                      reserved = reserved.withPermitId(ReservationLedger.lastId(ledger));
+                    }
+                    yield reserved;
+                  }
+                  case COMMIT -> {
+                    int at = openReservation(ledger, nowNanos, op);
+                    Decision settled = commit(policy, state, nowNanos, ledger, at, op.permits());
+                    ledger = ReservationLedger.commit(ledger, at, op.permits());
+                    yield settled;
+                  }
+                  case RELEASE_RECEIPT -> {
+                    Decision freed = releaseReceipt(policy, state, spent, nowNanos, op);
+                    spent =
+                        SpentReceipts.spend(
+                            spent,
+                            op.admittedAtNanos(),
+                            op.permitId(),
+                            nowNanos,
+                            policy::receiptWindowEndNanos);
+                    yield freed;
+                  }
+                };
         if (op.leasePermits() > 0
             && op.maxWaitNanos() == 0
             && decision.delayNanos() == 0
             && !decision.shadowDenied()) {
           decision = lease(policy, state, nowNanos, op, decision, outcome, i);
         }
-        outcome.setDecision(i, policy.policy().shadow() ? decision.asShadow() : decision);
+        outcome.setDecision(i, reported(policy.policy(), op, decision));
       } catch (InvalidPolicyException e) {
         outcome.setError(i, KeyOutcome.Code.INVALID, e.field(), e.getMessage());
       } catch (ReservationException e) {
         outcome.setError(i, KeyOutcome.Code.RESERVATION, e.reason().name(), e.getMessage());
+      } catch (ReleaseException e) {
+        outcome.setError(i, KeyOutcome.Code.RELEASE, e.reason().name(), e.getMessage());
       }
     }
     boolean changed =
         writes
             && (carried
                 || !Arrays.equals(storedLedger, ledger)
+                || !Arrays.equals(storedSpent, spent)
                 || (before != null
                     ? !Arrays.equals(before, state)
                     : !Arrays.equals(algorithm.newState(), state)));
@@ -171,12 +217,41 @@ public final class KeyDecision {
     }
     return new Result(
         outcome,
-        new StoredState(policy.fingerprint(), state, ledger),
+        new StoredState(
+            policy.fingerprint(), state, ledger, spent, storesPolicy ? policy.policy() : null),
         Math.max(
-            algorithm.untilFreshNanos(state, nowNanos),
-            ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
+            Math.max(
+                algorithm.untilFreshNanos(state, nowNanos),
+                ReservationLedger.untilExpiredNanos(ledger, nowNanos)),
+            SpentReceipts.untilForgettableNanos(spent, nowNanos, policy::receiptWindowEndNanos)),
         forgotten,
         ReservationLedger.expiredOpen(storedLedger, nowNanos));
+  }
+
+  /**
+   * A shadow policy's answer to a request for more than it can ever hold: an enforced policy
+   * refuses such a cost as invalid, but a shadow policy never denies nor refuses (envoyproxy/
+   * ratelimit answers OK under shadow mode whatever {@code hits_addend} asks). So it is the
+   * would-be denial it is, flagged once the policy's shadow is applied, and it counts nothing: no
+   * penalty either, since no limit could have admitted it. It reports on the limit a peek binds.
+   */
+  private static Decision aboveShadowCapacity(
+      LimiterAlgorithm algorithm, long[] state, long nowNanos) {
+    Decision now = algorithm.apply(state, nowNanos, 0);
+    return Decision.deny(now.limit(), now.remaining(), 0, now.resetAfterNanos())
+        .withBindingLimit(now.bindingLimitIndex(), now.bindingResetAfterNanos());
+  }
+
+  /**
+   * The decision as the policy reports it: a shadow policy's denial as an allowance flagged {@code
+   * shadowDenied}; a denied acquire or reserve under a policy that shadow-bans flagged {@code
+   * shadowBanned} (still a denial: nothing was admitted).
+   */
+  private static Decision reported(Policy policy, KeyOp op, Decision decision) {
+    if (policy.shadow()) {
+      return decision.asShadow();
+    }
+    return policy.shadowBans() && op.takes() ? decision.asShadowBan() : decision;
   }
 
   /**
@@ -195,6 +270,38 @@ public final class KeyDecision {
     }
     Decision decision = Booking.acquire(policy.algorithm(), state, nowNanos, op.permits(), 0);
     return decision.allowed() ? decision.withPermitId(1) : decision;
+  }
+
+  /**
+   * Gives back the admission a receipt proves (the caller checked its seal): its exact undo, as an
+   * all-or-nothing batch gives back its admissions (the lease's exact undo for an answer from a
+   * lease, the permit itself under a concurrency policy, whose admission numbers its permits). Only
+   * within the window it was admitted in, and only once: the key's spent receipts say whether it
+   * was given back before ({@link SpentReceipts}).
+   *
+   * @throws ReleaseException if its window has ended, or it was given back already
+   */
+  private static Decision releaseReceipt(
+      CompiledPolicy policy, long[] state, long[] spent, long nowNanos, KeyOp op) {
+    long admittedAt = op.admittedAtNanos();
+    if (nowNanos >= policy.receiptWindowEndNanos(admittedAt)) {
+      throw new ReleaseException(
+          ReleaseException.Reason.EXPIRED,
+          "receipt: the window its permits were admitted in has ended, and they count in no"
+              + " window now; nothing was freed");
+    }
+    if (SpentReceipts.spent(spent, admittedAt, op.permitId())) {
+      throw new ReleaseException(
+          ReleaseException.Reason.SPENT,
+          "receipt: was given back already (a receipt frees once); nothing was freed");
+    }
+    LimiterAlgorithm algorithm = policy.algorithm();
+    if (policy.policy().inFlight()) {
+      return algorithm.releasePermit(state, nowNanos, op.permitId());
+    }
+    return op.leaseNanos() > 0
+        ? algorithm.returnLease(state, nowNanos, op.permits(), admittedAt, op.leaseNanos())
+        : algorithm.release(state, nowNanos, op.permits(), admittedAt);
   }
 
   /**
@@ -413,7 +520,10 @@ public final class KeyDecision {
     boolean readsPaced =
         op.leaseNanos() == LeaseAsk.SHORT_OR_PACED
             || op.leaseNanos() == LeaseAsk.WINDOW_SHORT_OR_PACED;
-    if (!readsPaced || policy.policy().countDenied()) {
+    // Not where denials count, nor where they are shadow bans: the holder answers the requests
+    // between a paced lease's instants with plain denials, which would then not be counted, or
+    // not marked.
+    if (!readsPaced || policy.policy().countDenied() || policy.policy().shadowBans()) {
       return PacedLease.NONE;
     }
     long maxLease = policy.policy().maxLeaseNanos();

@@ -7,22 +7,24 @@ import dev.sluice.core.InvalidPolicyException;
  *
  * @param kind what to do
  * @param permits the permits to take or give back (0 for a peek)
- * @param admittedAtNanos for a {@link Kind#RELEASE}: when the permits were admitted, on the owner's
- *     clock (from {@link KeyOutcome#decidedAtNanos()}), or {@link #UNKNOWN} for a plain release;
- *     for a {@link Kind#RETURN_LEASE}: when the lease was granted; for a {@link Kind#COMMIT}: when
- *     the reservation expires (from its id, so an expired one is told apart from an unknown one
- *     even after the owner forgot it)
+ * @param admittedAtNanos for a {@link Kind#RELEASE} or {@link Kind#RELEASE_RECEIPT}: when the
+ *     permits were admitted, on the owner's clock (from {@link KeyOutcome#decidedAtNanos()}), or
+ *     {@link #UNKNOWN} for a plain release; for a {@link Kind#RETURN_LEASE}: when the lease was
+ *     granted; for a {@link Kind#COMMIT}: when the reservation expires (from its id, so an expired
+ *     one is told apart from an unknown one even after the owner forgot it)
  * @param leasePermits for an {@link Kind#ACQUIRE}: the permits the caller would like leased on top
  *     of its request (0: none)
  * @param leaseNanos for an {@link Kind#ACQUIRE} with a lease wanted: the longest lease the caller
  *     wants, {@link LeaseAsk#SHORT_OR_PACED} for the longest the policy allows or a paced one,
  *     {@link LeaseAsk#UNTIL_WINDOW_END} for a small one to the end of the window, or {@link
  *     LeaseAsk#WINDOW_SHORT_OR_PACED} for either; for a {@link Kind#RETURN_LEASE}: the lease's
- *     lifetime as granted; for a {@link Kind#RESERVE}: how long the reservation stays open
+ *     lifetime as granted; for a {@link Kind#RESERVE}: how long the reservation stays open; for a
+ *     {@link Kind#RELEASE_RECEIPT}: 0, or the lifetime of the lease the permits were answered from
  * @param maxWaitNanos for an {@link Kind#ACQUIRE}: how long the caller will wait for permits the
  *     key does not have now (0: not at all); see {@link dev.sluice.core.algorithm.Booking}
  * @param permitId for a {@link Kind#RELEASE_PERMIT}: the id of the permit to give back; for a
- *     {@link Kind#COMMIT}: the id of the reservation to settle
+ *     {@link Kind#COMMIT}: the id of the reservation to settle; for a {@link Kind#RELEASE_RECEIPT}:
+ *     the admission's number on its key ({@link dev.sluice.core.Receipt#number()})
  */
 public record KeyOp(
     Kind kind,
@@ -55,7 +57,12 @@ public record KeyOp(
     /** Take an estimated cost now and hold it as a reservation until committed or expired. */
     RESERVE(5),
     /** Settle a reservation at its actual cost: refund what was over, charge what was under. */
-    COMMIT(6);
+    COMMIT(6),
+    /**
+     * Give back what an admission took, proved by its receipt: its exact undo, once, within the
+     * window it was admitted in.
+     */
+    RELEASE_RECEIPT(7);
 
     private final int code;
 
@@ -165,6 +172,15 @@ public record KeyOp(
     return new KeyOp(Kind.RELEASE, permits, UNKNOWN);
   }
 
+  /**
+   * Gives back the admission a receipt proves: {@code permits} admitted at {@code admittedAtNanos}
+   * (answered from a lease of {@code leaseNanos} granted then, or 0), numbered {@code number}.
+   */
+  public static KeyOp releaseReceipt(
+      long permits, long admittedAtNanos, long leaseNanos, long number) {
+    return new KeyOp(Kind.RELEASE_RECEIPT, permits, admittedAtNanos, 0, leaseNanos, 0, number);
+  }
+
   /** Gives back exactly what an admission at {@code admittedAtNanos} took. */
   public static KeyOp releaseAdmittedAt(long permits, long admittedAtNanos) {
     return new KeyOp(Kind.RELEASE, permits, admittedAtNanos);
@@ -183,6 +199,7 @@ public record KeyOp(
   public boolean writes() {
     return kind == Kind.RELEASE_PERMIT
         || kind == Kind.COMMIT
+        || kind == Kind.RELEASE_RECEIPT
         || (kind != Kind.PEEK && permits > 0)
         || (kind == Kind.ACQUIRE && leasePermits > 0);
   }

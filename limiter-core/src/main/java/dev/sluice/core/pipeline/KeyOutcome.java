@@ -2,6 +2,7 @@ package dev.sluice.core.pipeline;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.ReservationException.Reason;
 import dev.sluice.core.UnknownRuleException;
@@ -23,7 +24,12 @@ public final class KeyOutcome {
     UNKNOWN_RULE(1),
     INVALID(2),
     /** A commit of a reservation that is not open; the subject is the {@link Reason}'s name. */
-    RESERVATION(3);
+    RESERVATION(3),
+    /**
+     * A release whose receipt frees nothing (spent, expired); the subject is the {@link
+     * ReleaseException.Reason}'s name.
+     */
+    RELEASE(4);
 
     private final int code;
 
@@ -49,7 +55,8 @@ public final class KeyOutcome {
   private final Decision[] decisions;
   // Allocated when first needed: most outcomes carry one decision and nothing else (a local answer,
   // an acquire without a lease), and answers made in front of the owner must cost little.
-  // For UNKNOWN_RULE the rule name; for INVALID the field at fault; for RESERVATION the reason.
+  // For UNKNOWN_RULE the rule name; for INVALID the field at fault; for RESERVATION and RELEASE the
+  // reason.
   private String @Nullable [] subjects;
   private String @Nullable [] messages;
   // LEASE_SLOTS per operation: the permits leased on top of an acquire, and when that lease ends;
@@ -249,6 +256,7 @@ public final class KeyOutcome {
    * @throws UnknownRuleException if the rule was not defined where the step ran
    * @throws InvalidPolicyException if the operation could not be honoured (a cost above capacity)
    * @throws ReservationException if it commits a reservation that is not open
+   * @throws ReleaseException if it gives back a receipt that frees nothing
    */
   public Decision decision(int index) {
     return switch (codes[index]) {
@@ -257,6 +265,9 @@ public final class KeyOutcome {
       case INVALID -> throw new InvalidPolicyException(subject(index), stripField(index));
       case RESERVATION ->
           throw new ReservationException(Reason.valueOf(subject(index)), message(index));
+      case RELEASE ->
+          throw new ReleaseException(
+              ReleaseException.Reason.valueOf(subject(index)), message(index));
     };
   }
 

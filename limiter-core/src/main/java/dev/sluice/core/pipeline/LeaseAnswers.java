@@ -39,7 +39,8 @@ final class LeaseAnswers extends AnsweringLayer {
       return super.execute(command, deadline);
     }
     if (command.mayAnswerHere(0)) {
-      Decision leased = holder.answer(command.stateKey(), command.ops()[0].permits());
+      Decision leased =
+          holder.answer(command.ref(), command.stateKey(), command.ops()[0].permits());
       if (leased != null) {
         return KeyOutcome.of(leased);
       }
@@ -49,7 +50,7 @@ final class LeaseAnswers extends AnsweringLayer {
 
   @Override
   protected @Nullable Decision answer(KeyCommand command, int index) {
-    return holder.answer(command.stateKey(), command.ops()[index].permits());
+    return holder.answer(command.ref(), command.stateKey(), command.ops()[index].permits());
   }
 
   /**

@@ -15,9 +15,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>An ask rides on the last operation of a command that a lease could have answered ({@link
  * KeyCommand#mayAnswerHere}); each of those counts as a request, and the largest ask goes. No ask
- * is made on a policy known here to limit permits in flight (each permit is an entry at the owner
- * with its own id); where the policy is not known here, the owner keeps the promise and grants none
- * ({@link CompiledPolicy#leases}).
+ * is made on a policy known here whose owner grants no lease ({@link CompiledPolicy#leases}: leases
+ * off, a shadow or a concurrency policy), so that its keys cost the holder no demand to track;
+ * where the policy is not known here, the owner keeps the promise and grants none.
  */
 final class LeaseAsks extends BackendDecorator {
   private final LeaseHolder holder;
@@ -90,8 +90,8 @@ final class LeaseAsks extends BackendDecorator {
     } catch (RuntimeException e) {
       return new Asking(holder, command, -1, 0); // the owner will answer for the rule
     }
-    if (policy != null && policy.policy().inFlight()) {
-      return new Asking(holder, command, -1, 0);
+    if (policy != null && !policy.leases()) {
+      return new Asking(holder, command, -1, 0); // leases off, a shadow or a concurrency policy
     }
     long windowLeaseNanos = policy == null ? 0 : policy.algorithm().windowLeaseNanos();
     long shortLeaseNanos =

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  *       the algorithm allows it and the key has room, and otherwise for the short lifetime, that
  *       ask's share of it (or paced, at the key's limit). A short lease of a key asked 10 to 50
  *       times a second answers one to five requests; the window's answers most of the window's
- *       (docs/benchmarks.md, "Warm keys lease to the end of the window").
+ *       (docs/decisions/warm-and-quiet-keys-to-window-end.md).
  *   <li><b>A lease to the end of the window</b> ({@link LeaseAsk#UNTIL_WINDOW_END}) for a key asked
  *       at least {@value #STEADY_REQUESTS_PER_SECOND} times a second, counted over a whole second,
  *       but less than warm (a steady key), which a short lease would rarely serve; and for any
@@ -42,8 +42,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Rates are judged over a second because a shorter count is noise on the keys that matter here:
  * a key asked 2 or 3 times a second sees 3 or 4 requests within 200 ms now and then by chance, and
- * a short lease taken on that goes back unused, a return for nothing (docs/benchmarks.md, "Warm
- * keys"). Traffic spread over many keys pays one map lookup per request.
+ * a short lease taken on that goes back unused, a return for nothing
+ * (docs/decisions/warm-keys-lease.md). Traffic spread over many keys pays one map lookup per
+ * request.
  *
  * <h2>One ask at a time per key</h2>
  *

@@ -130,10 +130,33 @@ public final class LeaseHolder {
     void send(PolicyRef ref, String stateKey, KeyOp op, long sentAtNanos);
   }
 
+  /** Gives a local answer its receipt: the proof its permits may be given back with. */
+  @FunctionalInterface
+  public interface AnswerReceipts {
+    /**
+     * {@code answer} to a request for {@code permits} on {@code stateKey} under {@code ref}, from a
+     * lease granted at {@code grantedAtNanos} on the owner's clock for {@code leaseNanos}, with its
+     * receipt if it admitted permits.
+     */
+    Decision withReceipt(
+        PolicyRef ref,
+        String stateKey,
+        long permits,
+        Decision answer,
+        long grantedAtNanos,
+        long leaseNanos);
+  }
+
   private final LongSupplier nanoClock;
   private final Shapes shapes;
   private final Renewal renewal;
   private final Runnable lateLease;
+  private final AnswerReceipts receipts;
+
+  /** For holders whose answers nobody gives back: the answer as it is. */
+  private static final AnswerReceipts NO_RECEIPTS =
+      (ref, stateKey, permits, answer, grantedAt, lifetime) -> answer;
+
   private volatile boolean closing;
 
   /** Set once the closing holder's last returns are taken: a lease landing later is late. */
@@ -171,11 +194,13 @@ public final class LeaseHolder {
    *     takeReturns(true)}
    */
   public LeaseHolder(LongSupplier nanoClock, Shapes shapes, Renewal renewal, Runnable lateLease) {
-    this(nanoClock, LeasePolicy.DEFAULT, shapes, renewal, lateLease);
+    this(nanoClock, LeasePolicy.DEFAULT, shapes, renewal, lateLease, NO_RECEIPTS);
   }
 
   /**
-   * A holder whose asks {@code policy} decides (see the other constructor for the rest).
+   * A holder whose asks {@code policy} decides and whose local answers carry receipts ({@code
+   * receipts}), as a limiter's must: the constructor above is for what only counts a holder's
+   * bookkeeping (its tests, a benchmark, the lease simulator).
    *
    * @param policy which keys ask for leases here, and for how many permits
    */
@@ -184,12 +209,14 @@ public final class LeaseHolder {
       LeasePolicy.Factory policy,
       Shapes shapes,
       Renewal renewal,
-      Runnable lateLease) {
+      Runnable lateLease,
+      AnswerReceipts receipts) {
     this.demand = policy.create(leases::containsKey);
     this.nanoClock = nanoClock;
     this.shapes = shapes;
     this.renewal = renewal;
     this.lateLease = lateLease;
+    this.receipts = receipts;
   }
 
   /**
@@ -381,12 +408,15 @@ public final class LeaseHolder {
    * ended (then the caller asks the owner). A lease holds no more than the policy's capacity, so a
    * request it answers is never one the owner would refuse as too big.
    */
-  public @Nullable Decision answer(String stateKey, long permits) {
+  public @Nullable Decision answer(PolicyRef ref, String stateKey, long permits) {
     Lease lease = leases.get(stateKey);
     if (lease == null) {
       return null;
     }
-    if (lease.endsWithItsWindow && shapeChanged(lease)) {
+    if ((ref.storesPolicyWithState() && !lease.ref.equals(ref))
+        || (lease.endsWithItsWindow && shapeChanged(lease))) {
+      // An inline policy under a state name, called with other parameters: the owner carries the
+      // key's state over to them, and only it can say what they leave.
       // The rule changed shape (a shorter window, say): the owner carried the lease's permits over
       // as admitted now, and answering them until the old window's end could admit some once more
       // than the owner alone would. Given back instead, and the owner decides.
@@ -417,15 +447,18 @@ public final class LeaseHolder {
           renewAhead(lease, permits, now);
         }
         long used = lease.permits - left;
-        return new Decision(
-            true,
-            lease.limit,
-            Math.max(0, lease.remainingAtGrant - used),
-            0,
-            Math.max(0, lease.resetAtNanos - now),
-            0,
-            false,
-            Decision.DecidedBy.LEASE);
+        Decision answer =
+            new Decision(
+                true,
+                lease.limit,
+                Math.max(0, lease.remainingAtGrant - used),
+                0,
+                Math.max(0, lease.resetAtNanos - now),
+                0,
+                false,
+                Decision.DecidedBy.LEASE);
+        return receipts.withReceipt(
+            ref, stateKey, permits, answer, lease.grantedAtNanos, lease.leaseNanos);
       }
       Lease next = lease.next;
       if (next == null) {

@@ -7,8 +7,12 @@ import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReleaseException;
+import dev.sluice.core.ReleaseProof;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationId;
 import dev.sluice.core.RuleStore;
@@ -17,6 +21,7 @@ import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.spec.LimitSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,6 +71,14 @@ import org.jspecify.annotations.Nullable;
  * one order for every runtime. A check goes to the stack's head as one command; which layer answers
  * it is theirs to say, and the {@link Decision} says who did ({@link Decision#decidedBy()}).
  *
+ * <h2>Receipts</h2>
+ *
+ * Every admission carries its receipt, the proof its permits may be given back with ({@link
+ * AdmissionReceipts}): the owner's answers get theirs here, where the check is at hand; a lease's
+ * answer gets its own from the lease holder, with the lease's grant instant and lifetime, whose
+ * exact undo is the lease's return. A failure policy's fail-open answer took nothing at the owner
+ * and carries none; a denial carries none.
+ *
  * <h2>Metrics</h2>
  *
  * With a {@link DecisionRecorder} (the metrics of docs/rest-api.md), every answer the caller gets
@@ -74,6 +87,7 @@ import org.jspecify.annotations.Nullable;
 public class PipelineRateLimiter implements RateLimiter {
   private final BackendStack stack;
   private final Backend backend;
+  private final AdmissionReceipts receipts;
   private final @Nullable DecisionRecorder recorder;
 
   /** The pipeline over {@code stack}'s head, recording nothing. */
@@ -87,6 +101,7 @@ public class PipelineRateLimiter implements RateLimiter {
   protected PipelineRateLimiter(BackendStack stack, @Nullable DecisionRecorder recorder) {
     this.stack = Objects.requireNonNull(stack, "stack");
     this.backend = stack.head();
+    this.receipts = stack.receipts();
     this.recorder = recorder;
   }
 
@@ -130,7 +145,7 @@ public class PipelineRateLimiter implements RateLimiter {
   public Decision tryAcquire(Check check) {
     KeyCommand command = command(Objects.requireNonNull(check, "check"), acquireOp(check));
     long start = startNanos();
-    Decision decision = backend.execute(command, Deadline.NONE).decision(0);
+    Decision decision = answer(check, backend.execute(command, Deadline.NONE));
     if (recorder != null) {
       recorder.decided(check, decision, start);
     }
@@ -147,7 +162,7 @@ public class PipelineRateLimiter implements RateLimiter {
     KeyCommand command = command(Objects.requireNonNull(check, "check"), acquireOp(check));
     long start = startNanos();
     return recorded(
-        backend.executeAsync(command, Deadline.NONE).thenApply(outcome -> outcome.decision(0)),
+        backend.executeAsync(command, Deadline.NONE).thenApply(outcome -> answer(check, outcome)),
         decision -> recorder.decided(check, decision, start));
   }
 
@@ -160,11 +175,16 @@ public class PipelineRateLimiter implements RateLimiter {
     long start = System.nanoTime();
     Deadline deadline = Deadline.startedAt(start);
     deadline.await(backend.fetchRules(ruleNames(checks), deadline));
-    Grouped batch = group(checks, true, true, false);
-    List<Decision> decisions =
-        batch.commands().size() == 1
-            ? batch.decisions(List.of(backend.execute(batch.commands().get(0), deadline)))
-            : batch.decisions(deadline.await(execute(batch, deadline)));
+    List<Decision> decisions;
+    if (policyChangeAt(checks) >= 0) {
+      decisions = deadline.await(decideInOrder(checks, deadline));
+    } else {
+      Grouped batch = group(checks, true, true, false);
+      decisions =
+          batch.commands().size() == 1
+              ? batch.decisions(List.of(backend.execute(batch.commands().get(0), deadline)))
+              : batch.decisions(deadline.await(execute(batch, deadline)));
+    }
     if (recorder != null) {
       recorder.decidedAll(checks, decisions, start);
     }
@@ -182,19 +202,62 @@ public class PipelineRateLimiter implements RateLimiter {
     long start = System.nanoTime();
     Deadline deadline = Deadline.startedAt(start);
     CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks), deadline);
-    CompletableFuture<List<Decision>> answer;
-    if (known.isDone() && !known.isCompletedExceptionally()) {
-      Grouped batch = group(checks, true, true, false);
-      answer = execute(batch, deadline).thenApply(batch::decisions);
-    } else {
-      answer =
-          known.thenCompose(
-              ignored -> {
-                Grouped batch = group(checks, true, true, false);
-                return execute(batch, deadline).thenApply(batch::decisions);
-              });
-    }
+    CompletableFuture<List<Decision>> answer =
+        known.isDone() && !known.isCompletedExceptionally()
+            ? decideInOrder(checks, deadline)
+            : known.thenCompose(ignored -> decideInOrder(checks, deadline));
     return recorded(answer, decisions -> recorder.decidedAll(checks, decisions, start));
+  }
+
+  /**
+   * Decides a batch whose rules are known here: grouped by key, one command per key, unless a key
+   * comes back under another policy (see {@link #policyChangeAt}); then the batch is validated
+   * whole and decided in parts, one after another, each part's keys under one policy each.
+   */
+  private CompletableFuture<List<Decision>> decideInOrder(List<Check> checks, Deadline deadline) {
+    int change = policyChangeAt(checks);
+    if (change < 0) {
+      Grouped batch = group(checks, true, true, false);
+      return execute(batch, deadline).thenApply(batch::decisions);
+    }
+    validate(checks, true, true);
+    Grouped head = group(checks.subList(0, change), true, true, false);
+    List<Check> tail = checks.subList(change, checks.size());
+    return execute(head, deadline)
+        .thenApply(head::decisions)
+        .thenCompose(first -> decideInOrder(tail, deadline).thenApply(rest -> concat(first, rest)));
+  }
+
+  /**
+   * The index of the first check of a batch that names a key an earlier check names under another
+   * policy, or -1. Only an inline policy under a state name can do that ({@link
+   * PolicyRef#inlineUnder}: one state whatever the parameters); every other state key names its
+   * policy. Such a check must see the checks before it decided under their own policy, so it cannot
+   * join their key's command.
+   */
+  static int policyChangeAt(List<Check> checks) {
+    Map<String, PolicyRef> refs = null;
+    for (int i = 0; i < checks.size(); i++) {
+      Check check = checks.get(i);
+      if (!check.ref().storesPolicyWithState()) {
+        continue;
+      }
+      if (refs == null) {
+        refs = new HashMap<>();
+      }
+      PolicyRef before = refs.putIfAbsent(check.stateKey(), check.ref());
+      if (before != null && !before.equals(check.ref())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static List<Decision> concat(List<Decision> first, List<Decision> rest) {
+    List<Decision> all = new ArrayList<>(first.size() + rest.size());
+    all.addAll(first);
+    all.addAll(rest);
+    return all;
   }
 
   @Override
@@ -207,6 +270,13 @@ public class PipelineRateLimiter implements RateLimiter {
     long start = System.nanoTime();
     Deadline deadline = Deadline.startedAt(start);
     deadline.await(backend.fetchRules(ruleNames(checks), deadline));
+    int change = policyChangeAt(checks);
+    if (change >= 0) {
+      throw new InvalidPolicyException(
+          "checks[" + change + "]",
+          "an all-or-nothing batch decides each key under one policy, and this check names an"
+              + " earlier check's key under other parameters");
+    }
     Grouped batch = group(checks, true, true, true);
     List<KeyOutcome> outcomes = deadline.await(execute(batch, deadline));
     List<Decision> decisions = batch.decisions(outcomes);
@@ -216,12 +286,19 @@ public class PipelineRateLimiter implements RateLimiter {
         deniedBy = i;
       }
     }
-    BatchOutcome outcome =
-        deniedBy < 0
-            ? new BatchOutcome(decisions, true, -1, Set.of())
-            : new BatchOutcome(decisions, false, deniedBy, giveBack(batch, outcomes, decisions));
+    BatchOutcome outcome;
+    if (deniedBy < 0) {
+      outcome = new BatchOutcome(decisions, true, -1, Set.of());
+    } else {
+      Set<Integer> released = giveBack(batch, outcomes, decisions);
+      List<Decision> answered = new ArrayList<>(decisions);
+      for (int index : released) {
+        answered.set(index, answered.get(index).withReceipt(null)); // undone: nothing to give back
+      }
+      outcome = new BatchOutcome(answered, false, deniedBy, released);
+    }
     if (recorder != null) {
-      recorder.decidedAll(checks, decisions, start);
+      recorder.decidedAll(checks, outcome.decisions(), start);
     }
     return outcome;
   }
@@ -259,12 +336,73 @@ public class PipelineRateLimiter implements RateLimiter {
     return released;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: a receipt is checked against this runtime's seal and sent as the exact undo of its
+   * admission, which the key's owner makes once, within the window of the admission ({@link
+   * KeyDecision}); a bare count is sent as a plain release when it is {@link
+   * ReleaseProof.Bare#WITHOUT_PROOF} or the rule opens its releases, and is refused otherwise,
+   * before anything is sent.
+   */
   @Override
   public Decision release(Check check) {
-    precheck(check, false);
-    return backend
-        .execute(command(check, KeyOp.release(check.permits())), Deadline.NONE)
-        .decision(0);
+    Deadline deadline = Deadline.startedAt(System.nanoTime());
+    deadline.await(ruleOfBareCount(check, deadline));
+    return backend.execute(releaseCommand(check), deadline).decision(0);
+  }
+
+  /**
+   * The rule a bare count without proof names, brought here (a client reads it) to tell whether it
+   * opens its releases; done at once for every other release.
+   */
+  private CompletableFuture<Void> ruleOfBareCount(Check check, Deadline deadline) {
+    return Objects.requireNonNull(check, "check").proof() == ReleaseProof.Bare.NONE
+            && check.ref() instanceof PolicyRef.Named named
+        ? backend.fetchRules(Set.of(named.rule()), deadline)
+        : CompletableFuture.completedFuture(null);
+  }
+
+  /**
+   * The command of a release, once what it shows proves the permits are the caller's to give back
+   * (a bare count's rule read by {@link #ruleOfBareCount}).
+   *
+   * @throws ReleaseException if it does not
+   */
+  private KeyCommand releaseCommand(Check check) {
+    if (check.proof() instanceof Receipt receipt) {
+      if (!receipt.release().equals(check.withMaxWait(Duration.ZERO))) {
+        throw new InvalidPolicyException(
+            "receipt", "names its own key and cost; give it alone, as the admission answered it");
+      }
+      return receipts.release(receipt);
+    }
+    precheck(check, check.proof() == ReleaseProof.Bare.NONE); // that rule was read: see above
+    if (check.proof() == ReleaseProof.Bare.NONE && !opensReleases(check.ref())) {
+      throw new ReleaseException(
+          ReleaseException.Reason.PROOF_REQUIRED,
+          "release: "
+              + (check.ref() instanceof PolicyRef.Named named
+                  ? "rule '" + named.rule() + "'"
+                  : "an inline policy")
+              + " gives permits back only to whoever shows they were admitted: the receipt the"
+              + " check answered, a permitId or a reservationId. A bare count needs the admin"
+              + " token (REST's bearer token, the Redis port's AUTH) or releaseWithoutProof (Java),"
+              + " or a rule with 'release: open'");
+    }
+    return command(check, KeyOp.release(check.permits()));
+  }
+
+  /** Whether {@code ref} is a rule that takes a bare count from anyone ({@code release: open}). */
+  private boolean opensReleases(PolicyRef ref) {
+    if (!(ref instanceof PolicyRef.Named named)) {
+      return false; // an inline policy never opens its releases (PolicyRef.Inline)
+    }
+    CompiledPolicy policy = backend.policyOf(ref, true);
+    if (policy == null) {
+      throw new UnknownRuleException(named.rule());
+    }
+    return policy.policy().release() == Policy.Release.OPEN;
   }
 
   @Override
@@ -403,6 +541,14 @@ public class PipelineRateLimiter implements RateLimiter {
 
   // ---------------------------------------------------------------- internals
 
+  /**
+   * The answer to a single acquire: the outcome's decision, with its receipt where the owner
+   * admitted permits (a lease's answer comes with its own).
+   */
+  private Decision answer(Check check, KeyOutcome outcome) {
+    return receipts.ofOwnerAnswer(check, outcome.decision(0), outcome.decidedAtNanos());
+  }
+
   private static KeyCommand command(Check check, KeyOp op) {
     return new KeyCommand(check.stateKey(), check.ref(), new KeyOp[] {op});
   }
@@ -457,15 +603,25 @@ public class PipelineRateLimiter implements RateLimiter {
     }
   }
 
-  /** A batch grouped by key, and how to read the answers back in the checks' order. */
-  private record Grouped(List<Check> checks, List<Group> groups, List<KeyCommand> commands) {
+  /**
+   * A batch grouped by key, and how to read the answers back in the checks' order, each admission
+   * with its receipt.
+   */
+  private record Grouped(
+      List<Check> checks,
+      List<Group> groups,
+      List<KeyCommand> commands,
+      AdmissionReceipts receipts) {
     List<Decision> decisions(List<KeyOutcome> outcomes) {
       Decision[] decisions = new Decision[checks.size()];
       for (int g = 0; g < groups.size(); g++) {
         Group group = groups.get(g);
         KeyOutcome outcome = outcomes.get(g);
         for (int j = 0; j < group.indexes.size(); j++) {
-          decisions[group.indexes.get(j)] = outcome.decision(j);
+          int index = group.indexes.get(j);
+          decisions[index] =
+              receipts.ofOwnerAnswer(
+                  checks.get(index), outcome.decision(j), outcome.decidedAtNanos());
         }
       }
       return List.of(decisions);
@@ -478,18 +634,7 @@ public class PipelineRateLimiter implements RateLimiter {
    * {@code ownerOnly} every command is decided by its owner alone ({@link KeyCommand#ownerOnly}).
    */
   private Grouped group(List<Check> checks, boolean fetch, boolean nameChecks, boolean ownerOnly) {
-    Check.requireAll(checks);
-    for (int i = 0; i < checks.size(); i++) {
-      try {
-        precheck(checks.get(i), fetch);
-      } catch (InvalidPolicyException e) {
-        throw !nameChecks
-            ? e
-            : new InvalidPolicyException("checks[" + i + "]." + e.field(), LimitSpec.problem(e));
-      } catch (UnknownRuleException e) {
-        throw !nameChecks ? e : new UnknownRuleException(e.rule(), "checks[" + i + "].rule");
-      }
-    }
+    validate(checks, fetch, nameChecks);
     Map<String, Group> byKey = new LinkedHashMap<>();
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
@@ -503,6 +648,26 @@ public class PipelineRateLimiter implements RateLimiter {
       commands.add(
           new KeyCommand(group.stateKey, group.ref, group.ops.toArray(new KeyOp[0]), ownerOnly));
     }
-    return new Grouped(checks, groups, commands);
+    return new Grouped(checks, groups, commands, receipts);
+  }
+
+  /**
+   * Refuses a batch, before anything is counted, if one of its checks is wrong for its policy where
+   * the policy is known here; with {@code nameChecks} the error names the check ({@code
+   * checks[2].cost}).
+   */
+  private void validate(List<Check> checks, boolean fetch, boolean nameChecks) {
+    Check.requireAll(checks);
+    for (int i = 0; i < checks.size(); i++) {
+      try {
+        precheck(checks.get(i), fetch);
+      } catch (InvalidPolicyException e) {
+        throw !nameChecks
+            ? e
+            : new InvalidPolicyException("checks[" + i + "]." + e.field(), LimitSpec.problem(e));
+      } catch (UnknownRuleException e) {
+        throw !nameChecks ? e : new UnknownRuleException(e.rule(), "checks[" + i + "].rule");
+      }
+    }
   }
 }

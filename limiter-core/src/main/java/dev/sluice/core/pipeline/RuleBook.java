@@ -31,6 +31,7 @@ public final class RuleBook {
   private final ConcurrentHashMap<String, Compiled> named = new ConcurrentHashMap<>();
   private final Cache<Policy, CompiledPolicy> inline =
       Caffeine.newBuilder().maximumSize(MAX_CACHED_INLINE_POLICIES).build();
+  private volatile @Nullable CompiledPolicy lastInline;
 
   public RuleBook(Rules rules) {
     this.rules = rules;
@@ -43,7 +44,15 @@ public final class RuleBook {
    */
   public CompiledPolicy resolve(PolicyRef ref) {
     if (ref instanceof PolicyRef.Inline inlined) {
-      return inline.get(inlined.policy(), CompiledPolicy::of);
+      // A front end that keeps its policy objects (the Redis port's, one per parameter set) sends
+      // the same object again and again: the last one is known by identity, without hashing it.
+      CompiledPolicy last = lastInline;
+      if (last != null && last.policy() == inlined.policy()) {
+        return last;
+      }
+      CompiledPolicy compiled = inline.get(inlined.policy(), CompiledPolicy::of);
+      lastInline = compiled;
+      return compiled;
     }
     String rule = ((PolicyRef.Named) ref).rule();
     Policy policy = rules.policy(rule);

@@ -18,9 +18,9 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the rules file of DESIGN §6: a list of rules, each a {@code name} and the fields of a
- * policy ({@link PolicySpec}), so that a rule in the file accepts exactly what {@code PUT
- * /v1/rules/{name}} accepts.
+ * Reads the rules file of docs/configuration.md: a list of rules, each a {@code name} and the
+ * fields of a policy ({@link PolicySpec}), so that a rule in the file accepts exactly what {@code
+ * PUT /v1/rules/{name}} accepts.
  *
  * <pre>
  * rules:

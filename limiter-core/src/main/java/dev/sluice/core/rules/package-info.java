@@ -1,6 +1,6 @@
 /**
- * Named rules: the rules file of DESIGN §6 ({@link dev.sluice.core.rules.RulesFile}) and the
- * in-memory {@link dev.sluice.core.RuleStore} a single JVM uses ({@link
+ * Named rules: the rules file of docs/configuration.md ({@link dev.sluice.core.rules.RulesFile})
+ * and the in-memory {@link dev.sluice.core.RuleStore} a single JVM uses ({@link
  * dev.sluice.core.rules.InMemoryRuleStore}).
  */
 @NullMarked

@@ -25,6 +25,10 @@ import org.jspecify.annotations.Nullable;
  * @param countDenied denied requests consume too
  * @param leases {@code auto} (the default) or {@code off}: whether the owner may lease permits of a
  *     hot key to the caller that asks
+ * @param onDenied {@code reject} (the default) or {@code shadow_ban}: what a denial does at an HTTP
+ *     gate ({@link Policy.OnDenied})
+ * @param release {@code proof} (the default) or {@code open}: whether a release must prove the
+ *     admission, or a bare count from anyone is taken ({@link Policy.Release}; rules only)
  */
 public record PolicySpec(
     @Nullable Long limit,
@@ -36,11 +40,14 @@ public record PolicySpec(
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
-    @Nullable String leases) {
+    @Nullable String leases,
+    @Nullable String onDenied,
+    @Nullable String release) {
 
   /** Every field a policy may have, in the order the documentation lists them. */
   public static final String FIELDS =
-      "algorithm, limit, window, burst, buckets, permitTtl, limits, shadow, countDenied, leases";
+      "algorithm, limit, window, burst, buckets, permitTtl, limits, shadow, countDenied, leases,"
+          + " onDenied, release";
 
   /**
    * Whether any field is given: a check without any is a named-rule check. (Not {@code isEmpty}:
@@ -51,7 +58,9 @@ public record PolicySpec(
         || limits != null
         || shadow != null
         || countDenied != null
-        || leases != null;
+        || leases != null
+        || onDenied != null
+        || release != null;
   }
 
   /**
@@ -87,7 +96,9 @@ public record PolicySpec(
         all,
         Boolean.TRUE.equals(shadow),
         Boolean.TRUE.equals(countDenied),
-        leases == null ? Policy.Leases.AUTO : Policy.Leases.fromWireName(leases));
+        leases == null ? Policy.Leases.AUTO : Policy.Leases.fromWireName(leases),
+        onDenied == null ? Policy.OnDenied.REJECT : Policy.OnDenied.fromWireName(onDenied),
+        release == null ? Policy.Release.PROOF : Policy.Release.fromWireName(release));
   }
 
   /**
@@ -107,7 +118,9 @@ public record PolicySpec(
           null,
           policy.shadow(),
           policy.countDenied(),
-          policy.leases().wireName());
+          policy.leases().wireName(),
+          policy.onDenied().wireName(),
+          policy.release().wireName());
     }
     List<LimitSpec> specs = new ArrayList<>();
     for (Limit limit : policy.limits()) {
@@ -123,7 +136,9 @@ public record PolicySpec(
         specs,
         policy.shadow(),
         policy.countDenied(),
-        policy.leases().wireName());
+        policy.leases().wireName(),
+        policy.onDenied().wireName(),
+        policy.release().wireName());
   }
 
   private LimitSpec flat() {

@@ -36,12 +36,25 @@ public record RuleSpec(
     @Nullable List<LimitSpec> limits,
     @Nullable Boolean shadow,
     @Nullable Boolean countDenied,
-    @Nullable String leases) {
+    @Nullable String leases,
+    @Nullable String onDenied,
+    @Nullable String release) {
 
   /** The policy fields, without the name. */
   public PolicySpec policy() {
     return new PolicySpec(
-        limit, window, algorithm, burst, buckets, permitTtl, limits, shadow, countDenied, leases);
+        limit,
+        window,
+        algorithm,
+        burst,
+        buckets,
+        permitTtl,
+        limits,
+        shadow,
+        countDenied,
+        leases,
+        onDenied,
+        release);
   }
 
   /**

@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
-/** Every worked example DESIGN §2 lists, as a timeline. */
+/** Every worked example of docs/algorithms.md, as a timeline. */
 class DesignExamplesTest {
 
   @Test

@@ -28,7 +28,11 @@ class LimitSetTest {
     Decision eleventh = key.at("0s").take();
     assertThat(eleventh.allowed()).isFalse();
     assertThat(eleventh.limit()).isEqualTo(10); // the second limit denies
+    assertThat(eleventh.bindingLimitIndex()).isZero();
     assertThat(eleventh.retryAfterNanos()).isEqualTo(seconds(1));
+    // The second's limit is whole in a second; the minute's (10 taken) only at its end.
+    assertThat(eleventh.bindingResetAfterNanos()).isEqualTo(seconds(1));
+    assertThat(eleventh.resetAfterNanos()).isEqualTo(seconds(60));
     assertThat(key.at("0s").peek().remaining()).isZero(); // nothing counted: 10/10 and 10/15
     for (int i = 0; i < 5; i++) {
       assertThat(key.at("1s").take().allowed()).isTrue();
@@ -36,7 +40,29 @@ class LimitSetTest {
     Decision sixteenth = key.at("1s").take();
     assertThat(sixteenth.allowed()).isFalse();
     assertThat(sixteenth.limit()).isEqualTo(15); // the minute denies, until it ends
+    assertThat(sixteenth.bindingLimitIndex()).isEqualTo(1);
     assertThat(sixteenth.retryAfterNanos()).isEqualTo(seconds(59));
+    assertThat(sixteenth.bindingResetAfterNanos()).isEqualTo(seconds(59));
+  }
+
+  @Test
+  void apply_twoLimitsOfOneQuota_theIndexNamesTheOneThatBinds() {
+    // 3 per second and 3 per hour: the quota cannot tell them apart, the index can.
+    Timeline key =
+        new Timeline(
+            new Policy(
+                List.of(fixed(3, Duration.ofSeconds(1)), fixed(3, Duration.ofHours(1))),
+                false,
+                false));
+    key.at("0s").take(2);
+    Decision third = key.at("0s").take();
+    assertThat(third.allowed()).isTrue();
+    // Both have none left; on the tie the longer wait until full binds: the hour.
+    assertThat(third.bindingLimitIndex()).isEqualTo(1);
+    Decision fourth = key.at("500ms").take();
+    assertThat(fourth.allowed()).isFalse();
+    assertThat(fourth.bindingLimitIndex()).isEqualTo(1); // the hour denies for longest
+    assertThat(fourth.limit()).isEqualTo(3);
   }
 
   @Test

@@ -12,13 +12,14 @@ import com.tngtech.archunit.lang.conditions.ArchConditions;
 import java.nio.file.Path;
 
 /**
- * DESIGN §1's arrows as ArchUnit rules, defined once and checked by each module's {@code
- * ArchitectureTest} against its own main classes:
+ * The arrows of docs/architecture.md as ArchUnit rules, defined once and checked by each module's
+ * {@code ArchitectureTest} against its own main classes:
  *
  * <pre>
  *   limiter-core ← rest-api ← grid-node        limiter-core ← client-sdk
  *   algorithm: pure (the model and the JDK)    pipeline, local, spec, metrics: no Hazelcast
  *   Hazelcast internals: dev.sluice.core.grid.transport only
+ *   client, REST, node and front ends: no dev.sluice.core.algorithm (through the pipeline)
  *   every RateLimiter is a PipelineRateLimiter: optimizations decorate its Backend seam
  * </pre>
  */
@@ -39,7 +40,7 @@ public final class Arrows {
           .onlyDependOnClassesThat()
           .resideInAnyPackage(
               "java..", "dev.sluice.core", "dev.sluice.core.algorithm..", "org.jspecify..")
-          .because("DESIGN §1: algorithms are pure functions of (state, now, permits)");
+          .because("algorithms are pure functions of (state, now, permits): docs/architecture.md");
 
   /** The decision pipeline and the local runtime are free of Hazelcast: a runtime is a Backend. */
   public static final ArchRule PIPELINE_KNOWS_NO_HAZELCAST =
@@ -52,12 +53,14 @@ public final class Arrows {
               "dev.sluice.core.local..",
               "dev.sluice.core.spec..",
               "dev.sluice.core.metrics..",
+              "dev.sluice.core.stats..",
               "dev.sluice.core.rules..",
               "dev.sluice.core.config..")
           .should()
           .dependOnClassesThat()
           .resideInAPackage("com.hazelcast..")
-          .because("DESIGN §1: the decision pipeline lives in limiter-core, free of Hazelcast");
+          .because(
+              "the decision pipeline lives in limiter-core, free of Hazelcast: docs/architecture.md");
 
   /** The core knows nothing of its front ends. */
   public static final ArchRule CORE_KNOWS_NO_FRONT_END =
@@ -74,7 +77,7 @@ public final class Arrows {
               "jakarta.servlet..",
               "org.springframework..",
               "io.grpc..")
-          .because("DESIGN §1: limiter-core is used by every front end and knows none of them");
+          .because("limiter-core is used by every front end and knows none of them");
 
   /** The client SDK knows the core, not the REST API or the grid node. */
   public static final ArchRule CLIENT_KNOWS_NO_REST_OR_NODE =
@@ -84,7 +87,7 @@ public final class Arrows {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("dev.sluice.rest..", "dev.sluice.node..")
-          .because("DESIGN §1: limiter-core ← client-sdk");
+          .because("limiter-core ← client-sdk: docs/architecture.md");
 
   /** The REST API knows the core, not the node that serves it or the client SDK. */
   public static final ArchRule REST_KNOWS_NO_NODE_OR_CLIENT =
@@ -94,7 +97,26 @@ public final class Arrows {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("dev.sluice.node..", "dev.sluice.client..")
-          .because("DESIGN §1: limiter-core ← rest-api ← grid-node");
+          .because("limiter-core ← rest-api ← grid-node: docs/architecture.md");
+
+  /**
+   * Front ends (REST, the node and its Envoy and Redis-protocol front ends, the client SDK and its
+   * gates) go through the pipeline: they turn their wire format into checks and write its answers
+   * back, and never apply, size or read an algorithm themselves, so that what a policy means is
+   * decided in one place for every surface. No class is excepted: the client's failure policies and
+   * the one header writer read the model ({@code Limit.capacity()}, {@code Policy.capacity()}, the
+   * decision's binding limit), not an algorithm.
+   */
+  public static final ArchRule SURFACES_GO_THROUGH_THE_PIPELINE =
+      noClasses()
+          .that()
+          .resideInAnyPackage("dev.sluice.client..", "dev.sluice.rest..", "dev.sluice.node..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.sluice.core.algorithm..")
+          .because(
+              "front ends parse their wire format into the pipeline's checks and write its answers;"
+                  + " what a policy admits is the pipeline's to say (docs/architecture.md)");
 
   /** Hazelcast's internal APIs only behind the grid transport. */
   public static final ArchRule HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT =
@@ -105,7 +127,7 @@ public final class Arrows {
           .dependOnClassesThat()
           .resideInAnyPackage(HAZELCAST_INTERNALS)
           .because(
-              "DESIGN §1: the grid's transport is the only place allowed Hazelcast's internal"
+              "the grid's transport is the only place allowed Hazelcast's internal"
                   + " APIs, behind GridTransport, with a public-API twin");
 
   /**

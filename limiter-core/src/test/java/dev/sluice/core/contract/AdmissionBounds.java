@@ -31,8 +31,8 @@ import java.util.Optional;
  *       {@code permitTtl} (each admission holds its permit that long);
  *   <li>sliding_window: for a cut {@code c} in window {@code k+1}, the admissions surely in that
  *       window before {@code c}, plus {@code floor(N_k × (W - (c - start)) / W)} with {@code N_k}
- *       those surely in window {@code k}, are at most {@code L}: the estimate of DESIGN §2 at the
- *       last of them, with every count replaced by one it cannot exceed;
+ *       those surely in window {@code k}, are at most {@code L}: the estimate of docs/algorithms.md
+ *       at the last of them, with every count replaced by one it cannot exceed;
  *   <li>token_bucket, gcra, leaky_bucket: at most {@code slots + d × L / W} in any interval of
  *       length {@code d} (the burst plus the sustained rate).
  * </ul>

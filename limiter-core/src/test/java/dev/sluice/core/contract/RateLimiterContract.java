@@ -2,6 +2,8 @@ package dev.sluice.core.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.BatchMode;
@@ -14,13 +16,18 @@ import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReceiptKey;
+import dev.sluice.core.ReleaseException;
 import dev.sluice.core.Reservation;
 import dev.sluice.core.ReservationException;
+import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -337,6 +344,52 @@ public abstract class RateLimiterContract {
   }
 
   @Test
+  void shadowRule_costAboveItsCapacity_isAllowedFlaggedAndCountsNothing() {
+    for (Algorithm algorithm : Algorithm.values()) {
+      Policy shadow = policy(algorithm, 20, Duration.ofMinutes(1)).withShadow(true);
+      String rule = rule(shadow);
+      String key = key("shadow-over-" + algorithm.wireName());
+      long capacity = peek(rule, key).remaining();
+
+      // envoyproxy/ratelimit's shadow mode: 20 per minute and 25 hits at once is still OK.
+      Decision above = limiter().tryAcquire(rule, key, capacity + 5);
+      assertThat(above.allowed()).as(algorithm.wireName()).isTrue();
+      assertThat(above.shadowDenied()).as(algorithm.wireName()).isTrue();
+      assertThat(above.retryAfterMillis()).isZero();
+      Decision inline = limiter().tryAcquire(shadow, key, capacity + 5);
+      assertThat(inline.allowed() && inline.shadowDenied()).as(algorithm.wireName()).isTrue();
+
+      assertThat(peek(rule, key).remaining()).as(algorithm.wireName()).isEqualTo(capacity);
+    }
+  }
+
+  @Test
+  void shadowBanRule_denial_staysADenialMarkedShadowBanned() {
+    Policy invites =
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_WINDOW)
+            .limit(1)
+            .window(Duration.ofSeconds(10))
+            .onDenied(Policy.OnDenied.SHADOW_BAN)
+            .build();
+    String rule = rule(invites);
+    String key = key("spammer");
+
+    Decision first = acquire(rule, key);
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.shadowBanned()).isFalse();
+    Decision second = acquire(rule, key);
+    assertThat(second.allowed()).as("the limit holds: a ban is a denial").isFalse();
+    assertThat(second.shadowBanned()).isTrue();
+    assertThat(second.retryAfterMillis()).isPositive();
+    assertThat(limiter().peek(rule, key).shadowBanned()).as("a peek bans nobody").isFalse();
+    // An inline policy says it the same way.
+    String inlineKey = key("inline-spammer");
+    assertThat(limiter().tryAcquire(invites, inlineKey, 1).shadowBanned()).isFalse();
+    assertThat(limiter().tryAcquire(invites, inlineKey, 1).shadowBanned()).isTrue();
+  }
+
+  @Test
   void countDenied_keepsAHammeringClientLimited() {
     Policy lenient = policy(Algorithm.SLIDING_WINDOW, 2, Duration.ofSeconds(10));
     Policy penalty =
@@ -465,6 +518,167 @@ public abstract class RateLimiterContract {
         .isEqualTo(4);
   }
 
+  // ---------------------------------------------------------------- inline under a state name
+
+  /**
+   * Whether this runtime carries an inline policy's state name ({@link PolicyRef#inlineUnder}). The
+   * REST API has no field for one: it answers inline checks under their own state, so its runtimes
+   * say false and skip these tests.
+   */
+  protected boolean carriesStateNames() {
+    return true;
+  }
+
+  /** A gcra policy whose answers are the owner's alone (no lease), so that counts are exact. */
+  private static Policy gcra(long limit, Duration window, long burst) {
+    return Policy.builder()
+        .algorithm(Algorithm.GCRA)
+        .limit(limit)
+        .window(window)
+        .burst(burst)
+        .leases(Policy.Leases.OFF)
+        .build();
+  }
+
+  /**
+   * One state per (state name, key) whatever the parameters, as a redis-cell key: gcra 3 per
+   * minute, burst 2, exhausted; the same key called with 3 per 2 minutes finds the three admitted
+   * still counting (carried over, as a rule's change would), where an inline policy of its own
+   * starts afresh. Time then frees the new policy's emission interval.
+   */
+  @Test
+  void inlineUnderAStateName_otherParameters_carryTheStateOver() {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    Policy perMinute = gcra(3, Duration.ofMinutes(1), 2);
+    Policy perTwoMinutes = gcra(3, Duration.ofMinutes(2), 2);
+    PolicyRef first = PolicyRef.inlineUnder(name("redis"), perMinute);
+    PolicyRef second = PolicyRef.inlineUnder(name("redis"), perTwoMinutes);
+    String key = key("user123");
+    for (int i = 0; i < 3; i++) {
+      assertThat(limiter().tryAcquire(new Check(first, key, 1)).allowed()).isTrue();
+    }
+
+    Decision slower = limiter().tryAcquire(new Check(second, key, 1));
+
+    assertThat(slower.allowed()).as("the three admitted still count").isFalse();
+    assertThat(slower.limit()).isEqualTo(3);
+    assertThat(slower.remaining()).isZero();
+    assertThat(slower.retryAfterMillis())
+        .as("one emission interval of the new policy")
+        .isEqualTo(40_000);
+    assertThat(limiter().tryAcquire(perTwoMinutes, key, 1).allowed())
+        .as("an inline policy of its own has a state of its own")
+        .isTrue();
+
+    clock().advance(Duration.ofSeconds(40));
+    Decision later = limiter().tryAcquire(new Check(second, key, 1));
+    assertThat(later.allowed()).isTrue();
+    assertThat(later.remaining()).isZero();
+  }
+
+  /** Two state names keep apart; peek and reset reach the state whatever parameters they carry. */
+  @Test
+  void inlineUnderAStateName_namesKeepApart_peekAndResetWithAnyParameters() {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    Policy perMinute = gcra(3, Duration.ofMinutes(1), 2);
+    PolicyRef redis = PolicyRef.inlineUnder(name("redis"), perMinute);
+    PolicyRef other = PolicyRef.inlineUnder(name("other"), perMinute);
+    String key = key("user");
+    for (int i = 0; i < 3; i++) {
+      assertThat(limiter().tryAcquire(new Check(redis, key, 1)).allowed()).isTrue();
+    }
+    assertThat(limiter().tryAcquire(new Check(other, key, 1)).allowed())
+        .as("another state name is another state")
+        .isTrue();
+
+    PolicyRef wider = PolicyRef.inlineUnder(name("redis"), gcra(6, Duration.ofMinutes(1), 5));
+    assertThat(limiter().peek(wider, key).remaining())
+        .as("the three admitted, seen under a limit of six")
+        .isEqualTo(3);
+    limiter().reset(wider, key);
+    assertThat(limiter().peek(redis, key).remaining()).isEqualTo(3);
+  }
+
+  /** A reservation under a state name names its state in its id: the id alone commits it. */
+  @Test
+  void inlineUnderAStateName_reservationIsCommittedByItsIdAlone() {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    PolicyRef ref = PolicyRef.inlineUnder(name("redis"), gcra(3, Duration.ofMinutes(1), 2));
+    String key = key("tokens");
+
+    Reservation reservation = limiter().reserve(new Check(ref, key, 2), Duration.ofMinutes(1));
+
+    assertThat(reservation.id()).isNotNull();
+    assertThat(ReservationId.parse(reservation.id()).ref()).isEqualTo(ref);
+    assertThat(limiter().commit(reservation.id(), 0).remaining()).isEqualTo(3);
+  }
+
+  /**
+   * A receipt under a state name names its state (the name travels in it, as in a reservation's
+   * id): parsed back from its text it gives the admission back once, on the one state, even after a
+   * call with other parameters carried that state over.
+   */
+  @Test
+  void inlineUnderAStateName_receiptNamesItsState_andGivesBackOnce() {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    PolicyRef ref = PolicyRef.inlineUnder(name("redis"), gcra(3, Duration.ofMinutes(1), 2));
+    PolicyRef wider = PolicyRef.inlineUnder(name("redis"), gcra(6, Duration.ofMinutes(1), 5));
+    String key = key("refund");
+    Decision taken = limiter().tryAcquire(new Check(ref, key, 2));
+    assertThat(taken.receipt()).isNotNull();
+    Receipt receipt = Receipt.parse(taken.receipt().encode());
+    assertThat(receipt.ref()).isEqualTo(ref);
+    assertThat(limiter().tryAcquire(new Check(wider, key, 1)).remaining())
+        .as("the two admitted count under other parameters too")
+        .isEqualTo(3);
+
+    assertThat(limiter().release(receipt).remaining()).isEqualTo(2);
+    assertThat(limiter().peek(wider, key).remaining())
+        .as("one state: the two are back")
+        .isEqualTo(5);
+    assertThatThrownBy(() -> limiter().release(receipt))
+        .isInstanceOfSatisfying(
+            ReleaseException.class,
+            e -> assertThat(e.reason()).isEqualTo(ReleaseException.Reason.SPENT));
+  }
+
+  /**
+   * In a batch and in calls sent without waiting, each call on a key under a state name is decided
+   * under its own parameters, in order: gcra 10 per second (burst 9) twice, then 1 per second
+   * (burst 0), which finds the two admitted and denies, then 10 per second again.
+   */
+  @Test
+  void inlineUnderAStateName_batchAndAsync_decideEachCallUnderItsOwnParameters() throws Exception {
+    assumeTrue(carriesStateNames(), "this runtime has no way to carry a state name");
+    PolicyRef fast = PolicyRef.inlineUnder(name("redis"), gcra(10, Duration.ofSeconds(1), 9));
+    PolicyRef slow = PolicyRef.inlineUnder(name("redis"), gcra(1, Duration.ofSeconds(1), 0));
+    for (boolean batch : new boolean[] {true, false}) {
+      String key = key(batch ? "batch" : "async");
+      List<Check> checks =
+          List.of(
+              new Check(fast, key, 1),
+              new Check(fast, key, 1),
+              new Check(slow, key, 1),
+              new Check(fast, key, 1));
+      List<Decision> decided = new ArrayList<>();
+      if (batch) {
+        decided.addAll(limiter().tryAcquireAll(checks));
+      } else {
+        List<CompletionStage<Decision>> sent = new ArrayList<>();
+        for (Check check : checks) {
+          sent.add(limiter().tryAcquireAsync(check));
+        }
+        for (CompletionStage<Decision> answer : sent) {
+          decided.add(await(answer));
+        }
+      }
+
+      assertThat(decided).extracting(Decision::allowed).containsExactly(true, true, false, true);
+      assertThat(decided).extracting(Decision::limit).containsExactly(10L, 10L, 1L, 10L);
+      assertThat(decided).extracting(Decision::remaining).containsExactly(9L, 8L, 0L, 7L);
+    }
+  }
+
   /** LimitSet's worked example: 10 per second and 15 per minute. */
   @Test
   void severalLimits_admittedOnlyIfAllAdmit_andADenialCountsInNone() {
@@ -529,9 +743,9 @@ public abstract class RateLimiterContract {
       long capacity = limiter().peek(name, key).remaining();
       limiter().tryAcquire(name, key, 3);
 
-      Decision afterRelease = limiter().release(name, key, 2);
+      Decision afterRelease = limiter().releaseWithoutProof(Check.of(name, key, 2));
       assertThat(afterRelease.remaining()).as(algorithm.wireName()).isEqualTo(capacity - 1);
-      Decision beyond = limiter().release(name, key, 4);
+      Decision beyond = limiter().releaseWithoutProof(Check.of(name, key, 4));
       assertThat(beyond.remaining()).as(algorithm.wireName() + " beyond").isEqualTo(capacity);
       assertThat(countAllowed(name, key, (int) capacity + 1))
           .as(algorithm.wireName() + " admits its capacity again, no more")
@@ -547,6 +761,154 @@ public abstract class RateLimiterContract {
     assertThatThrownBy(() -> limiter().release(name, key("user"), 5))
         .isInstanceOf(InvalidPolicyException.class)
         .hasMessageContaining("cost");
+    assertThatThrownBy(() -> limiter().releaseWithoutProof(Check.of(name, key("user"), 5)))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("cost");
+  }
+
+  // ---------------------------------------------------------------- giving permits back: proof
+
+  @ParameterizedTest
+  @EnumSource(Algorithm.class)
+  void release_withItsReceipt_givesTheAdmissionBackOnce(Algorithm algorithm) {
+    String rule = rule(policy(algorithm, 4, Duration.ofMinutes(1)));
+    String key = key("receipt-" + algorithm.wireName());
+    alignTo(Duration.ofMinutes(1));
+    long capacity = peek(rule, key).remaining();
+    Decision taken = limiter().tryAcquire(rule, key, 3);
+    assertThat(taken.receipt()).as("an admission carries its receipt").isNotNull();
+    assertThat(taken.receipt().permits()).isEqualTo(3);
+
+    Decision given = limiter().release(taken.receipt());
+    assertThat(given.remaining()).isEqualTo(capacity);
+    assertThat(peek(rule, key).remaining()).isEqualTo(capacity);
+
+    // The same receipt again, as the text it travels as: a replay frees nothing.
+    acquireAll(rule, key, 2);
+    ReleaseException replay =
+        catchThrowableOfType(
+            ReleaseException.class,
+            () -> limiter().release(Receipt.parse(taken.receipt().encode())));
+    assertThat(replay.reason()).isEqualTo(ReleaseException.Reason.SPENT);
+    assertThat(peek(rule, key).remaining()).isEqualTo(capacity - 2);
+  }
+
+  @Test
+  void release_bareCount_needsProofUnlessTheRuleIsOpen() {
+    String proof = rule(policy(Algorithm.FIXED_WINDOW, 5, Duration.ofMinutes(1)));
+    String open =
+        rule(
+            Policy.builder()
+                .algorithm(Algorithm.FIXED_WINDOW)
+                .limit(5)
+                .window(Duration.ofMinutes(1))
+                .release(Policy.Release.OPEN)
+                .build());
+    String key = key("bare");
+    alignTo(Duration.ofMinutes(1));
+    acquireAll(proof, key, 3);
+    acquireAll(open, key, 3);
+
+    ReleaseException refused =
+        catchThrowableOfType(ReleaseException.class, () -> limiter().release(proof, key, 2));
+    assertThat(refused.reason()).isEqualTo(ReleaseException.Reason.PROOF_REQUIRED);
+    assertThat(peek(proof, key).remaining()).as("nothing freed").isEqualTo(2);
+
+    assertThat(limiter().release(open, key, 2).remaining()).isEqualTo(4);
+    assertThat(limiter().releaseWithoutProof(Check.of(proof, key, 2)).remaining()).isEqualTo(4);
+  }
+
+  @Test
+  void release_alteredOrForeignReceipt_isNotIssuedHere_andFreesNothing() {
+    String rule = rule(policy(Algorithm.SLIDING_WINDOW, 5, Duration.ofMinutes(1)));
+    String key = key("forged");
+    alignTo(Duration.ofMinutes(1));
+    Receipt genuine = limiter().tryAcquire(rule, key, 1).receipt();
+    acquireAll(rule, key, 3);
+
+    // The same fields with a tag of another secret: what a caller without this one can make.
+    Receipt forged =
+        Receipt.issue(
+            genuine.ref(),
+            genuine.subject(),
+            4,
+            genuine.admittedAtNanos(),
+            0,
+            genuine.number(),
+            ReceiptKey.random());
+    // A genuine receipt with one byte of its content changed (the cost, 1 → 2).
+    byte[] bytes = Base64.getUrlDecoder().decode(genuine.encode());
+    bytes[8] ^= 3;
+    Receipt altered = Receipt.parse(Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
+    assertThat(altered.permits()).isEqualTo(2);
+
+    for (Receipt receipt : List.of(forged, altered)) {
+      ReleaseException refused =
+          catchThrowableOfType(ReleaseException.class, () -> limiter().release(receipt));
+      assertThat(refused.reason()).isEqualTo(ReleaseException.Reason.NOT_ISSUED_HERE);
+    }
+    assertThatThrownBy(() -> limiter().release(Receipt.parse("not-a-receipt")))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("receipt");
+    assertThat(peek(rule, key).remaining()).as("nothing freed").isEqualTo(1);
+  }
+
+  @Test
+  void release_receiptAfterItsWindow_isExpired_andFreesNothing() {
+    String rule = rule(policy(Algorithm.TOKEN_BUCKET, 60, Duration.ofMinutes(1)));
+    String key = key("late");
+    alignTo(Duration.ofMinutes(1));
+    clock().advance(Duration.ofSeconds(50));
+    Receipt receipt = limiter().tryAcquire(rule, key, 30).receipt();
+    clock().advance(Duration.ofSeconds(10)); // the next minute: its window has ended
+    long remaining = peek(rule, key).remaining();
+
+    ReleaseException late =
+        catchThrowableOfType(ReleaseException.class, () -> limiter().release(receipt));
+    assertThat(late.reason()).isEqualTo(ReleaseException.Reason.EXPIRED);
+    assertThat(peek(rule, key).remaining()).isEqualTo(remaining);
+  }
+
+  @Test
+  void release_receiptOfAConcurrencyPermit_freesThatPermitOnce() {
+    String rule =
+        rule(
+            Policy.builder()
+                .algorithm(Algorithm.CONCURRENCY)
+                .limit(2)
+                .window(Duration.ofMinutes(5))
+                .build());
+    String key = key("in-flight");
+    Decision first = acquire(rule, key);
+    acquire(rule, key);
+    assertThat(first.receipt().number()).isEqualTo(first.permitId());
+
+    assertThat(limiter().release(first.receipt()).remaining()).isEqualTo(1);
+    assertThat(
+            catchThrowableOfType(ReleaseException.class, () -> limiter().release(first.receipt()))
+                .reason())
+        .isEqualTo(ReleaseException.Reason.SPENT);
+    assertThat(peek(rule, key).remaining()).isEqualTo(1);
+  }
+
+  @Test
+  void receipts_onlyOnWhatWasTaken() {
+    String rule = rule(policy(Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1)));
+    String shadow = rule(policy(Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1)).withShadow(true));
+    String key = key("what-was-taken");
+    alignTo(Duration.ofMinutes(1));
+    assertThat(limiter().tryAcquire(rule, key, 0).receipt()).as("a peek").isNull();
+    assertThat(acquire(rule, key).receipt()).isNotNull();
+    assertThat(acquire(rule, key).receipt()).as("a denial").isNull();
+    acquire(shadow, key);
+    assertThat(acquire(shadow, key).receipt()).as("a shadow rule's would-be denial").isNull();
+
+    List<Check> batch = List.of(Check.of(rule, key("batch-a")), Check.of(rule, key));
+    BatchOutcome all = limiter().tryAcquireAll(batch, BatchMode.ALL);
+    assertThat(all.released()).containsExactly(0);
+    assertThat(all.decisions().get(0).receipt()).as("given back by the batch").isNull();
+    assertThat(limiter().tryAcquireAll(List.of(Check.of(rule, key("batch-b")))).get(0).receipt())
+        .isNotNull();
   }
 
   @Test

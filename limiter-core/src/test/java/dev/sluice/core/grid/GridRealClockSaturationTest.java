@@ -6,12 +6,14 @@ import dev.sluice.core.grid.transport.GridTransport;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Three members on the system clock with the production TTL, called through two members' limiters
  * (one batched, one direct) and clients' over both transports: what a grid node runs, saturated.
  * Every limiter holds leases, as by default: the bound must hold with hot keys answered from them.
  */
+@Tag("realtime") // saturates keys on the real clock, judged by each algorithm's bound
 class GridRealClockSaturationTest extends RealClockSaturationContract {
   private static GridTestCluster cluster;
   private static List<RateLimiter> callers;

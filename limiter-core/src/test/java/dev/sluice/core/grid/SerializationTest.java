@@ -15,13 +15,18 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.Receipt;
+import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.ReservationException;
+import dev.sluice.core.ReservationId;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
 import dev.sluice.core.algorithm.PacedLease;
 import dev.sluice.core.pipeline.CompiledPolicy;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.ReservationLedger;
+import dev.sluice.core.pipeline.SpentReceipts;
 import dev.sluice.core.pipeline.StoredState;
 import dev.sluice.core.test.Seeds;
 import java.io.Serializable;
@@ -172,17 +177,29 @@ class SerializationTest {
 
   @Test
   void keyOutcome_roundTripsDecisionsAndErrors() {
-    KeyOutcome outcome = new KeyOutcome(3, 1_767_265_200_123_456_789L);
+    KeyOutcome outcome = new KeyOutcome(4, 1_767_265_200_123_456_789L);
     outcome.setDecision(0, Decision.allow(16, 15, 2_000_000_000L));
     outcome.setDecision(1, Decision.deny(16, 0, 4_000_000_000L, 60_000_000_000L).asShadow());
     outcome.setError(2, KeyOutcome.Code.INVALID, "cost", "cost: 17 exceeds the capacity 16");
-    assertThat(roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID))
-        .isEqualTo(outcome);
+    // The second limit of a policy decided: the headers name it.
+    outcome.setDecision(
+        3,
+        Decision.deny(16, 0, 1, 60_000_000_000L)
+            .withPermitId(9)
+            .withBindingLimit(1, 1_000_000_000L)
+            .asShadowBan());
+    KeyOutcome back = roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
+    assertThat(back).isEqualTo(outcome);
+    assertThat(back.decision(3).bindingLimitIndex()).isEqualTo(1);
+    assertThat(back.decision(3).bindingResetAfterNanos()).isEqualTo(1_000_000_000L);
+    assertThat(back.decision(0).bindingResetAfterNanos()).isEqualTo(2_000_000_000L);
+    assertThat(back.decision(3).shadowBanned()).isTrue();
+    assertThat(back.decision(1).shadowBanned()).isFalse();
     KeyOutcome refused = new KeyOutcome(1, 1_767_265_200_123_456_789L);
     refused.setError(0, KeyOutcome.Code.RESERVATION, "COMMITTED", "reservation 7 was committed");
-    KeyOutcome back = roundTripStream(refused, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
-    assertThat(back).isEqualTo(refused);
-    assertThatThrownBy(() -> back.decision(0))
+    KeyOutcome refusedBack = roundTripStream(refused, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
+    assertThat(refusedBack).isEqualTo(refused);
+    assertThatThrownBy(() -> refusedBack.decision(0))
         .isInstanceOfSatisfying(
             ReservationException.class,
             e -> assertThat(e.reason()).isEqualTo(ReservationException.Reason.COMMITTED));
@@ -250,7 +267,9 @@ class SerializationTest {
               KeyOp.releaseAdmittedAt(1, 1_767_265_200_000_000_007L),
               KeyOp.reserve(40, 60_000_000_000L),
               KeyOp.commit(1_767_265_200_000_000_009L, 1_767_265_260_000_000_009L, 0),
-              KeyOp.commit(1_767_265_200_000_000_010L, 1_767_265_260_000_000_010L, 77)
+              KeyOp.commit(1_767_265_200_000_000_010L, 1_767_265_260_000_000_010L, 77),
+              KeyOp.releaseReceipt(3, 1_767_265_200_000_000_011L, 0, -4_611_686_018_427_387_904L),
+              KeyOp.releaseReceipt(1, 1_767_265_200_000_000_012L, 100_000_000L, 42)
             });
     KeyCommand inline = KeyCommand.of(PolicyRef.inline(TWO_LIMITS), "bob", KeyOp.acquire(5));
     DecideProcessor back =
@@ -277,6 +296,105 @@ class SerializationTest {
     assertThat(SERIALIZATION.toData(StateValue.of(plain)).toByteArray())
         .hasSizeLessThan(SERIALIZATION.toData(StateValue.of(held)).toByteArray().length);
     assertThat(StateValue.of(plain)).isInstanceOf(StateValue.Packed.class);
+  }
+
+  /**
+   * A key that remembers receipts given back keeps them through the stored format, the map's value
+   * and a backup, with or without reservations beside them, and beside the policy that wrote it (a
+   * state under a state name): every trailing section has a flag bit of its own.
+   */
+  @Test
+  void stateWithSpentReceipts_roundTripsThem() {
+    long[] values = {1_767_265_200_000_000_000L, 40, 0};
+    long[] spent = {Long.MIN_VALUE, 1_767_265_200_000_000_001L, -7, 1_767_265_200_500_000_000L, 9};
+    long[] ledger = {1_767_265_200_000_000_000L, 40, 1_767_265_200_000_000_000L, 1L << 62, -1};
+    for (StoredState held :
+        List.of(
+            new StoredState(3, values, ReservationLedger.EMPTY, spent, null),
+            new StoredState(3, values, ledger, spent, null),
+            new StoredState(3, values, ReservationLedger.EMPTY, spent, GCRA),
+            new StoredState(3, values, ledger, spent, TWO_LIMITS))) {
+      assertThat(roundTripState(held)).isEqualTo(held);
+      assertThat(StateValue.of(held))
+          .isInstanceOf(
+              held.writer() == null ? StateValue.Wide.class : StateValue.WithWriter.class);
+      assertThat(StateValue.of(held).toStored()).isEqualTo(held);
+      StoreStatesBackup backup =
+          new StoreStatesBackup(new String[] {"a|1"}, new StoredState[] {held}, new long[] {-1});
+      assertThat(roundTrip(backup)).isEqualTo(backup);
+    }
+  }
+
+  /**
+   * A state under a state name keeps the policy that wrote it through the stored format, the map's
+   * value and a backup (the next call may bring other parameters, and any member must be able to
+   * carry it over); a command under a state name keeps its name on the wire.
+   */
+  @Test
+  void stateUnderAStateName_roundTripsItsWriter_andItsCommandItsName() {
+    Policy gcra =
+        Policy.builder()
+            .algorithm(Algorithm.GCRA)
+            .limit(30)
+            .window(Duration.ofSeconds(60))
+            .burst(15)
+            .build();
+    StoredState kept =
+        new StoredState(
+            CompiledPolicy.fingerprint(gcra),
+            new long[] {1_767_265_200_123_456_789L, 7},
+            ReservationLedger.EMPTY,
+            SpentReceipts.EMPTY,
+            gcra);
+    assertThat(roundTripState(kept)).isEqualTo(kept);
+    assertThat(roundTripState(kept).writer()).isEqualTo(gcra);
+    assertThat(StateValue.of(kept)).isInstanceOf(StateValue.WithWriter.class);
+    StoreStatesBackup backup =
+        new StoreStatesBackup(new String[] {"@redis|u"}, new StoredState[] {kept}, new long[] {-1});
+    assertThat(roundTrip(backup)).isEqualTo(backup);
+
+    StoredState without =
+        new StoredState(kept.fingerprint(), kept.values(), ReservationLedger.EMPTY);
+    assertThat(SERIALIZATION.toData(StateValue.of(without)).toByteArray())
+        .as("a state without its writer is written as before")
+        .hasSizeLessThan(SERIALIZATION.toData(StateValue.of(kept)).toByteArray().length);
+
+    KeyCommand underName =
+        KeyCommand.of(PolicyRef.inlineUnder("redis", gcra), "user123", KeyOp.acquire(1));
+    assertThat(underName.stateKey()).isEqualTo("@redis|user123");
+    DecideProcessor back =
+        roundTrip(new DecideProcessor(new KeyCommand[] {underName}, new int[] {3}));
+    assertThat(back.commands()).containsExactly(underName);
+    assertThat(((PolicyRef.Inline) back.commands()[0].ref()).stateName()).isEqualTo("redis");
+  }
+
+  /**
+   * The ids callers hold name their rule or inline policy themselves, in one codec: a rule, an
+   * inline policy, and one under a state name each read back as they were written, in a receipt
+   * (still sealed: its tag covers the reference) and in a reservation id alike.
+   */
+  @Test
+  void receiptsAndReservationIds_roundTripEveryKindOfReference() {
+    ReceiptKey key = ReceiptKey.random();
+    for (PolicyRef ref :
+        List.of(
+            PolicyRef.rule("login"),
+            PolicyRef.inline(TWO_LIMITS),
+            PolicyRef.inlineUnder("redis", GCRA),
+            PolicyRef.inlineUnder("redis", TWO_LIMITS))) {
+      Receipt receipt = Receipt.issue(ref, "user123", 3, 1_767_265_200_000_000_011L, 0, -42, key);
+      Receipt back = Receipt.parse(receipt.encode());
+      assertThat(back).as("%s", ref).isEqualTo(receipt);
+      assertThat(back.ref()).isEqualTo(ref);
+      assertThat(back.sealedWith(key)).isTrue();
+      ReservationId id = new ReservationId(ref, "user123", 7, 1_767_265_260_000_000_000L);
+      assertThat(ReservationId.parse(id.encode())).as("%s", ref).isEqualTo(id);
+    }
+    Receipt named = Receipt.issue(PolicyRef.inline(GCRA), "u", 1, 1L, 0, 1, key);
+    Receipt underName = Receipt.issue(PolicyRef.inlineUnder("redis", GCRA), "u", 1, 1L, 0, 1, key);
+    assertThat(underName.encode())
+        .as("a state name changes what the receipt proves")
+        .isNotEqualTo(named.encode());
   }
 
   @Test
@@ -307,12 +425,63 @@ class SerializationTest {
     RuleRecord record =
         new RuleRecord("api", GCRA, 7, List.of(TWO_LIMITS, Policy.of(3, Duration.ofMinutes(1))));
     assertThat(roundTrip(record)).isEqualTo(record);
+    Policy banning =
+        Policy.builder()
+            .limit(3)
+            .window(Duration.ofHours(1))
+            .onDenied(Policy.OnDenied.SHADOW_BAN)
+            .build();
+    RuleRecord invites = new RuleRecord("invites", banning, 9);
+    assertThat(roundTrip(invites)).isEqualTo(invites);
+    assertThat(roundTrip(invites).policy().shadowBans()).isTrue();
+    // Each of a policy's flags has a bit of its own: all of them set at once read back apart.
+    Policy everyFlag =
+        Policy.builder()
+            .limit(3)
+            .window(Duration.ofHours(1))
+            .countDenied(true)
+            .leases(Policy.Leases.OFF)
+            .onDenied(Policy.OnDenied.SHADOW_BAN)
+            .release(Policy.Release.OPEN)
+            .build();
+    RuleRecord flagged = new RuleRecord("flagged", everyFlag, 10);
+    assertThat(roundTrip(flagged)).isEqualTo(flagged);
+    for (Policy one :
+        List.of(
+            everyFlag.withShadow(false),
+            new Policy(
+                everyFlag.limits(),
+                false,
+                false,
+                Policy.Leases.AUTO,
+                Policy.OnDenied.REJECT,
+                Policy.Release.OPEN),
+            new Policy(
+                everyFlag.limits(),
+                true,
+                false,
+                Policy.Leases.AUTO,
+                Policy.OnDenied.REJECT,
+                Policy.Release.OPEN))) {
+      RuleRecord single = new RuleRecord("one", one, 11);
+      assertThat(roundTrip(single).policy()).isEqualTo(one);
+    }
     RuleRecord tombstone = new RuleRecord("gone", null, 8);
     assertThat(roundTrip(tombstone)).isEqualTo(tombstone);
     assertThat(roundTrip(new RuleUpdateProcessor(TWO_LIMITS)).getClassId())
         .isEqualTo(SluiceSerializationIds.RULE_UPDATE);
     assertThat(roundTrip(new RulePushTask(record)).getClassId())
         .isEqualTo(SluiceSerializationIds.RULE_PUSH);
+  }
+
+  @Test
+  void nodeStatsTask_roundTrips() {
+    NodeStatsTask task = new NodeStatsTask(1_800_000_000L, 60, "login");
+
+    assertThat(roundTrip(task)).usingRecursiveComparison().isEqualTo(task);
+    assertThat(roundTrip(new NodeStatsTask(1, 0, null)))
+        .usingRecursiveComparison()
+        .isEqualTo(new NodeStatsTask(1, 0, null));
   }
 
   /**
@@ -384,7 +553,8 @@ class SerializationTest {
           SluiceSerializationIds.RULE_PUSH,
           SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY,
           SluiceSerializationIds.SWEEP,
-          SluiceSerializationIds.SWEEP_BACKUP
+          SluiceSerializationIds.SWEEP_BACKUP,
+          SluiceSerializationIds.NODE_STATS
         }) {
       assertThat(factory.create(id).getClassId()).isEqualTo(id);
       assertThat(factory.create(id).getFactoryId()).isEqualTo(SluiceSerializationIds.FACTORY_ID);
@@ -425,7 +595,7 @@ class SerializationTest {
         .isEqualTo(new StoredState(0x12345678, new long[] {start + 1, 3, 5}));
   }
 
-  /** What S6 in docs/benchmarks.md stores per key: 8 bytes of Hazelcast header, 13 of state. */
+  /** What S6 of the load harness stored per key: 8 bytes of Hazelcast header, 13 of state. */
   @Test
   void gridState_oneMinuteSlidingWindow_takesTwentyOneBytes() {
     long start = 29_454_420L * 60_000_000_000L;

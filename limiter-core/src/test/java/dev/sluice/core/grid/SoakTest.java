@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * -Dsurefire.failIfNoSpecifiedTests=false}) runs 5 minutes over 1,000,000 keys with a 1 minute
  * window and the default 30 s period, so about a million entries are live at once.
  */
+@Tag("realtime") // 30 s of load and real idle time for the sweep, on the system clock
 class SoakTest {
   private static final boolean FULL = Boolean.getBoolean("sluice.reliability");
   private static final int KEYS = FULL ? 1_000_000 : 100_000;

@@ -8,8 +8,10 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.LocalMapStats;
 import dev.sluice.core.Algorithm;
+import dev.sluice.core.Check;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -199,6 +202,36 @@ class StateSweeperTest {
     }
   }
 
+  /**
+   * A state under a state name keeps the policy that wrote it, so the sweep judges it as it judges
+   * a rule's, and it is written without a TTL: gcra 5 per 100 ms, burst 4, one taken at t=0; a pass
+   * at t = 20 ms + 1 s - 1 ms keeps it, at t = 20 ms + 1 s it goes.
+   */
+  @Test
+  void statesUnderAStateName_haveNoTtl_andAreSweptOnceFresh() throws Exception {
+    try (GridTestCluster cluster = GridTestCluster.startSweepingEvery(20, 1)) {
+      GridRateLimiter limiter = cluster.limiter(0);
+      Policy gcra =
+          Policy.builder()
+              .algorithm(Algorithm.GCRA)
+              .limit(5)
+              .window(Duration.ofMillis(100))
+              .burst(4)
+              .build();
+      PolicyRef ref = PolicyRef.inlineUnder("redis", gcra);
+      assertThat(limiter.tryAcquire(new Check(ref, "k", 1)).allowed()).isTrue();
+      IMap<String, StateValue> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
+      assertThat(states.getEntryView(ref.stateKey("k")).getTtl()).isEqualTo(Long.MAX_VALUE);
+
+      cluster.clock.advance(Duration.ofMillis(20 + MARGIN_MILLIS - 1));
+      awaitPasses(cluster, 3);
+      assertThat(limiter.stateCount()).as("one millisecond before the bound").isEqualTo(1);
+
+      cluster.clock.advance(Duration.ofMillis(1));
+      await("the state under a name swept", () -> limiter.stateCount() == 0);
+    }
+  }
+
   /** Inline policies' keys name their policy only by a hash: they keep their TTL, unswept. */
   @Test
   void inlineStates_keepTheirTtl() throws Exception {
@@ -263,6 +296,7 @@ class StateSweeperTest {
    * backups, within the bound.
    */
   @Test
+  @Tag("realtime") // the sweep on the system clock, judged by its lag on a loaded machine
   void realClock_idleKeysNeverRemovedEarly_goneWithinTheBound() throws Exception {
     try (GridTestCluster cluster = GridTestCluster.startOnSystemClock(3)) {
       cluster.awaitSafe();

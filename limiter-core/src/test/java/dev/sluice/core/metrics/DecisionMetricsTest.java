@@ -36,6 +36,13 @@ class DecisionMetricsTest {
                       "shadowed",
                       Policy.builder().limit(1).window(Duration.ofMinutes(1)).shadow(true).build()),
                   new Rule(
+                      "invites",
+                      Policy.builder()
+                          .limit(1)
+                          .window(Duration.ofMinutes(1))
+                          .onDenied(Policy.OnDenied.SHADOW_BAN)
+                          .build()),
+                  new Rule(
                       "bucket",
                       Policy.builder()
                           .algorithm(Algorithm.TOKEN_BUCKET)
@@ -65,7 +72,7 @@ class DecisionMetricsTest {
     assertThatThrownBy(() -> limiter.tryAcquire("missing", "k"))
         .isInstanceOf(UnknownRuleException.class);
     limiter.peek("login", "k");
-    limiter.release("login", "k", 1);
+    limiter.releaseWithoutProof(Check.of("login", "k", 1));
 
     assertThat(count("login", "allowed")).isEqualTo(4);
     assertThat(count("login", "denied")).isEqualTo(2);
@@ -76,6 +83,23 @@ class DecisionMetricsTest {
     assertThat(registry.get(DecisionMetrics.DECISION_TIMER).timer().count())
         .as("one per call or batch that was decided")
         .isEqualTo(8);
+  }
+
+  @Test
+  void shadowBan_deniedUnderAShadowBanRule_countedAsShadowBanned_notDenied() {
+    Decision first = limiter.tryAcquire("invites", "spammer");
+    Decision second = limiter.tryAcquire("invites", "spammer");
+    Decision third = limiter.tryAcquire("invites", "spammer");
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.shadowBanned()).isFalse();
+    // The limit holds: the banned requests are denials, and count in no window.
+    assertThat(second.allowed()).isFalse();
+    assertThat(second.shadowBanned()).isTrue();
+    assertThat(third.shadowBanned()).isTrue();
+    assertThat(limiter.peek("invites", "spammer").remaining()).isZero();
+    assertThat(count("invites", "allowed")).isEqualTo(1);
+    assertThat(count("invites", "shadow_banned")).isEqualTo(2);
+    assertThat(count("invites", "denied")).isZero();
   }
 
   @Test

@@ -129,6 +129,68 @@ class KeyDecisionTest {
     assertThat(result.outcome().decision(0).remaining()).isEqualTo(4);
   }
 
+  /**
+   * A state that keeps its writer (an inline policy under a state name) is carried over by that
+   * policy when nothing else knows it: CL.THROTTLE's burst 2, 3 per minute exhausted, then called
+   * with 3 per 2 minutes: the three admitted still count, so nothing more is admitted now. The
+   * state written keeps the new policy as its writer.
+   */
+  @Test
+  void decide_stateThatKeepsItsWriter_isCarriedOverByIt_andKeepsTheNewWriter() {
+    CompiledPolicy former = gcra(3, Duration.ofMinutes(1), 2);
+    long[] values = former.algorithm().newState();
+    assertThat(former.algorithm().apply(values, T0, 3).allowed()).isTrue();
+    StoredState stored =
+        new StoredState(
+            former.fingerprint(),
+            values,
+            ReservationLedger.EMPTY,
+            SpentReceipts.EMPTY,
+            former.policy());
+    CompiledPolicy slower = gcra(3, Duration.ofMinutes(2), 2);
+
+    KeyDecision.Result result =
+        KeyDecision.decide(
+            slower, stored, fp -> null, T0 + 1, new KeyOp[] {KeyOp.acquire(1)}, true);
+
+    assertThat(result.forgotten()).isFalse();
+    assertThat(result.outcome().decision(0).allowed()).isFalse();
+    assertThat(result.written()).isNotNull();
+    assertThat(result.written().writer()).isEqualTo(slower.policy());
+    assertThat(result.written().fingerprint()).isEqualTo(slower.fingerprint());
+
+    KeyDecision.Result forgetting =
+        KeyDecision.decide(
+            slower,
+            new StoredState(former.fingerprint(), values),
+            fp -> null,
+            T0 + 1,
+            new KeyOp[] {KeyOp.acquire(1)},
+            true);
+    assertThat(forgetting.forgotten()).as("without its writer, nothing can carry it").isTrue();
+    assertThat(forgetting.outcome().decision(0).allowed()).isTrue();
+  }
+
+  /** A decision asked not to keep its writer writes none: a rule's and an inline identity's. */
+  @Test
+  void decide_withoutStoresPolicy_writesNoWriter() {
+    CompiledPolicy policy = gcra(3, Duration.ofMinutes(1), 2);
+    KeyDecision.Result result =
+        KeyDecision.decide(policy, null, fp -> null, T0, new KeyOp[] {KeyOp.acquire(1)});
+    assertThat(result.written()).isNotNull();
+    assertThat(result.written().writer()).isNull();
+  }
+
+  private static CompiledPolicy gcra(long limit, Duration window, long burst) {
+    return CompiledPolicy.of(
+        Policy.builder()
+            .algorithm(Algorithm.GCRA)
+            .limit(limit)
+            .window(window)
+            .burst(burst)
+            .build());
+  }
+
   @Test
   void decide_singleLimitIntoASetContainingIt_theAdmittedStillCount() {
     Limit perMinute = Limit.of(5, Duration.ofMinutes(1));

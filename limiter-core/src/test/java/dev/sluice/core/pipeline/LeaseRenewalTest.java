@@ -51,7 +51,7 @@ class LeaseRenewalTest {
 
     answer(25);
     assertThat(asked).as("one ask per lease").hasSize(1);
-    assertThat(holder.answer(stateKey, check.permits()))
+    assertThat(holder.answer(check.ref(), stateKey, check.permits()))
         .as("spent, nothing behind it yet")
         .isNull();
   }
@@ -84,7 +84,7 @@ class LeaseRenewalTest {
     assertThat(returns).hasSize(1);
     assertThat(returns.get(0).ops()).extracting(KeyOp::permits).containsExactly(25L);
 
-    Decision next = holder.answer(stateKey, check.permits());
+    Decision next = holder.answer(check.ref(), stateKey, check.permits());
     assertThat(next).isNotNull();
     assertThat(next.decidedBy()).isEqualTo(DecidedBy.LEASE);
     assertThat(holder.statistics().returned()).isEqualTo(25);
@@ -202,7 +202,7 @@ class LeaseRenewalTest {
   /** Answers {@code times} requests, each from a lease. */
   private void answer(long times) {
     for (long i = 0; i < times; i++) {
-      @Nullable Decision decision = holder.answer(stateKey, check.permits());
+      @Nullable Decision decision = holder.answer(check.ref(), stateKey, check.permits());
       assertThat(decision).as("answer %d of %d", i + 1, times).isNotNull();
       assertThat(decision.decidedBy()).isEqualTo(DecidedBy.LEASE);
     }

@@ -60,7 +60,7 @@ class LeaseSweepTest {
     Check check = Check.of("r", "warm", 1);
     keep(check, KeyOp.acquireWithLease(1, 4, LeaseAsk.SHORT_OR_PACED), 4, 100);
     for (int i = 0; i < 4; i++) {
-      Decision decision = holder.answer(check.stateKey(), check.permits());
+      Decision decision = holder.answer(check.ref(), check.stateKey(), check.permits());
       assertThat(decision).isNotNull();
       assertThat(decision.decidedBy()).isEqualTo(DecidedBy.LEASE);
     }
@@ -71,7 +71,7 @@ class LeaseSweepTest {
       assertThat(holder.takeReturns(false)).as("sweep %d", sweep).isEmpty();
     }
     // Still held (its window has not ended) and answering: no sweep gave it back.
-    assertThat(holder.answer(check.stateKey(), check.permits())).isNotNull();
+    assertThat(holder.answer(check.ref(), check.stateKey(), check.permits())).isNotNull();
   }
 
   /** Keeps the owner's answer to {@code asked}: a lease of {@code permits} ending in {@code ms}. */

@@ -49,6 +49,7 @@ class RulesFileTest {
             window: 1h
             buckets: 12
             countDenied: true
+            release: open
           - name: search
             algorithm: token_bucket
             limit: 50
@@ -95,6 +96,7 @@ class RulesFileTest {
                     .window(Duration.ofHours(1))
                     .buckets(12)
                     .countDenied(true)
+                    .release(Policy.Release.OPEN)
                     .build()),
             new Rule(
                 "search",
@@ -119,6 +121,29 @@ class RulesFileTest {
     assertThat(rules.get(6).policy().burst()).isEqualTo(10);
     assertThat(rules.stream().map(r -> r.policy().algorithm()).distinct())
         .containsExactlyInAnyOrder(Algorithm.values());
+  }
+
+  @Test
+  void parse_onDenied_shadowBanOrRejectByDefault() {
+    String yaml =
+        """
+        rules:
+          - name: invites
+            limit: 3
+            window: 1h
+            onDenied: shadow_ban
+          - name: login
+            limit: 5
+            window: 1m
+          - name: signup
+            limit: 5
+            window: 1m
+            onDenied: reject
+        """;
+    assertThat(RulesFile.parse("rules.yaml", yaml))
+        .extracting(rule -> rule.policy().onDenied())
+        .containsExactly(
+            Policy.OnDenied.SHADOW_BAN, Policy.OnDenied.REJECT, Policy.OnDenied.REJECT);
   }
 
   @Test
@@ -245,6 +270,33 @@ class RulesFileTest {
             "rules[0].permitTtl",
             "api",
             "applies to concurrency only"),
+        broken(
+            "onDenied not one of the two",
+            """
+            rules:
+              - name: invites
+                limit: 3
+                window: 1h
+                onDenied: shadowban
+            """,
+            5,
+            "rules[0].onDenied",
+            "invites",
+            "must be 'reject' or 'shadow_ban', was 'shadowban'"),
+        broken(
+            "onDenied shadow_ban on a shadow rule",
+            """
+            rules:
+              - name: invites
+                limit: 3
+                window: 1h
+                shadow: true
+                onDenied: shadow_ban
+            """,
+            6,
+            "rules[0].onDenied",
+            "invites",
+            "a shadow rule never denies"),
         broken(
             "unknown field",
             """

@@ -12,7 +12,7 @@ import java.util.concurrent.ForkJoinPool;
  * executor is the common {@link ForkJoinPool} when the pool's parallelism is above 1, and otherwise
  * (on any machine with 2 CPUs or fewer, the JDK makes it 1) an executor that starts a new thread
  * per task. Measured on 2 cores: async decisions fell to about 3,000/s, and a client whose calls
- * carry a timeout, which must be asynchronous, was held to that rate (DESIGN §9).
+ * carry a timeout, which must be asynchronous, was held to that rate.
  *
  * <p>Where that thread-per-task default is in force, Sluice installs a small shared pool instead,
  * once per JVM, the first time a member or client is configured for Sluice. The setting is JVM-wide

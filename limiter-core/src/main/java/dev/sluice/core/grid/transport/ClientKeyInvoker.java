@@ -25,10 +25,10 @@ import org.jspecify.annotations.Nullable;
  * that one from a task on Hazelcast's default executor. A caller waiting with a timeout reads the
  * inner future directly, so the task does nothing for it, but it still costs a pool thread's
  * wake-up per decision; on a 2-core machine that was 10 to 15 % of a client's decisions per second
- * (docs/benchmarks.md). The synchronous {@code executeOnKey} has no such task but also no timeout.
- * This class sends the same {@code Map.SubmitToKey} request {@code submitToKey} sends, through the
- * same invocation service (smart routing to the owner, retries, backup handling), and waits on the
- * invocation's own future.
+ * (docs/decisions/client-sync-path.md). The synchronous {@code executeOnKey} has no such task but
+ * also no timeout. This class sends the same {@code Map.SubmitToKey} request {@code submitToKey}
+ * sends, through the same invocation service (smart routing to the owner, retries, backup
+ * handling), and waits on the invocation's own future.
  *
  * <p>It uses Hazelcast's client internals, so it is compiled against the Hazelcast version the
  * parent pom pins: an upgrade that changes them fails the build, and the client tests run every

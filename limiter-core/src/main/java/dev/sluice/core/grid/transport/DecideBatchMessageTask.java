@@ -23,11 +23,11 @@ import java.util.concurrent.CompletableFuture;
  *
  * Over a client, a decision's cost is mostly Hazelcast's per-message work, not the algorithm: a
  * network read and write on each side, an IO thread handing the message to a partition thread, and
- * a response frame (docs/benchmarks.md). {@code submitToKeys} shares the message between keys, but
- * the member turns it into a partition-iterating operation on a generic thread that fans out into
- * one more operation per partition and merges the results, which cost the member more CPU per
- * decision than one message per key. This task hands each key's operation straight to the partition
- * thread, so a batch costs one message each way plus one operation per key.
+ * a response frame (docs/decisions/client-sync-path.md). {@code submitToKeys} shares the message
+ * between keys, but the member turns it into a partition-iterating operation on a generic thread
+ * that fans out into one more operation per partition and merges the results, which cost the member
+ * more CPU per decision than one message per key. This task hands each key's operation straight to
+ * the partition thread, so a batch costs one message each way plus one operation per key.
  *
  * <h2>Semantics</h2>
  *

@@ -1,0 +1,8 @@
+/**
+ * Spring Cloud Gateway: a rate limiter and key resolver for WebFlux routes, a filter function for
+ * Gateway Server MVC.
+ */
+@NullMarked
+package dev.sluice.spring.gateway;
+
+import org.jspecify.annotations.NullMarked;
