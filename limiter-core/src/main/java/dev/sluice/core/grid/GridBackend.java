@@ -1,6 +1,7 @@
 package dev.sluice.core.grid;
 
 import com.hazelcast.cluster.Member;
+import com.hazelcast.core.ExecutionCallback;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Receipt;
@@ -55,6 +56,12 @@ final class GridBackend implements Backend {
   private final Executor callbacks;
   private final ConcurrentHashMap<UUID, OwnerBatcher[]> batchers = new ConcurrentHashMap<>();
 
+  /**
+   * The rules a member of this region answered are global ({@link Decider#GLOBAL_IN_REGION}): a
+   * client sends their checks to the regional budget from then on.
+   */
+  private final Set<String> globalRules = ConcurrentHashMap.newKeySet();
+
   /** Inline policies compiled here, and on a client the rules it read for batch checks. */
   private final FetchedRules fetchedRules;
 
@@ -102,37 +109,132 @@ final class GridBackend implements Backend {
   @Override
   public KeyOutcome execute(KeyCommand command) {
     GridTransport transport = transport();
+    if (regional(command)) {
+      return Futures.await(viaRegion(command));
+    }
     if (command.readOnly()) {
       return transport.invoke(command.stateKey(), new PeekProcessor(command));
     }
     if (options.batchSync()) {
       Pending pending = new Pending(command, partitionOf(command));
       batcherFor(pending).submit(pending);
-      return Futures.await(pending.answer());
+      return Futures.await(rerouted(command, pending.answer()));
     }
-    return transport.invoke(command.stateKey(), new DecideProcessor(command));
+    KeyOutcome outcome = transport.invoke(command.stateKey(), new DecideProcessor(command));
+    return globalInRegion(outcome) ? Futures.await(learnGlobal(command)) : outcome;
   }
 
   @Override
   public KeyOutcome execute(KeyCommand command, long timeoutNanos) throws TimeoutException {
     GridTransport transport = transport();
-    return command.readOnly()
-        ? transport.invoke(command.stateKey(), new PeekProcessor(command), timeoutNanos)
-        : transport.invoke(command.stateKey(), new DecideProcessor(command), timeoutNanos);
+    if (regional(command)) {
+      return Futures.awaitWithin(viaRegion(command), timeoutNanos);
+    }
+    long sentAt = System.nanoTime();
+    KeyOutcome outcome =
+        command.readOnly()
+            ? transport.invoke(command.stateKey(), new PeekProcessor(command), timeoutNanos)
+            : transport.invoke(command.stateKey(), new DecideProcessor(command), timeoutNanos);
+    if (globalInRegion(outcome)) {
+      return Futures.awaitWithin(
+          learnGlobal(command), Math.max(1, timeoutNanos - (System.nanoTime() - sentAt)));
+    }
+    return outcome;
   }
 
   @Override
   public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command) {
     GridTransport transport = transport();
+    if (regional(command)) {
+      return viaRegion(command);
+    }
     if (command.readOnly()) {
       return transport.invokeAsync(command.stateKey(), new PeekProcessor(command));
     }
     if (options.batchAsync()) {
       Pending pending = new Pending(command, partitionOf(command));
       batcherFor(pending).submit(pending);
-      return pending.answer();
+      return rerouted(command, pending.answer());
     }
-    return transport.invokeAsync(command.stateKey(), new DecideProcessor(command));
+    return rerouted(
+        command, transport.invokeAsync(command.stateKey(), new DecideProcessor(command)));
+  }
+
+  /**
+   * Whether {@code command} is a check of a global rule in a region: on a member, whether this
+   * member is linked to home and its copy of the rule says global; on a client, whether a member
+   * said so before ({@link #learnGlobal}).
+   */
+  private boolean regional(KeyCommand command) {
+    if (!(command.ref() instanceof PolicyRef.Named named)) {
+      return false;
+    }
+    MemberContext member = localMember;
+    if (member != null) {
+      if (member.region() == null || !member.rulesLoaded()) {
+        return false;
+      }
+      try {
+        return member.rules().resolve(command.ref()).policy().global();
+      } catch (RuntimeException e) {
+        return false; // the owner says what is wrong
+      }
+    }
+    return globalRules.contains(named.rule());
+  }
+
+  /**
+   * Sends a global rule's check to the key's owner in the region ({@link RegionDecideTask}), where
+   * the region's budget for the key is held.
+   */
+  private CompletableFuture<KeyOutcome> viaRegion(KeyCommand command) {
+    checkOpen();
+    CompletableFuture<KeyOutcome> answer = new CompletableFuture<>();
+    try {
+      hazelcast
+          .getExecutorService(RegionLink.EXECUTOR)
+          .submitToKeyOwner(
+              new RegionDecideTask(command),
+              command.stateKey(),
+              new ExecutionCallback<KeyOutcome>() {
+                @Override
+                public void onResponse(KeyOutcome response) {
+                  callbacks.execute(() -> answer.complete(response));
+                }
+
+                @Override
+                public void onFailure(Throwable t) {
+                  callbacks.execute(() -> answer.completeExceptionally(t));
+                }
+              });
+    } catch (RuntimeException e) {
+      answer.completeExceptionally(e);
+    }
+    return answer;
+  }
+
+  /** Whether a region's member answered that the rule is global ({@link Decider}). */
+  private static boolean globalInRegion(KeyOutcome outcome) {
+    return outcome.size() > 0
+        && outcome.code(0) == KeyOutcome.Code.INVALID
+        && Decider.GLOBAL_IN_REGION.equals(outcome.subject(0));
+  }
+
+  /** Remembers that the command's rule is global in this region, and sends it there. */
+  private CompletableFuture<KeyOutcome> learnGlobal(KeyCommand command) {
+    if (command.ref() instanceof PolicyRef.Named named) {
+      globalRules.add(named.rule());
+    }
+    return viaRegion(command);
+  }
+
+  private CompletableFuture<KeyOutcome> rerouted(
+      KeyCommand command, CompletableFuture<KeyOutcome> answer) {
+    return answer.thenCompose(
+        outcome ->
+            globalInRegion(outcome)
+                ? learnGlobal(command)
+                : CompletableFuture.completedFuture(outcome));
   }
 
   @Override
@@ -143,17 +245,25 @@ final class GridBackend implements Backend {
       // Group per lane so each lane gets its share in one go (and in order).
       Map<OwnerBatcher, List<Pending>> byLane = new LinkedHashMap<>();
       for (KeyCommand command : commands) {
+        if (regional(command)) {
+          answers.add(viaRegion(command));
+          continue;
+        }
         Pending pending = new Pending(command, partitionOf(command));
-        answers.add(pending.answer());
+        answers.add(rerouted(command, pending.answer()));
         byLane.computeIfAbsent(batcherFor(pending), lane -> new ArrayList<>()).add(pending);
       }
       byLane.forEach(OwnerBatcher::submitAll);
     } else {
       for (KeyCommand command : commands) {
         answers.add(
-            command.readOnly()
-                ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
-                : transport.invokeAsync(command.stateKey(), new DecideProcessor(command)));
+            regional(command)
+                ? viaRegion(command)
+                : command.readOnly()
+                    ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
+                    : rerouted(
+                        command,
+                        transport.invokeAsync(command.stateKey(), new DecideProcessor(command))));
       }
     }
     return CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0]))
