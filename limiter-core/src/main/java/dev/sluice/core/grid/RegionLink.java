@@ -22,7 +22,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -330,9 +332,9 @@ public final class RegionLink implements AutoCloseable {
   }
 
   /** Gives grants back to home: the exact undo of each, stamped with home's own instants. */
-  void giveBack(String rule, String stateKey, List<RegionBudget.Grant> grants) {
+  CompletableFuture<?> giveBack(String rule, String stateKey, List<RegionBudget.Grant> grants) {
     if (grants.isEmpty()) {
-      return;
+      return CompletableFuture.completedFuture(null);
     }
     List<KeyOp> ops = new ArrayList<>(grants.size());
     long permits = 0;
@@ -343,7 +345,7 @@ public final class RegionLink implements AutoCloseable {
     long total = permits;
     KeyCommand command = new KeyCommand(stateKey, PolicyRef.rule(rule), ops.toArray(new KeyOp[0]));
     try {
-      backend()
+      return backend()
           .executeAsync(command)
           .whenComplete(
               (outcome, failure) -> {
@@ -353,6 +355,7 @@ public final class RegionLink implements AutoCloseable {
               });
     } catch (RuntimeException e) {
       // Home is away: the permits stay counted there until their window ends (stricter).
+      return CompletableFuture.completedFuture(null);
     }
   }
 
@@ -468,14 +471,23 @@ public final class RegionLink implements AutoCloseable {
   public void close() {
     timers.shutdownNow();
     refills.shutdownNow();
+    List<CompletableFuture<?>> returns = new ArrayList<>();
     for (String stateKey : List.copyOf(heldByKey.keySet())) {
       try {
         RegionBudgetProcessor.Result result =
             budgets().executeOnKey(stateKey, RegionBudgetProcessor.takeAll());
-        giveBack(ruleOf(stateKey), stateKey, result.giveBack());
+        returns.add(giveBack(ruleOf(stateKey), stateKey, result.giveBack()));
       } catch (RuntimeException e) {
         // Counted at home until their window ends.
       }
+    }
+    try {
+      CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]))
+          .get(homeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // What did not go back stays counted at home until its window ends: stricter.
     }
     MemberContext context = MemberContext.of(member);
     if (context != null) {
