@@ -690,14 +690,7 @@ public record NodeSettings(
       if (portOffset < 0 || portOffset > 65_535) {
         throw bad(Setting.PORT_OFFSET, "must be between 0 and 65535, was " + portOffset);
       }
-      String clusterName = text(Setting.CLUSTER_NAME);
-      if (!CLUSTER_NAME.matcher(clusterName).matches()) {
-        throw bad(
-            Setting.CLUSTER_NAME,
-            "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.' and '-', was '"
-                + clusterName
-                + "'");
-      }
+      String clusterName = name(Setting.CLUSTER_NAME, text(Setting.CLUSTER_NAME));
       int restPort = port(Setting.REST_PORT, 0);
       int memberPort = port(Setting.MEMBER_PORT, 1);
       String bindAddress = text(Setting.BIND_ADDRESS);
@@ -763,18 +756,23 @@ public record NodeSettings(
           home(mode, region(clusterName)));
     }
 
+    /** {@code value}, a cluster's or region's name: {@code [A-Za-z0-9_.-]{1,64}}. */
+    private String name(Setting setting, String value) {
+      if (!CLUSTER_NAME.matcher(value).matches()) {
+        throw bad(
+            setting,
+            "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.' and '-', was '" + value + "'");
+      }
+      return value;
+    }
+
     /** This node's region: as set, or the cluster's name. */
     private String region(String clusterName) {
       String region = optional(Setting.REGION);
       if (region == null) {
         return clusterName;
       }
-      if (!CLUSTER_NAME.matcher(region).matches()) {
-        throw bad(
-            Setting.REGION,
-            "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.' and '-', was '" + region + "'");
-      }
-      return region;
+      return name(Setting.REGION, region);
     }
 
     /** The region's link to home, if {@code homeMembers} is set. */
@@ -789,14 +787,7 @@ public record NodeSettings(
             "is a member's setting: a client-mode node sends global rules' checks to its region's"
                 + " members, which hold the link to home; set it on them");
       }
-      String homeCluster = text(Setting.HOME_CLUSTER_NAME);
-      if (!CLUSTER_NAME.matcher(homeCluster).matches()) {
-        throw bad(
-            Setting.HOME_CLUSTER_NAME,
-            "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.' and '-', was '"
-                + homeCluster
-                + "'");
-      }
+      String homeCluster = name(Setting.HOME_CLUSTER_NAME, text(Setting.HOME_CLUSTER_NAME));
       if (homeCluster.equals(text(Setting.CLUSTER_NAME))) {
         throw bad(
             Setting.HOME_CLUSTER_NAME,

@@ -149,7 +149,10 @@ public final class RegionDecideTask
     onHomeUnreachable(link, here, rule, policy, permits, outcome, index);
   }
 
-  /** The rule's answer while home cannot answer (docs/multi-region.md, "When home is away"). */
+  /**
+   * The rule's answer while home cannot answer (docs/multi-region.md, "The invariant and the
+   * bounds").
+   */
   private void onHomeUnreachable(
       RegionLink link,
       HazelcastInstance here,
