@@ -56,7 +56,8 @@ public record RuleBody(
         spec.leases(),
         spec.onDenied(),
         spec.release(),
-        rule.policy().scope().wireName(),
+        // Only a global rule says so: a local rule reads as it did before scopes.
+        rule.policy().global() ? rule.policy().scope().wireName() : null,
         rule.policy().global() ? rule.policy().scope().onHomeUnreachable().wireName() : null,
         rule.policy().scope().localShares().isEmpty()
             ? null

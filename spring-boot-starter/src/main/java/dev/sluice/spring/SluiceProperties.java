@@ -56,7 +56,8 @@ public class SluiceProperties implements Validator {
   /**
    * Rules defined here, put into the grid's rules at start and kept there, with the fields of a
    * rules file; each: name, limit, window, algorithm, burst, buckets, permit-ttl, limits (a list of
-   * limit, window, algorithm, burst, buckets, permit-ttl), shadow, count-denied, leases, on-denied.
+   * limit, window, algorithm, burst, buckets, permit-ttl), shadow, count-denied, leases, on-denied,
+   * release.
    */
   private List<RuleProperties> rules = new ArrayList<>();
 
