@@ -2,9 +2,13 @@ package dev.sluice.client;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent.LifecycleState;
-import dev.sluice.core.Check;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.pipeline.Backend;
+import dev.sluice.core.pipeline.Deadline;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyOp;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -42,6 +46,7 @@ final class GridConnection implements AutoCloseable {
   private static final Policy WARM_UP_POLICY = Policy.of(1, Duration.ofSeconds(1));
 
   private final GridRateLimiter grid;
+  private final Backend transport;
   private final CachedRuleStore rules;
   private final Duration warmUpTimeout;
   private final @Nullable GridProbe probe;
@@ -53,15 +58,19 @@ final class GridConnection implements AutoCloseable {
   private final @Nullable UUID lifecycle;
 
   /**
+   * @param transport how the client's commands travel to the grid (batching over the grid's
+   *     storage), which the warm-up sends through
    * @param warmUpTimeout the most the warm-up waits for each of its calls
    */
   GridConnection(
       GridRateLimiter grid,
+      Backend transport,
       CachedRuleStore rules,
       Duration callTimeout,
       Duration warmUpTimeout,
       MeterRegistry registry) {
     this.grid = grid;
+    this.transport = transport;
     this.rules = rules;
     this.warmUpTimeout = warmUpTimeout;
     HazelcastInstance hazelcast = grid.hazelcast();
@@ -171,18 +180,21 @@ final class GridConnection implements AutoCloseable {
 
   /**
    * Sends decisions that consume nothing (an inline policy, 0 permits) through both paths a call
-   * takes, the timed one of single checks and the batched one of the rest, before the first real
-   * one: the first invocation pays for class loading, serializer set-up and connections to the
-   * owner, which can exceed a 50 ms call timeout and open the breaker for the application's first
-   * second. Failures are ignored (the grid may be gone again).
+   * takes, the synchronous one of single checks (on the caller's thread, within a deadline) and the
+   * lanes of the rest, before the first real one: the first invocation pays for class loading,
+   * serializer set-up and connections to the owner, which can exceed a 50 ms call timeout and open
+   * the breaker for the application's first second. They go through the transport, below the
+   * breaker, whose state they must not change. Failures are ignored (the grid may be gone again).
    */
   private void warmUp() {
     try {
       for (int i = 0; i < 3; i++) {
-        Check warmUp = Check.inline(WARM_UP_POLICY, "sluice-client-warm-up-" + i, 0);
-        grid.tryAcquire(warmUp, warmUpTimeout);
-        grid.tryAcquireAsync(warmUp)
-            .toCompletableFuture()
+        KeyCommand warmUp =
+            KeyCommand.of(
+                PolicyRef.inline(WARM_UP_POLICY), "sluice-client-warm-up-" + i, KeyOp.acquire(0));
+        transport.execute(warmUp, Deadline.after(warmUpTimeout.toNanos()));
+        transport
+            .executeAsync(warmUp, Deadline.NONE)
             .get(warmUpTimeout.toNanos(), TimeUnit.NANOSECONDS);
       }
     } catch (InterruptedException e) {

@@ -2,20 +2,16 @@ package dev.sluice.client;
 
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.core.BatchMode;
-import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
-import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
-import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
-import dev.sluice.core.Reservation;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.grid.GridRateLimiter;
-import dev.sluice.core.metrics.LeaseMetrics;
-import dev.sluice.core.metrics.MeteredRateLimiter;
-import dev.sluice.core.metrics.RecordsDecisions;
+import dev.sluice.core.metrics.DecisionMetrics;
+import dev.sluice.core.pipeline.BackendStack;
+import dev.sluice.core.pipeline.BatchingBackend;
+import dev.sluice.core.pipeline.PipelineRateLimiter;
 import dev.sluice.core.stats.NodeStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -26,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
@@ -36,8 +31,8 @@ import org.jspecify.annotations.Nullable;
  * attack path locally and never hangs the application.
  *
  * <p>Start here. Connect to a grid with {@link #builder()}{@code ...build()}, or put the same
- * client-side behaviour in front of any limiter (an embedded member's, a local one) with {@link
- * Builder#wrap(RateLimiter)}:
+ * client-side behaviour in front of a limiter of this library (an embedded member's, a local one)
+ * with {@link Builder#wrap(RateLimiter)}:
  *
  * <pre>{@code
  * try (SluiceClient sluice = SluiceClient.builder()
@@ -51,24 +46,27 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>What happens to one call</h2>
  *
- * A chain of decorators, each one idea and one test class, in front of the grid's limiter. The head
- * first asks the chain for a local answer ({@link dev.sluice.core.AnswersLocally}: a live lease of
- * the key, else a cached denial), which skips everything else, breaker included: a lease's permits
- * were admitted by the key's owner when it granted them. Otherwise:
+ * The pipeline ({@link PipelineRateLimiter}) makes the check a command on its key and records the
+ * answer (metrics: {@code sluice_decisions_total} and the decision timer, as every runtime records
+ * them). The command then meets the layers of the limiter's {@link BackendStack}, each one idea and
+ * one test class, in this order:
  *
  * <ol>
- *   <li><b>Metrics</b> ({@link MeteredRateLimiter}): {@code sluice_decisions_total} and the
- *       decision timer, as every runtime records them, for every answer the application gets.
- *   <li><b>Denied-until cache</b> ({@link DeniedCacheLimiter}): if the grid recently denied this
+ *   <li><b>lease answers</b>: if the key's owner leased this client permits and the lease is live,
+ *       the call takes one and is answered at once, decided by {@code LEASE}, whatever the grid's
+ *       health: the owner admitted those permits when it granted them.
+ *   <li><b>denied-until cache</b> ({@link DeniedCacheBackend}): if the grid recently denied this
  *       key for at most this many permits and the retry-after has not run out, the answer is
  *       "denied" at once, decided by {@code DENIED_CACHE}. No network hop.
- *   <li><b>Coalescing</b> ({@link CoalescingLimiter}): if another call on the same key is in flight
- *       from this client, this one waits and leaves with the others queued behind it as one batch.
- *   <li><b>Failure policy</b> ({@link FailurePolicyLimiter}): one entry-processor invocation on the
- *       member that owns the key, waited for at most the call timeout. A timeout or a lost
- *       connection opens the breaker and the rule's failure policy answers ({@code FAIL_OPEN} or
- *       {@code FAIL_CLOSED}); errors that belong to the request (unknown rule, a cost above the
- *       capacity) are thrown to the caller as they are.
+ *   <li><b>failure policy</b> ({@link FailurePolicyBackend}): the call waits at most the call
+ *       timeout. A timeout or a lost connection opens the breaker and the rule's failure policy
+ *       answers ({@code FAIL_OPEN} or {@code FAIL_CLOSED}); errors that belong to the request
+ *       (unknown rule, a cost above the capacity) are thrown to the caller as they are.
+ *   <li><b>lease asks</b>: a call on a key this client asks about often asks the owner for a lease
+ *       along with it, and the lease that comes back answers the next calls.
+ *   <li><b>batching</b>: if other calls on the same key are waiting from this client, this one
+ *       joins its owner's lane and leaves with the calls queued there as one invocation.
+ *   <li><b>storage</b>: one entry-processor invocation on the member that owns the key.
  * </ol>
  *
  * <p>A call that times out may still be decided by the grid later: the failure policy answered the
@@ -77,85 +75,144 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe. Close it to shut down the Hazelcast client it started (a wrapped limiter is not
  * closed: it belongs to the caller).
  */
-public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCloseable {
+public final class SluiceClient extends PipelineRateLimiter implements AutoCloseable {
 
   /** How long a decision waits for the grid by default before the failure policy answers. */
   public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMillis(50);
 
-  private final RateLimiter delegate;
+  private final PipelineRateLimiter delegate;
   private final @Nullable Runnable shutdown;
-  private final RateLimiter head;
-  private final MeterRegistry registry;
-  private final @Nullable DeniedCacheLimiter deniedCache;
-  private final FailurePolicyLimiter failurePolicy;
+  private final Layers layers;
   private final CachedRuleStore rules;
   private final @Nullable GridConnection connection;
 
   /**
-   * The chain in front of {@code delegate}; if it is a grid limiter, its link to the grid is
-   * followed in the background ({@link GridConnection}) and this waits for the first link at most
-   * the builder's {@code connectTimeout}.
+   * The client's layers in front of {@code delegate}'s; if it is a grid limiter, its link to the
+   * grid is followed in the background ({@link GridConnection}) and this waits for the first link
+   * at most the builder's {@code connectTimeout}.
    */
   SluiceClient(Builder builder, RateLimiter delegate, @Nullable Runnable shutdown) {
-    this.delegate = delegate;
+    this(builder, Layers.of(builder, pipeline(delegate)), shutdown);
+  }
+
+  private SluiceClient(Builder builder, Layers layers, @Nullable Runnable shutdown) {
+    super(
+        layers.stack, new DecisionMetrics(builder.meterRegistry, layers.stack, builder.nodeStats));
+    this.delegate = layers.delegate;
     this.shutdown = shutdown;
-    this.registry = builder.meterRegistry;
-    CircuitBreaker breaker =
-        new CircuitBreaker(builder.probeInterval.toNanos(), builder.breakerClock);
-    LocalDecisionMetrics metrics = new LocalDecisionMetrics(registry, breaker);
-    // Wall time, not the injected clock: the staleness bound covers events lost in real time, and
-    // tests that freeze the client's clock must still see rule changes.
-    this.rules =
-        new CachedRuleStore(
-            delegate.rules(),
-            this::onRuleChange,
-            () -> breaker.isOpen() || offline(),
-            breaker::onFailure,
-            builder.callTimeout.toNanos(),
-            System::nanoTime);
-    TimedLimiter grid = TimedLimiter.of(delegate);
-    this.failurePolicy =
-        new FailurePolicyLimiter(
-            builder.coalescing ? new CoalescingLimiter(grid) : grid,
-            builder.callTimeout,
-            breaker,
-            builder.failurePolicy,
-            builder.ruleFailurePolicies,
-            metrics,
-            rules::known);
-    this.deniedCache =
-        builder.deniedCacheSize > 0
-            ? new DeniedCacheLimiter(
-                failurePolicy,
-                new DeniedUntilCache(builder.deniedCacheSize, builder.nanoClock),
-                metrics,
-                builder.nanoClock,
-                rules::known)
-            : null;
-    RateLimiter chain = deniedCache != null ? deniedCache : failurePolicy;
-    NodeStats stats = builder.nodeStats;
-    this.head =
-        stats == null
-            ? MeteredRateLimiter.wrap(chain, registry)
-            : MeteredRateLimiter.wrap(chain, registry, stats);
+    this.layers = layers;
+    this.rules = layers.rules;
     Duration warmUpTimeout =
         builder.connectTimeout.compareTo(builder.callTimeout) > 0
             ? builder.connectTimeout
             : builder.callTimeout;
     this.connection =
         delegate instanceof GridRateLimiter gridLimiter
-            ? new GridConnection(gridLimiter, rules, builder.callTimeout, warmUpTimeout, registry)
+            ? new GridConnection(
+                gridLimiter,
+                layers.stack.transport(),
+                rules,
+                builder.callTimeout,
+                warmUpTimeout,
+                builder.meterRegistry)
             : null;
-    LeaseMetrics.bind(delegate, registry);
+    layers.connection = connection;
     if (connection != null && !builder.connectTimeout.isZero()) {
       connection.awaitConnected(builder.connectTimeout);
     }
   }
 
-  /** Whether the grid cannot be asked right now (not reached yet, or disconnected). */
-  private boolean offline() {
-    GridConnection link = connection;
-    return link != null && link.offline();
+  /** Only a pipeline's stack can take the client's layers. */
+  private static PipelineRateLimiter pipeline(RateLimiter limiter) {
+    if (limiter instanceof PipelineRateLimiter pipeline) {
+      return pipeline;
+    }
+    throw new IllegalArgumentException(
+        "SluiceClient wraps a limiter of this library (a GridRateLimiter, a LocalRateLimiter, or a"
+            + " limiter made from one), whose layers it joins; got "
+            + Objects.requireNonNull(limiter, "limiter").getClass().getName());
+  }
+
+  /**
+   * The client's parts, made before the limiter itself: the layers it adds to the wrapped limiter's
+   * stack, the rules cache they read, and the link to the grid they ask about (set once the client
+   * exists).
+   */
+  private static final class Layers {
+    PipelineRateLimiter delegate;
+    BackendStack stack;
+    CachedRuleStore rules;
+    FailurePolicyBackend failurePolicy;
+    @Nullable DeniedCacheBackend deniedCache;
+    volatile @Nullable GridConnection connection;
+
+    static Layers of(Builder builder, PipelineRateLimiter delegate) {
+      Layers layers = new Layers();
+      layers.delegate = delegate;
+      CircuitBreaker breaker =
+          new CircuitBreaker(builder.probeInterval.toNanos(), builder.breakerClock);
+      LocalDecisionMetrics metrics = new LocalDecisionMetrics(builder.meterRegistry, breaker);
+      // Wall time, not the injected clock: the staleness bound covers events lost in real time,
+      // and tests that freeze the client's clock must still see rule changes.
+      layers.rules =
+          new CachedRuleStore(
+              delegate.rules(),
+              layers::onRuleChange,
+              () -> breaker.isOpen() || layers.offline(),
+              breaker::onFailure,
+              builder.callTimeout.toNanos(),
+              System::nanoTime);
+      CachedRuleStore rules = layers.rules;
+      layers.stack =
+          delegate.stack().toBuilder()
+              .deniedCache(
+                  builder.deniedCacheSize == 0
+                      ? null
+                      : below ->
+                          layers.deniedCache =
+                              new DeniedCacheBackend(
+                                  below,
+                                  new DeniedUntilCache(builder.deniedCacheSize, builder.nanoClock),
+                                  metrics,
+                                  builder.nanoClock,
+                                  rules::known))
+              .failurePolicy(
+                  below ->
+                      layers.failurePolicy =
+                          new FailurePolicyBackend(
+                              below,
+                              builder.callTimeout,
+                              breaker,
+                              builder.failurePolicy,
+                              builder.ruleFailurePolicies,
+                              metrics,
+                              rules::known))
+              .syncCalls(
+                  builder.coalescing
+                      ? BatchingBackend.SyncCalls.COALESCED
+                      : BatchingBackend.SyncCalls.DIRECT)
+              .build();
+      return layers;
+    }
+
+    /** Whether the grid cannot be asked right now (not reached yet, or disconnected). */
+    boolean offline() {
+      GridConnection link = connection;
+      return link != null && link.offline();
+    }
+
+    /** A rule changed (every rule, for ""): its local denials are forgotten. */
+    void onRuleChange(String rule) {
+      DeniedCacheBackend cache = deniedCache;
+      if (cache == null) {
+        return;
+      }
+      if (rule.isEmpty()) {
+        cache.invalidateAll();
+      } else {
+        cache.invalidateRule(rule);
+      }
+    }
   }
 
   public static Builder builder() {
@@ -165,76 +222,6 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
   /** The client-side behaviour with every default, in front of {@code limiter}. */
   public static SluiceClient wrap(RateLimiter limiter) {
     return builder().wrap(limiter);
-  }
-
-  // ---------------------------------------------------------------- RateLimiter, through the chain
-
-  @Override
-  public Decision tryAcquire(Check check) {
-    return head.tryAcquire(check);
-  }
-
-  @Override
-  public CompletionStage<Decision> tryAcquireAsync(Check check) {
-    return head.tryAcquireAsync(check);
-  }
-
-  @Override
-  public List<Decision> tryAcquireAll(List<Check> checks) {
-    return head.tryAcquireAll(checks);
-  }
-
-  @Override
-  public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    return head.tryAcquireAllAsync(checks);
-  }
-
-  @Override
-  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
-    return head.tryAcquireAll(checks, mode);
-  }
-
-  @Override
-  public Decision release(Check check) {
-    return head.release(check);
-  }
-
-  @Override
-  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
-    return head.releasePermit(ref, key, permitId);
-  }
-
-  /**
-   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
-   *     call timeout: a reservation lives in the key owner's ledger and has no local answer
-   */
-  @Override
-  public Reservation reserve(Check check, Duration ttl) {
-    return head.reserve(check, ttl);
-  }
-
-  /**
-   * @throws GridUnavailableException if the breaker is open, or the grid did not answer within the
-   *     call timeout: the reservation stays open, and is settled at its estimate when its ttl
-   *     passes
-   */
-  @Override
-  public Decision commit(String reservationId, long cost) {
-    return head.commit(reservationId, cost);
-  }
-
-  /**
-   * @throws GridUnavailableException if the breaker is open: a peek has no local answer
-   */
-  @Override
-  public Decision peek(PolicyRef ref, String key) {
-    return head.peek(ref, key);
-  }
-
-  /** Resets the key on the grid and forgets any local denial of it. */
-  @Override
-  public void reset(PolicyRef ref, String key) {
-    head.reset(ref, key);
   }
 
   /**
@@ -248,15 +235,9 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
 
   // ---------------------------------------------------------------- the client's own
 
-  /** Where this client records its decisions (and its local ones): its builder's registry. */
-  @Override
-  public MeterRegistry decisionRegistry() {
-    return registry;
-  }
-
   /** The failure policy of {@code check}'s rule; inline policies take the client's default. */
   public FailurePolicy failurePolicyOf(Check check) {
-    return failurePolicy.failurePolicyOf(check);
+    return layers.failurePolicy.failurePolicyOf(check.ref());
   }
 
   /**
@@ -264,19 +245,9 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
    * window can admit what the old one denied.
    */
   public void invalidateRule(String rule) {
-    if (deniedCache != null) {
-      deniedCache.invalidateRule(rule);
-    }
-  }
-
-  private void onRuleChange(String rule) {
-    if (deniedCache == null) {
-      return;
-    }
-    if (rule.isEmpty()) {
-      deniedCache.invalidateAll();
-    } else {
-      deniedCache.invalidateRule(rule);
+    DeniedCacheBackend cache = layers.deniedCache;
+    if (cache != null) {
+      cache.invalidateRule(rule);
     }
   }
 
@@ -284,7 +255,7 @@ public final class SluiceClient implements RateLimiter, RecordsDecisions, AutoCl
    * Whether the circuit breaker is open: the grid failed recently and calls are decided locally.
    */
   public boolean gridUnavailable() {
-    return failurePolicy.gridUnavailable();
+    return layers.failurePolicy.gridUnavailable();
   }
 
   /**

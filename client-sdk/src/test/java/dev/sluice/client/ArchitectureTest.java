@@ -19,6 +19,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void everyLimiter_isAPipeline() {
+    Arrows.LIMITERS_ARE_PIPELINES.check(CLASSES);
+  }
+
+  @Test
   void surfaces_goThroughThePipeline_notTheAlgorithms() {
     Arrows.SURFACES_GO_THROUGH_THE_PIPELINE.check(CLASSES);
   }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
-import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.metrics.DecisionMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,12 +35,12 @@ class ClientMetricsTest {
     assertThat(decisions("allowed")).isEqualTo(2);
     assertThat(decisions("denied")).isEqualTo(2);
     // The timer times the decisions that went to the limiter; a local answer takes nanoseconds.
-    assertThat(registry.get(MeteredRateLimiter.DECISION_TIMER).timer().count()).isEqualTo(3);
+    assertThat(registry.get(DecisionMetrics.DECISION_TIMER).timer().count()).isEqualTo(3);
   }
 
   private double decisions(String outcome) {
     return registry
-        .get(MeteredRateLimiter.DECISIONS)
+        .get(DecisionMetrics.DECISIONS)
         .tag("rule", "login")
         .tag("outcome", outcome)
         .counter()

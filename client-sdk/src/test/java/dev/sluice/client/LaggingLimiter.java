@@ -1,155 +1,151 @@
 package dev.sluice.client;
 
-import dev.sluice.core.BatchMode;
-import dev.sluice.core.BatchOutcome;
-import dev.sluice.core.Check;
-import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
-import dev.sluice.core.RateLimiter;
-import dev.sluice.core.Reservation;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
-import java.time.Duration;
+import dev.sluice.core.pipeline.Backend;
+import dev.sluice.core.pipeline.BackendDecorator;
+import dev.sluice.core.pipeline.BackendStack;
+import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.Deadline;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.PipelineRateLimiter;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A real limiter behind a network-like delay, or behind no network at all: while {@code down}, its
- * answers never come (a hung grid), which is what a call timeout is for. The client's tests put it
- * between the client and a {@link ReferenceLimiter}.
+ * A real limiter's storage behind a network-like delay, or behind no network at all: while {@code
+ * down}, its answers never come (a hung grid), which is what a call timeout is for. Like a grid
+ * seen from a client, it knows a named rule only once a batch has read it. The client's tests put
+ * it between the client and a {@link ReferenceLimiter}.
  */
-final class LaggingLimiter implements RateLimiter {
-  private final RateLimiter limiter;
-  private final ScheduledExecutorService network;
-  private final long lagMicros;
+final class LaggingLimiter extends PipelineRateLimiter {
   volatile boolean down;
 
-  LaggingLimiter(RateLimiter limiter, ScheduledExecutorService network, long lagMicros) {
-    this.limiter = limiter;
-    this.network = network;
-    this.lagMicros = lagMicros;
+  LaggingLimiter(PipelineRateLimiter limiter, ScheduledExecutorService network, long lagMicros) {
+    this(new Lagging(limiter.stack().storage(), network, lagMicros));
   }
 
-  private <T> CompletionStage<T> later(java.util.function.Supplier<T> call) {
-    CompletableFuture<T> answer = new CompletableFuture<>();
-    if (down) {
-      return answer; // never completes
+  private LaggingLimiter(Lagging lagging) {
+    super(BackendStack.over(lagging).build());
+    lagging.owner = this;
+  }
+
+  /** The storage, a network away. */
+  private static final class Lagging extends BackendDecorator {
+    private final ScheduledExecutorService network;
+    private final long lagMicros;
+    private @Nullable LaggingLimiter owner;
+
+    Lagging(Backend below, ScheduledExecutorService network, long lagMicros) {
+      super(below);
+      this.network = network;
+      this.lagMicros = lagMicros;
     }
-    if (lagMicros == 0) {
-      try {
-        answer.complete(call.get());
-      } catch (RuntimeException e) {
-        answer.completeExceptionally(e);
+
+    private boolean down() {
+      return owner != null && owner.down;
+    }
+
+    private <T> CompletableFuture<T> later(Supplier<CompletableFuture<T>> call) {
+      CompletableFuture<T> answer = new CompletableFuture<>();
+      if (down()) {
+        return answer; // never completes
+      }
+      Runnable deliver =
+          () ->
+              call.get()
+                  .whenComplete(
+                      (value, error) -> {
+                        if (error != null) {
+                          answer.completeExceptionally(error);
+                        } else {
+                          answer.complete(value);
+                        }
+                      });
+      if (lagMicros == 0) {
+        deliver.run();
+      } else {
+        network.schedule(deliver, lagMicros, TimeUnit.MICROSECONDS);
       }
       return answer;
     }
-    network.schedule(
-        () -> {
-          try {
-            answer.complete(call.get());
-          } catch (RuntimeException e) {
-            answer.completeExceptionally(e);
-          }
-        },
-        lagMicros,
-        TimeUnit.MICROSECONDS);
-    return answer;
-  }
 
-  @Override
-  public Decision tryAcquire(Check check) {
-    return tryAcquireAsync(check).toCompletableFuture().join();
-  }
+    @Override
+    public KeyOutcome execute(KeyCommand command, Deadline deadline) {
+      return deadline.await(executeAsync(command, deadline));
+    }
 
-  @Override
-  public CompletionStage<Decision> tryAcquireAsync(Check check) {
-    return later(() -> limiter.tryAcquire(check));
-  }
+    @Override
+    public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
+      return later(() -> below.executeAsync(command, Deadline.NONE));
+    }
 
-  @Override
-  public List<Decision> tryAcquireAll(List<Check> checks) {
-    return tryAcquireAllAsync(checks).toCompletableFuture().join();
-  }
+    @Override
+    public CompletableFuture<List<KeyOutcome>> executeAll(
+        List<KeyCommand> commands, Deadline deadline) {
+      return later(() -> below.executeAll(commands, Deadline.NONE));
+    }
 
-  @Override
-  public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    return later(() -> limiter.tryAcquireAll(checks));
-  }
+    @Override
+    public CompletableFuture<Void> reset(PolicyRef ref, String stateKey, Deadline deadline) {
+      return later(() -> below.reset(ref, stateKey, Deadline.NONE));
+    }
 
-  @Override
-  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
-    return later(() -> limiter.tryAcquireAll(checks, mode)).toCompletableFuture().join();
-  }
+    @Override
+    public CompletableFuture<Void> fetchRules(Set<String> names, Deadline deadline) {
+      return later(() -> below.fetchRules(names, Deadline.NONE));
+    }
 
-  @Override
-  public Decision release(Check check) {
-    return later(() -> limiter.release(check)).toCompletableFuture().join();
-  }
+    /** A named rule is known here once read; an inline policy always. */
+    @Override
+    public @Nullable CompiledPolicy policyOf(PolicyRef ref, boolean fetched) {
+      return ref instanceof PolicyRef.Named && !fetched ? null : below.policyOf(ref, fetched);
+    }
 
-  @Override
-  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
-    return limiter.releasePermit(ref, key, permitId);
-  }
+    /** The limiter's rules, unreachable like its decisions while {@code down}. */
+    @Override
+    public RuleStore rules() {
+      RuleStore rules = below.rules();
+      return new RuleStore() {
+        @Override
+        public Optional<Rule> find(String name) {
+          reachable();
+          return rules.find(name);
+        }
 
-  @Override
-  public Reservation reserve(Check check, Duration ttl) {
-    return limiter.reserve(check, ttl);
-  }
+        @Override
+        public Collection<Rule> all() {
+          reachable();
+          return rules.all();
+        }
 
-  @Override
-  public Decision commit(String reservationId, long cost) {
-    return limiter.commit(reservationId, cost);
-  }
+        @Override
+        public void put(Rule rule) {
+          reachable();
+          rules.put(rule);
+        }
 
-  @Override
-  public Decision peek(PolicyRef ref, String key) {
-    return limiter.peek(ref, key);
-  }
+        @Override
+        public boolean remove(String name) {
+          reachable();
+          return rules.remove(name);
+        }
+      };
+    }
 
-  @Override
-  public void reset(PolicyRef ref, String key) {
-    limiter.reset(ref, key);
-  }
-
-  /** The limiter's rules, unreachable like its decisions while {@code down}. */
-  @Override
-  public RuleStore rules() {
-    RuleStore rules = limiter.rules();
-    return new RuleStore() {
-      @Override
-      public Optional<Rule> find(String name) {
-        reachable();
-        return rules.find(name);
+    private void reachable() {
+      if (down()) {
+        throw new IllegalStateException("the grid is unreachable (LaggingLimiter is down)");
       }
-
-      @Override
-      public Collection<Rule> all() {
-        reachable();
-        return rules.all();
-      }
-
-      @Override
-      public void put(Rule rule) {
-        reachable();
-        rules.put(rule);
-      }
-
-      @Override
-      public boolean remove(String name) {
-        reachable();
-        return rules.remove(name);
-      }
-    };
-  }
-
-  private void reachable() {
-    if (down) {
-      throw new IllegalStateException("the grid is unreachable (LaggingLimiter is down)");
     }
   }
 }

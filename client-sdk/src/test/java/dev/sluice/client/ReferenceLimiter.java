@@ -1,34 +1,36 @@
 package dev.sluice.client;
 
-import dev.sluice.core.BatchMode;
-import dev.sluice.core.BatchOutcome;
-import dev.sluice.core.Check;
-import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
-import dev.sluice.core.PolicyRef;
-import dev.sluice.core.RateLimiter;
-import dev.sluice.core.Reservation;
 import dev.sluice.core.Rule;
-import dev.sluice.core.RuleStore;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.local.LocalRateLimiter;
-import java.time.Duration;
+import dev.sluice.core.pipeline.Backend;
+import dev.sluice.core.pipeline.BackendDecorator;
+import dev.sluice.core.pipeline.BackendStack;
+import dev.sluice.core.pipeline.Deadline;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.pipeline.PipelineRateLimiter;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A real limiter in one JVM (the local runtime, the pipeline every runtime shares), counting the
- * invocations it serves: a single check and a batch count one each. The client's tests compare
- * against it and put the client in front of it.
+ * invocations its storage serves: a single command and a batch of them count one each. The client's
+ * tests compare against it and put the client in front of it.
  */
-final class ReferenceLimiter implements RateLimiter {
-  private final LocalRateLimiter limiter;
-  final AtomicInteger invocations = new AtomicInteger();
+final class ReferenceLimiter extends PipelineRateLimiter {
+  final AtomicInteger invocations;
 
   ReferenceLimiter(TimeSource time) {
-    this.limiter = LocalRateLimiter.builder().timeSource(time).build();
+    this(
+        LocalRateLimiter.builder().timeSource(time).build().stack().storage(), new AtomicInteger());
+  }
+
+  private ReferenceLimiter(Backend local, AtomicInteger invocations) {
+    super(BackendStack.over(new Counting(local, invocations)).build());
+    this.invocations = invocations;
   }
 
   ReferenceLimiter withRule(String name, Policy policy) {
@@ -36,67 +38,32 @@ final class ReferenceLimiter implements RateLimiter {
     return this;
   }
 
-  @Override
-  public Decision tryAcquire(Check check) {
-    invocations.incrementAndGet();
-    return limiter.tryAcquire(check);
-  }
+  /** Counts each invocation that reaches the storage. */
+  private static final class Counting extends BackendDecorator {
+    private final AtomicInteger invocations;
 
-  @Override
-  public CompletionStage<Decision> tryAcquireAsync(Check check) {
-    return CompletableFuture.completedFuture(tryAcquire(check));
-  }
+    Counting(Backend below, AtomicInteger invocations) {
+      super(below);
+      this.invocations = invocations;
+    }
 
-  @Override
-  public List<Decision> tryAcquireAll(List<Check> checks) {
-    invocations.incrementAndGet();
-    return limiter.tryAcquireAll(checks);
-  }
+    @Override
+    public KeyOutcome execute(KeyCommand command, Deadline deadline) {
+      invocations.incrementAndGet();
+      return below.execute(command, deadline);
+    }
 
-  @Override
-  public CompletionStage<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    return CompletableFuture.completedFuture(tryAcquireAll(checks));
-  }
+    @Override
+    public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
+      invocations.incrementAndGet();
+      return below.executeAsync(command, deadline);
+    }
 
-  @Override
-  public BatchOutcome tryAcquireAll(List<Check> checks, BatchMode mode) {
-    invocations.incrementAndGet();
-    return limiter.tryAcquireAll(checks, mode);
-  }
-
-  @Override
-  public Decision release(Check check) {
-    invocations.incrementAndGet();
-    return limiter.release(check);
-  }
-
-  @Override
-  public Decision releasePermit(PolicyRef ref, String key, long permitId) {
-    return limiter.releasePermit(ref, key, permitId);
-  }
-
-  @Override
-  public Reservation reserve(Check check, Duration ttl) {
-    return limiter.reserve(check, ttl);
-  }
-
-  @Override
-  public Decision commit(String reservationId, long cost) {
-    return limiter.commit(reservationId, cost);
-  }
-
-  @Override
-  public Decision peek(PolicyRef ref, String key) {
-    return limiter.peek(ref, key);
-  }
-
-  @Override
-  public void reset(PolicyRef ref, String key) {
-    limiter.reset(ref, key);
-  }
-
-  @Override
-  public RuleStore rules() {
-    return limiter.rules();
+    @Override
+    public CompletableFuture<List<KeyOutcome>> executeAll(
+        List<KeyCommand> commands, Deadline deadline) {
+      invocations.incrementAndGet();
+      return below.executeAll(commands, deadline);
+    }
   }
 }

@@ -15,8 +15,8 @@ import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridStatsView;
 import dev.sluice.core.grid.RegionLink;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.metrics.DecisionMetrics;
 import dev.sluice.core.metrics.LimitedKeysMetrics;
-import dev.sluice.core.metrics.MeteredRateLimiter;
 import dev.sluice.core.pipeline.LeaseHolder;
 import dev.sluice.core.rules.RulesFile;
 import dev.sluice.core.rules.RulesFileWatcher;
@@ -328,7 +328,7 @@ public final class SluiceNode implements AutoCloseable {
         front = clientFront(settings, limiter, registry, timeSource, stats);
         decisions = front;
       } else {
-        decisions = MeteredRateLimiter.wrap(limiter, registry, stats);
+        decisions = DecisionMetrics.record(limiter, registry, stats);
       }
       try {
         envoy.start(

@@ -2,6 +2,7 @@ package dev.sluice.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.core.test.DebianPackages;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -46,6 +47,11 @@ class ConsoleBrowserTest {
           algorithm: fixed_window
           limit: 1000
           window: 1m
+        - name: invites
+          limit: 5
+          window: 1d
+          onDenied: shadow_ban
+          release: open
       """;
 
   /** The load: at most this many checks, at most this long, about 100 a second. */
@@ -159,6 +165,22 @@ class ConsoleBrowserTest {
           () -> text(page, "#rule-saved").startsWith("saved"));
       assertThat(check(nodes.get(0), "exports", "after-edit")).isEqualTo(200);
       assertThat(check(nodes.get(2), "exports", "after-edit")).isEqualTo(429);
+
+      // The table says what a denial does; an edit through the page keeps the fields it does not
+      // change: a shadow ban stays a shadow ban, an open release stays open.
+      assertThat(text(page, "#rules tr[data-rule=\"invites\"]")).contains("shadow ban");
+      assertThat(text(page, "#rules tr[data-rule=\"exports\"]")).contains("reject");
+      page.evaluate("document.querySelector('#rules button[data-edit=\"invites\"]').click()");
+      setField(page, "limit", "6");
+      page.evaluate("document.querySelector('#rule-form button[type=submit]').click()");
+      page.await(
+          "the invites rule saved",
+          Duration.ofSeconds(10),
+          () -> text(page, "#rule-saved").startsWith("saved"));
+      JsonNode invites = TestNodes.get(port, "/v1/rules/invites").json();
+      assertThat(invites.get("limit").asLong()).isEqualTo(6);
+      assertThat(invites.get("onDenied").asText()).isEqualTo("shadow_ban");
+      assertThat(invites.get("release").asText()).isEqualTo("open");
 
       // The only errors the browser reports are the refusals this test asked for.
       assertThat(page.problems())

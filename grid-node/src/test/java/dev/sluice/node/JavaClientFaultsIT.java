@@ -48,9 +48,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *       algorithm's bound ({@link AdmissionBounds}); the sliding_log rule has leases off, so its
  *       totals are exact across a kill (a lease parked in the killed member would stay counted);
  *   <li>decisions return to the grid by themselves, in bounded time: once the grid is settled again
- *       (the survivors, or the three restarted members, report a whole cluster), the client gives
- *       its last failure-policy answer within {@link #BACK_BOUND}, and then decides on the grid for
- *       {@link #TAIL} more (at least {@value #TAIL_DECISIONS} grid decisions) without one
+ *       (the survivors, or the three restarted members, report a whole cluster with every partition
+ *       safe: a partition still moving fails its calls, for longer on a loaded machine), the client
+ *       gives its last failure-policy answer within {@link #BACK_BOUND}, and then decides on the
+ *       grid for {@link #TAIL} more (at least {@value #TAIL_DECISIONS} grid decisions) without one
  *       failure-policy answer, with no call from the test to the client.
  * </ul>
  *
@@ -60,6 +61,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *   ...        calls on its partitions time out (≤ timeout + margin), fail closed; the breaker
  *              answers locally for a probe interval after each failure
  *   settled    the survivors report a 2-member cluster (or the restarted ones a 3-member one)
+ *              whose partitions are safe: every backup in place, no migration under way
  *   ≤ settled + BACK_BOUND       the last failure-policy answer
  *   ... + TAIL                   grid decisions only; then the load stops and everything is judged
  * </pre>
@@ -152,6 +154,7 @@ class JavaClientFaultsIT {
       long faultAt = System.nanoTime();
       nodes.get(1).kill(); // destroyForcibly: SIGKILL, the member's sockets die with it
       TestNodes.awaitCluster(nodes, restPorts, List.of(0, 2), 2, Duration.ofSeconds(60));
+      TestNodes.awaitGridSafe(restPorts.get(0), 2, Duration.ofSeconds(60));
       long settledAt = System.nanoTime();
       load.watchBackOnGrid(settledAt);
       load.stop();
@@ -173,6 +176,7 @@ class JavaClientFaultsIT {
         nodes.set(i, nodes.get(i).restarted(work.resolve("node-" + i + "-restarted.log")));
         TestNodes.awaitCluster(nodes, restPorts, List.of(0, 1, 2), 3, Duration.ofSeconds(60));
       }
+      TestNodes.awaitGridSafe(restPorts.get(0), 3, Duration.ofSeconds(60));
       long settledAt = System.nanoTime();
       System.out.printf("restart of all three took %.1f s%n", (settledAt - faultAt) / 1e9);
       load.watchBackOnGrid(settledAt);

@@ -3,7 +3,6 @@ package dev.sluice.node;
 import static dev.sluice.node.RedisClients.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.core.ManualTimeSource;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -12,19 +11,14 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.protocol.ProtocolVersion;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -34,21 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * slot; whichever node a key reaches, its one state (at its owner in the grid) decides.
  */
 class RespClusterTest {
-  @TempDir static Path dir;
-  static final ManualTimeSource CLOCK = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
-  static List<SluiceNode> nodes;
-
-  @BeforeAll
-  static void start() throws Exception {
-    nodes = RespNodes.start(3, CLOCK, dir, Map.of());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (nodes != null) {
-      nodes.forEach(SluiceNode::close);
-    }
-  }
+  @RegisterExtension static final RespNode CLUSTER = RespNode.cluster(3);
 
   @ParameterizedTest
   @EnumSource(ProtocolVersion.class)
@@ -58,7 +38,7 @@ class RespClusterTest {
         RedisClusterClient.create(
             RedisURI.builder()
                 .withHost("127.0.0.1")
-                .withPort(nodes.get(1).respPort())
+                .withPort(CLUSTER.nodes().get(1).respPort())
                 .withTimeout(Duration.ofSeconds(10))
                 .build());
     client.setOptions(ClusterClientOptions.builder().protocolVersion(protocol).build());
@@ -98,7 +78,8 @@ class RespClusterTest {
     List<RedisClient> clients = new ArrayList<>();
     try {
       for (int i = 0; i < 3; i++) {
-        RedisClient client = RedisClients.client(nodes.get(i).respPort(), ProtocolVersion.RESP2);
+        RedisClient client =
+            RedisClients.client(CLUSTER.nodes().get(i).respPort(), ProtocolVersion.RESP2);
         clients.add(client);
         try (StatefulRedisConnection<String, String> redis = client.connect()) {
           assertThat(call(redis, "CL.THROTTLE", key, 2, 1, 60).get(2))
@@ -114,7 +95,7 @@ class RespClusterTest {
   @Test
   void clusterShardsAndSlots_fromEveryNode_agree() {
     List<List<Object>> views = new ArrayList<>();
-    for (SluiceNode node : nodes) {
+    for (SluiceNode node : CLUSTER.nodes()) {
       RedisClient client = RedisClients.client(node.respPort(), ProtocolVersion.RESP3);
       try (StatefulRedisConnection<String, String> redis = client.connect()) {
         views.add(call(redis, "CLUSTER", "SLOTS"));
@@ -127,7 +108,7 @@ class RespClusterTest {
   }
 
   private static List<Integer> respPorts() {
-    return nodes.stream().map(SluiceNode::respPort).toList();
+    return CLUSTER.nodes().stream().map(SluiceNode::respPort).toList();
   }
 
   private static int slot(String key) {

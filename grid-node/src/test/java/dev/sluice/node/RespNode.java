@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.BiConsumer;
@@ -21,13 +22,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * One member serving the Redis port on a manual clock, for a test class ({@code @RegisterExtension
- * static final RespNode NODE = new RespNode();}): started before its tests, closed after them.
+ * static final RespNode NODE = new RespNode();}), or several of one cluster ({@link #cluster}):
+ * started before its tests, closed after them.
  */
 final class RespNode implements BeforeAllCallback, AfterAllCallback {
   final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
+  private final int size;
   private final Map<String, String> settings;
   private @Nullable Path dir;
-  private @Nullable SluiceNode node;
+  private List<SluiceNode> nodes = List.of();
 
   RespNode() {
     this(Map.of());
@@ -35,20 +38,28 @@ final class RespNode implements BeforeAllCallback, AfterAllCallback {
 
   /** A node with these settings besides the test defaults (an admin token, say). */
   RespNode(Map<String, String> settings) {
+    this(1, settings);
+  }
+
+  private RespNode(int size, Map<String, String> settings) {
+    this.size = size;
     this.settings = Map.copyOf(settings);
+  }
+
+  /** {@code size} members of one cluster, all on {@link #clock}. */
+  static RespNode cluster(int size) {
+    return new RespNode(size, Map.of());
   }
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     dir = Files.createTempDirectory("resp-node");
-    node = RespNodes.start(1, clock, dir, settings).get(0);
+    nodes = RespNodes.start(size, clock, dir, settings);
   }
 
   @Override
   public void afterAll(ExtensionContext context) throws IOException {
-    if (node != null) {
-      node.close();
-    }
+    nodes.forEach(SluiceNode::close);
     if (dir != null) {
       try (Stream<Path> files = Files.walk(dir)) {
         for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -59,11 +70,15 @@ final class RespNode implements BeforeAllCallback, AfterAllCallback {
   }
 
   SluiceNode node() {
-    SluiceNode started = node;
-    if (started == null) {
-      throw new IllegalStateException("the node starts before the class's tests");
+    return nodes().get(0);
+  }
+
+  /** The members, the first being {@link #node()}. */
+  List<SluiceNode> nodes() {
+    if (nodes.isEmpty()) {
+      throw new IllegalStateException("the nodes start before the class's tests");
     }
-    return started;
+    return nodes;
   }
 
   int respPort() {

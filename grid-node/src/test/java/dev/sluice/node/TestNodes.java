@@ -144,6 +144,39 @@ final class TestNodes {
   }
 
   /**
+   * Waits until the grid seen from the node at {@code restPort} has {@code size} members, each of
+   * which answered and reports its partitions safe (every backup in place, no migration under way):
+   * after a member's death the survivors report the smaller cluster at once, but its partitions
+   * still move for a while, longer on a loaded machine, and a call on one of them fails until they
+   * have.
+   */
+  static void awaitGridSafe(int restPort, int size, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "";
+    while (true) {
+      try {
+        Answer stats = get(restPort, "/v1/stats");
+        last = stats.body();
+        JsonNode members = stats.json().path("stats").path("grid").path("members");
+        boolean safe = members.size() == size;
+        for (JsonNode member : members) {
+          safe &= member.path("answered").asBoolean() && member.path("safe").asBoolean();
+        }
+        if (stats.status() == 200 && safe) {
+          return;
+        }
+      } catch (RuntimeException notAnsweringNow) {
+        last = notAnsweringNow.toString();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(
+            "grid not safe with " + size + " members in " + timeout + ": " + last);
+      }
+      Thread.sleep(100); // polling the grid's migrations, not moving limiter time
+    }
+  }
+
+  /**
    * Waits until a lone node (a cluster of one) answers ready, starting it again on fresh ports if
    * it lost a port race (see {@link #awaitCluster}). Returns the node that is running: close that
    * one, and read its ports from it.

@@ -161,8 +161,10 @@ class ChartRenderTest {
     int graceSeconds = podSpec.path("terminationGracePeriodSeconds").asInt();
 
     int preStopSeconds = 5;
-    assertThat(node.path("lifecycle").path("preStop").path("exec").path("command").toString())
-        .contains("sleep " + preStopSeconds);
+    // The kubelet sleeps: an exec hook would need a shell, and the image has none.
+    assertThat(node.path("lifecycle").path("preStop").path("sleep").path("seconds").asInt())
+        .isEqualTo(preStopSeconds);
+    assertThat(node.path("lifecycle").path("preStop").has("exec")).isFalse();
     // The node waits up to 120 s for its partitions to migrate (NodeContractTest reads the
     // node's constant); Kubernetes must not kill it before.
     assertThat(graceSeconds).isGreaterThan(preStopSeconds + 120);
@@ -172,6 +174,23 @@ class ChartRenderTest {
     assertThat(chart.one("StatefulSet").path("spec").path("updateStrategy").path("type").asText())
         .isEqualTo("RollingUpdate");
     assertThat(env(node).get("SLUICE_BACKUP_COUNT").path("value").asText()).isEqualTo("1");
+  }
+
+  @Test
+  void template_clusterOlderThan130_hasNoPreStopHook_becauseOnlyTheKubeletCanSleep() {
+    // Before 1.30 the sleep action is off or unknown, and an exec hook would find no shell in the
+    // image: the node then goes without the pause.
+    JsonNode node = SluiceChart.withDefaults().kubeVersion("1.29.4").render().gridNodeContainer();
+
+    assertThat(node.has("lifecycle")).as(node.toString()).isFalse();
+  }
+
+  @Test
+  void template_preStopSleepZero_hasNoPreStopHook() {
+    JsonNode node =
+        SluiceChart.withDefaults().set("preStopSleepSeconds", 0).render().gridNodeContainer();
+
+    assertThat(node.has("lifecycle")).as(node.toString()).isFalse();
   }
 
   @Test

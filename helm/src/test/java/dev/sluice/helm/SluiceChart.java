@@ -41,6 +41,7 @@ final class SluiceChart {
   private final Map<String, Object> sets = new LinkedHashMap<>();
   private final Map<String, Path> setFiles = new LinkedHashMap<>();
   private final List<String> valuesFiles = new ArrayList<>();
+  private String kubeVersion = KUBE_VERSION;
 
   private SluiceChart() {
     if (!Files.isRegularFile(CHART_DIR.resolve("Chart.yaml"))) {
@@ -65,6 +66,14 @@ final class SluiceChart {
   /** Like {@code --set-file key=path}: the value is the file's content as a string. */
   SluiceChart setFile(String key, Path file) {
     setFiles.put(key, file);
+    return this;
+  }
+
+  /**
+   * Like {@code --kube-version}: the cluster version the templates see in {@code .Capabilities}.
+   */
+  SluiceChart kubeVersion(String version) {
+    this.kubeVersion = version;
     return this;
   }
 
@@ -122,7 +131,7 @@ final class SluiceChart {
             .template()
             .withName(RELEASE)
             .withNamespace(NAMESPACE)
-            .withKubeVersion(KUBE_VERSION);
+            .withKubeVersion(kubeVersion);
     for (String yaml : valuesFiles) {
       try {
         Path file = Files.createTempFile("sluice-values-", ".yaml");

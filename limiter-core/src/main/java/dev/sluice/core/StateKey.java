@@ -81,6 +81,11 @@ public final class StateKey {
     return stateKey.substring(0, stateKey.indexOf('|'));
   }
 
+  /** The subject part of a state key: what follows its rule part ({@link #ruleOf}). */
+  public static String subjectOf(String stateKey) {
+    return stateKey.substring(stateKey.indexOf('|') + 1);
+  }
+
   /**
    * Checks a subject: non-empty, well-formed Unicode, and at most {@value #MAX_SUBJECT_BYTES} bytes
    * of UTF-8.

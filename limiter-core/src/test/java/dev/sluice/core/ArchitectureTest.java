@@ -34,6 +34,11 @@ class ArchitectureTest {
     Arrows.HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT.check(CORE);
   }
 
+  @Test
+  void everyLimiter_isAPipeline() {
+    Arrows.LIMITERS_ARE_PIPELINES.check(CORE);
+  }
+
   /** The rules cannot pass vacuously: a class that breaks an arrow on purpose is caught. */
   @Test
   void brokenArrow_isCaught() {
@@ -42,6 +47,17 @@ class ArchitectureTest {
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("BrokenArrow");
   }
+
+  @Test
+  void wideDecorator_isCaught() {
+    JavaClasses offender = new ClassFileImporter().importClasses(WideDecorator.class);
+    assertThatThrownBy(() -> Arrows.LIMITERS_ARE_PIPELINES.check(offender))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("WideDecorator");
+  }
+
+  /** A decorator of the wide interface, as the client's layers were. */
+  private abstract static class WideDecorator implements RateLimiter {}
 
   /** Refers to a Hazelcast internal type outside the transport package. */
   @SuppressWarnings("unused")

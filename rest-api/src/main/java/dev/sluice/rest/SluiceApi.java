@@ -8,8 +8,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.UnknownRuleException;
-import dev.sluice.core.metrics.MeteredRateLimiter;
-import dev.sluice.core.metrics.RecordsDecisions;
+import dev.sluice.core.metrics.DecisionMetrics;
 import dev.sluice.core.stats.FrontEnd;
 import dev.sluice.core.stats.NodeStats;
 import io.javalin.Javalin;
@@ -118,10 +117,7 @@ public final class SluiceApi {
     this.ownsStats = console == null;
     this.console = console != null ? console : Console.local(NodeStats.started("this node"));
     SluiceMetrics metrics = new SluiceMetrics(registry, keysOwned);
-    RateLimiter metered =
-        limiter instanceof RecordsDecisions recording && recording.decisionRegistry() == registry
-            ? limiter
-            : MeteredRateLimiter.wrap(limiter, registry, this.console.stats());
+    RateLimiter metered = DecisionMetrics.record(limiter, registry, this.console.stats());
     Bodies bodies = new Bodies(settings.maxBodyBytes());
     AdminAuth auth = new AdminAuth(settings.adminToken());
     CheckRoutes checks = new CheckRoutes(metered, bodies, settings.maxBatchChecks(), auth);

@@ -19,8 +19,8 @@ import java.util.function.LongSupplier;
  * </ul>
  *
  * Decisions are counted where every runtime counts them, {@link
- * dev.sluice.core.metrics.MeteredRateLimiter} ({@code sluice_decisions_total}); rejected requests
- * (bad input, unknown rule) count nothing there and show up here under their 4xx status.
+ * dev.sluice.core.metrics.DecisionMetrics} ({@code sluice_decisions_total}); rejected requests (bad
+ * input, unknown rule) count nothing there and show up here under their 4xx status.
  */
 final class SluiceMetrics {
   static final String CHECK_TIMER = "sluice.check";

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.ReservationId;
-import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.metrics.DecisionMetrics;
 import java.net.http.HttpRequest;
 import java.util.List;
 import java.util.function.Function;
@@ -612,7 +612,7 @@ class BadInputTest {
       assertThat(server.get("/v1/limits/login/victim").json().get("remaining").asLong())
           .as("nothing was counted")
           .isEqualTo(5);
-      assertThat(server.registry.find(MeteredRateLimiter.DECISIONS).counters())
+      assertThat(server.registry.find(DecisionMetrics.DECISIONS).counters())
           .allSatisfy(counter -> assertThat(counter.count()).isZero());
       assertThat(ruleNames(server)).isEqualTo(rulesBefore);
     }

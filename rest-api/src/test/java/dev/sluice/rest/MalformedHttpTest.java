@@ -3,7 +3,7 @@ package dev.sluice.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.metrics.DecisionMetrics;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
@@ -142,7 +142,7 @@ class MalformedHttpTest {
       assertThat(server.get("/v1/limits/login/victim").json().get("remaining").asLong())
           .as("nothing was counted")
           .isEqualTo(5);
-      assertThat(server.registry.find(MeteredRateLimiter.DECISIONS).counters())
+      assertThat(server.registry.find(DecisionMetrics.DECISIONS).counters())
           .allSatisfy(counter -> assertThat(counter.count()).isZero());
     }
   }

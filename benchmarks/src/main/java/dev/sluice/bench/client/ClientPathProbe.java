@@ -7,9 +7,14 @@ import dev.sluice.bench.load.NodeProbeArgs;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.transport.GridTransport;
+import dev.sluice.core.pipeline.Backend;
+import dev.sluice.core.pipeline.Deadline;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyOp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,15 +31,16 @@ import java.util.SplittableRandom;
  * decisions per second and the CPU each decision cost in this JVM and in the node's.
  *
  * <p>Modes: {@code direct} = {@link GridRateLimiter#tryAcquire} (one {@code executeOnKey}, no
- * timeout); {@code timed} = {@link GridRateLimiter#tryAcquireAll(List, Duration)} (the SDK's
- * synchronous path, with a timeout); {@code batched} = {@code GridRateLimiter} with synchronous
- * calls sent through its per-member batchers (one {@code submitToKeys} for the calls that meet);
- * {@code sdk} = {@link SluiceClient} with its defaults; {@code sdk-nocoalescing} without per-key
- * coalescing; {@code all16} = {@link GridRateLimiter#tryAcquireAll(List)} of 16 distinct keys per
- * call (the batch path: one message per member, as the REST batch endpoint of a client-mode node
- * sends it). A mode's name with {@code -public} appended ({@code timed-public}, {@code
- * all16-public}) runs it through the public-API transport ({@link GridTransport.Kind#PUBLIC_API}).
- * Leases are off in every mode. Rounds are interleaved across modes; the first round is a warm-up.
+ * timeout); {@code timed} = one command through the grid limiter's stack with a bounded {@link
+ * Deadline} (the SDK's synchronous path, with a timeout); {@code batched} = {@code GridRateLimiter}
+ * with synchronous calls sent through its per-member batchers (one {@code submitToKeys} for the
+ * calls that meet); {@code sdk} = {@link SluiceClient} with its defaults; {@code sdk-nocoalescing}
+ * without per-key coalescing; {@code all16} = {@link GridRateLimiter#tryAcquireAll(List)} of 16
+ * distinct keys per call (the batch path: one message per member, as the REST batch endpoint of a
+ * client-mode node sends it). A mode's name with {@code -public} appended ({@code timed-public},
+ * {@code all16-public}) runs it through the public-API transport ({@link
+ * GridTransport.Kind#PUBLIC_API}). Leases are off in every mode. Rounds are interleaved across
+ * modes; the first round is a warm-up.
  *
  * <pre>
  * ./mvnw -q -DskipTests package
@@ -117,8 +123,15 @@ public final class ClientPathProbe {
       }
       case "timed" -> {
         GridRateLimiter grid = new GridRateLimiter(hazelcast, options);
+        Backend stack = grid.stack().head();
+        PolicyRef bench = PolicyRef.rule("bench");
         yield Mode.single(
-            key -> grid.tryAcquireAll(List.of(Check.of("bench", key, 1)), timeout).get(0));
+            key ->
+                stack
+                    .execute(
+                        KeyCommand.of(bench, key, KeyOp.acquire(1)),
+                        Deadline.after(timeout.toNanos()))
+                    .decision(0));
       }
       case "batched" -> {
         GridRateLimiter grid = new GridRateLimiter(hazelcast, options.withBatchSync(true));

@@ -2,6 +2,8 @@ package dev.sluice.bench.client;
 
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
+import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.pipeline.LeaseHolder;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +55,8 @@ public class LeaseBookkeepingBenchmark {
   private static final int KEYS = 10_000;
   private static final long NANOS_PER_CALL = 40_000;
 
-  private final Check[] checks = new Check[KEYS];
+  private static final PolicyRef REF = Check.of("bench", "k", 1).ref();
+
   private final String[] stateKeys = new String[KEYS];
   private final SplittableRandom random = new SplittableRandom(0x511CE5L);
   private long simulatedNanos;
@@ -62,14 +65,13 @@ public class LeaseBookkeepingBenchmark {
   @Setup
   public void setUp() {
     for (int i = 0; i < KEYS; i++) {
-      checks[i] = Check.of("bench", "k" + i, 1);
-      stateKeys[i] = checks[i].stateKey();
+      stateKeys[i] = Check.of("bench", "k" + i, 1).stateKey();
     }
     holder =
         new LeaseHolder(
             () -> simulatedNanos += NANOS_PER_CALL,
             ref -> 0,
-            (check, stateKey, op, sentAt) -> {
+            (ref, stateKey, op, sentAt) -> {
               throw new IllegalStateException("no key here is hot enough to renew a lease");
             },
             () -> {});
@@ -83,11 +85,11 @@ public class LeaseBookkeepingBenchmark {
   @Benchmark
   public long leasesOn() {
     int i = random.nextInt(KEYS);
-    Decision answer = holder.answer(checks[i], stateKeys[i]);
+    Decision answer = holder.answer(REF, stateKeys[i], 1);
     if (answer != null) {
       throw new IllegalStateException("no lease was ever granted here");
     }
     // 0: as for a rule with no lease to the end of the window (a quiet key then asks for none).
-    return holder.wanted(checks[i], stateKeys[i], 0).permits();
+    return holder.wanted(stateKeys[i], 1, 0, Policy.MAX_LEASE_NANOS).permits();
   }
 }

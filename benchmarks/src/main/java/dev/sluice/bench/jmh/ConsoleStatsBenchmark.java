@@ -21,7 +21,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What the console's stats add to each decision a node's front ends make (docs/operations.md, "What
- * the console costs"): the work {@code MeteredRateLimiter} does for {@link NodeStats} on top of its
+ * the console costs"): the work {@code DecisionMetrics} does for {@link NodeStats} on top of its
  * Micrometer counters, with two threads deciding at once as on a 2-core node.
  *
  * <ul>

@@ -56,9 +56,29 @@ public record BenchRule(String name, Policy policy) {
   /** The per-key limit of the skewed-key scenario, which the hottest keys exceed (S7). */
   public static final BenchRule SKEW = new BenchRule("skew", Policy.of(50, second()));
 
+  /**
+   * {@link #SKEW} as a token bucket of 50 tokens refilled at 50 per second, Bucket4j's bandwidth
+   * (S7 on token-bucket keys): lease policy is not tuned for one rule shape alone.
+   */
+  public static final BenchRule SKEW_TOKEN_BUCKET =
+      new BenchRule("skew-tb", bucket(Algorithm.TOKEN_BUCKET, 50));
+
+  /** {@link #SKEW} as GCRA with the same rate and burst as {@link #SKEW_TOKEN_BUCKET}. */
+  public static final BenchRule SKEW_GCRA = new BenchRule("skew-gcra", bucket(Algorithm.GCRA, 50));
+
   /** Every rule; the grid node serves all of them. */
   public static final List<BenchRule> ALL =
-      List.of(BENCH, OPEN, ATTACK, HOT, HOT_TOKEN_BUCKET, SKEW);
+      List.of(BENCH, OPEN, ATTACK, HOT, HOT_TOKEN_BUCKET, SKEW, SKEW_TOKEN_BUCKET, SKEW_GCRA);
+
+  /** {@code algorithm} at {@code perSecond} a second, its burst as large. */
+  private static Policy bucket(Algorithm algorithm, long perSecond) {
+    return Policy.builder()
+        .algorithm(algorithm)
+        .limit(perSecond)
+        .window(second())
+        .burst(perSecond)
+        .build();
+  }
 
   public long limit() {
     return policy.limit();

@@ -51,7 +51,19 @@ public final class Contenders {
    * embedded (leases on)"} or {@code "(leases off)"}.
    */
   public static ContenderSpec sluiceEmbedded(boolean leases) {
-    String name = "Sluice embedded " + leasesLabel(leases);
+    return sluiceEmbedded("Sluice embedded " + leasesLabel(leases), leases);
+  }
+
+  /**
+   * {@link #sluiceEmbedded(boolean)} named for the algorithm of the rule it is given ({@link
+   * ContenderSpec#withRule}).
+   */
+  public static ContenderSpec sluiceEmbedded(boolean leases, String algorithm) {
+    return sluiceEmbedded(
+        "Sluice embedded (" + algorithm + ", " + leasesWord(leases) + ")", leases);
+  }
+
+  private static ContenderSpec sluiceEmbedded(String name, boolean leases) {
     return ContenderSpec.driven(
         name,
         EMBEDDED,
@@ -84,9 +96,22 @@ public final class Contenders {
     return sluiceClient("Sluice client " + leasesLabel(leases), b -> b.leases(leases));
   }
 
+  /**
+   * Sluice's client SDK with or without leases, named for the algorithm of the rule it is given
+   * ({@link ContenderSpec#withRule}).
+   */
+  public static ContenderSpec sluiceClient(boolean leases, String algorithm) {
+    return sluiceClient(
+        "Sluice client (" + algorithm + ", " + leasesWord(leases) + ")", b -> b.leases(leases));
+  }
+
+  private static String leasesWord(boolean leases) {
+    return leases ? "leases on" : "leases off";
+  }
+
   /** {@code "(leases on)"} or {@code "(leases off)"}: how a row names the setting. */
   static String leasesLabel(boolean leases) {
-    return leases ? "(leases on)" : "(leases off)";
+    return "(" + leasesWord(leases) + ")";
   }
 
   /** Sluice's client SDK with its defaults, connected to the run's grid node. */

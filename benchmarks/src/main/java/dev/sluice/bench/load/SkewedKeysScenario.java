@@ -28,6 +28,24 @@ final class SkewedKeysScenario implements Scenario {
           Contenders.sluiceEmbeddedTtlStorage(),
           Contenders.bucket4jEmbedded());
 
+  /**
+   * S7t: the same keys and load on token-bucket and GCRA keys, so that no rule shape is the only
+   * one lease policy is measured on: Sluice on each (leases on and off), beside Bucket4j (whose
+   * algorithm the token bucket is) and the Redis script (a sliding window of the same limit).
+   */
+  static final List<ContenderSpec> BUCKET_CONTENDERS =
+      List.of(
+          Contenders.sluiceClient(true, "token_bucket").withRule(BenchRule.SKEW_TOKEN_BUCKET),
+          Contenders.sluiceClient(false, "token_bucket").withRule(BenchRule.SKEW_TOKEN_BUCKET),
+          Contenders.sluiceClient(true, "gcra").withRule(BenchRule.SKEW_GCRA),
+          Contenders.sluiceClient(false, "gcra").withRule(BenchRule.SKEW_GCRA),
+          Contenders.bucket4jClient(Mode.PLAIN),
+          Contenders.bucket4jClient(Mode.DELAYING),
+          Contenders.redisLua(),
+          Contenders.sluiceEmbedded(true, "token_bucket").withRule(BenchRule.SKEW_TOKEN_BUCKET),
+          Contenders.sluiceEmbedded(true, "gcra").withRule(BenchRule.SKEW_GCRA),
+          Contenders.bucket4jEmbedded());
+
   @Override
   public String id() {
     return "S7";
@@ -62,5 +80,23 @@ final class SkewedKeysScenario implements Scenario {
                 + " and counting them at the owner afterwards; it is not exact.");
     Measurement.run(context, s, load, rule, CONTENDERS);
     context.report().scenario(s);
+
+    BenchRule bucket = BenchRule.SKEW_TOKEN_BUCKET;
+    ScenarioResult buckets =
+        new ScenarioResult(
+            "S7t",
+            "Skewed keys on token-bucket and GCRA keys",
+            "The same keys and load as S7 under "
+                + bucket.describe()
+                + " and "
+                + BenchRule.SKEW_GCRA.describe()
+                + " per key (Bucket4j: capacity 50 refilled greedily at 50/s, the token bucket's"
+                + " own parameters; delaying "
+                + Bucket4jContender.describeDelay(bucket)
+                + "; the Redis script: a sliding window of 50/s), so that lease policy is measured"
+                + " on more than one rule shape. Sluice rows name their algorithm; every admission"
+                + " is judged against the contender's own bound, per key.");
+    Measurement.run(context, buckets, load, bucket, BUCKET_CONTENDERS);
+    context.report().scenario(buckets);
   }
 }

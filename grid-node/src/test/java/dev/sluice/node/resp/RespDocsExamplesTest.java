@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The Lettuce example of docs/resp.md is this test's code: the region between {@code //
  * docs/resp.md: lettuce} and {@code // end} stands in the document verbatim (indentation aside),
- * and it answers the README's call as the document says.
+ * and it answers the README's call as the document says. The same holds for the Jedis regions of
+ * {@code RespClientExamplesTest}, which runs the other clients' examples.
  */
 class RespDocsExamplesTest {
   private static final Path DOC = Path.of("..", "docs", "resp.md");
@@ -49,24 +51,32 @@ class RespDocsExamplesTest {
     }
   }
 
+  /**
+   * The Java sources whose marked regions stand in the document: this test's (Lettuce) and {@code
+   * RespClientExamplesTest}'s (Jedis, against three members).
+   */
+  private static final List<Path> SOURCES =
+      List.of(
+          Path.of("src/test/java/dev/sluice/node/resp/RespDocsExamplesTest.java"),
+          Path.of("src/test/java/dev/sluice/node/RespClientExamplesTest.java"));
+
   @Test
   void everyMarkedRegion_standsInTheDocument() throws IOException {
     String doc = normalise(Files.readString(DOC, StandardCharsets.UTF_8));
-    String source =
-        Files.readString(
-            Path.of("src/test/java/dev/sluice/node/resp/RespDocsExamplesTest.java"),
-            StandardCharsets.UTF_8);
-    Matcher region =
-        Pattern.compile("// docs/resp\\.md: (\\S+)\\n(.*?)\\n\\s*// end", Pattern.DOTALL)
-            .matcher(source);
-    int found = 0;
-    while (region.find()) {
-      found++;
-      assertThat(doc)
-          .as("docs/resp.md example '%s'", region.group(1))
-          .contains(normalise(region.group(2)));
+    List<String> found = new ArrayList<>();
+    for (Path file : SOURCES) {
+      String source = Files.readString(file, StandardCharsets.UTF_8);
+      Matcher region =
+          Pattern.compile("// docs/resp\\.md: (\\S+)\\n(.*?)\\n\\s*// end", Pattern.DOTALL)
+              .matcher(source);
+      while (region.find()) {
+        found.add(region.group(1));
+        assertThat(doc)
+            .as("docs/resp.md example '%s' of %s", region.group(1), file.getFileName())
+            .contains(normalise(region.group(2)));
+      }
     }
-    assertThat(found).isEqualTo(1);
+    assertThat(found).containsExactlyInAnyOrder("lettuce", "jedis", "jedis-cluster");
   }
 
   /** Each line without its indentation, so that the test's nesting may differ from the page's. */

@@ -8,10 +8,12 @@ import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.RuleBook;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -57,6 +59,7 @@ final class FetchedRules {
   private final ConcurrentHashMap<String, CompletableFuture<Void>> reads =
       new ConcurrentHashMap<>();
   private final RuleBook book;
+  private final AtomicLong version = new AtomicLong();
 
   /**
    * @param map the rules map; throws while it cannot be had (a client offline)
@@ -118,9 +121,16 @@ final class FetchedRules {
     try {
       return book.resolve(ref);
     } catch (UnknownRuleException e) {
-      copies.remove(e.rule());
+      if (copies.remove(e.rule()) != null) {
+        version.incrementAndGet();
+      }
       throw e;
     }
+  }
+
+  /** A number that moves whenever a copy here changes ({@code Backend#rulesVersion}). */
+  long version() {
+    return version.get();
   }
 
   /** One read of {@code name}, shared by the batches that need it meanwhile. */
@@ -142,9 +152,13 @@ final class FetchedRules {
           if (failure == null) {
             if (copies.size() > MAX_COPIES) {
               copies.clear();
+              version.incrementAndGet();
             }
-            copies.put(
-                name, new Copy(record == null || record.isRemoved() ? null : record, startedAt));
+            RuleRecord live = record == null || record.isRemoved() ? null : record;
+            Copy before = copies.put(name, new Copy(live, startedAt));
+            if (before == null || !Objects.equals(before.record(), live)) {
+              version.incrementAndGet();
+            }
             reads.remove(name, mine);
             mine.complete(null);
             return;

@@ -7,21 +7,24 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Receipt;
 import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.RuleStore;
+import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.grid.transport.GridTransport;
-import dev.sluice.core.grid.transport.OwnerBatcher;
-import dev.sluice.core.grid.transport.OwnerBatcher.Pending;
 import dev.sluice.core.pipeline.Backend;
+import dev.sluice.core.pipeline.BatchingBackend;
 import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.Deadline;
+import dev.sluice.core.pipeline.DeadlineExceededException;
 import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOutcome;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
@@ -31,21 +34,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * The grid runtime: key states in the partitioned map {@value SluiceHazelcast#STATE_MAP}, each
  * command one {@link DecideProcessor} (or, all peeks, one {@link PeekProcessor}) on the member that
- * owns the key, sent through a {@link GridTransport}.
+ * owns the key, sent through a {@link GridTransport}: on the caller's thread when synchronous, with
+ * at most its deadline's time left.
  *
- * <h2>How commands travel</h2>
- *
- * Batched commands ({@link GridRateLimiter.Options#batchAsync()}, on by default for asynchronous
- * calls and batches; {@link GridRateLimiter.Options#batchSync()} for synchronous ones) go through
- * an {@link OwnerBatcher} per owning member and lane: while a lane's invocation is in flight new
- * commands queue, and when it returns they leave together, each key in one atomic step, so a batch
- * is grouped by owner and the owners run in parallel. Unbatched, each command is its own
- * invocation: on the caller's thread when synchronous.
+ * <p>It is also where commands meet ({@link BatchingBackend.Lanes}): a few lanes per owning member
+ * ({@link GridRateLimiter.Options#lanesPerMember()}, a key always in the same one), each batch one
+ * invocation to its owner ({@link GridTransport#deliver}). The batching layer in front of it
+ * decides which calls wait for a lane.
  *
  * <p>Asynchronous answers complete on Hazelcast's default async executor, never on its partition or
  * network threads (docs/grid.md).
  */
-final class GridBackend implements Backend {
+final class GridBackend implements Backend, BatchingBackend.Lanes {
   private static final UUID UNKNOWN_OWNER = new UUID(0, 0);
 
   private final HazelcastInstance hazelcast;
@@ -54,7 +54,6 @@ final class GridBackend implements Backend {
   private final @Nullable MemberContext localMember;
   private final GridRateLimiter.Options options;
   private final Executor callbacks;
-  private final ConcurrentHashMap<UUID, OwnerBatcher[]> batchers = new ConcurrentHashMap<>();
 
   /**
    * The rules a member of this region answered are global ({@link Decider#GLOBAL_IN_REGION}): a
@@ -107,57 +106,63 @@ final class GridBackend implements Backend {
   }
 
   @Override
-  public KeyOutcome execute(KeyCommand command) {
+  public KeyOutcome execute(KeyCommand command, Deadline deadline) {
     GridTransport transport = transport();
+    refuseTooBig(command);
     if (regional(command)) {
-      return Futures.await(viaRegion(command));
+      return deadline.await(viaRegion(command));
     }
-    if (command.readOnly()) {
-      return transport.invoke(command.stateKey(), new PeekProcessor(command));
+    KeyOutcome outcome;
+    if (!deadline.bounded()) {
+      outcome =
+          command.readOnly()
+              ? transport.invoke(command.stateKey(), new PeekProcessor(command))
+              : transport.invoke(command.stateKey(), new DecideProcessor(command));
+    } else {
+      try {
+        outcome =
+            command.readOnly()
+                ? transport.invoke(
+                    command.stateKey(), new PeekProcessor(command), deadline.leftNanos())
+                : transport.invoke(
+                    command.stateKey(), new DecideProcessor(command), deadline.leftNanos());
+      } catch (TimeoutException e) {
+        throw new DeadlineExceededException(e);
+      }
     }
-    if (options.batchSync()) {
-      Pending pending = new Pending(command, partitionOf(command));
-      batcherFor(pending).submit(pending);
-      return Futures.await(rerouted(command, pending.answer()));
-    }
-    KeyOutcome outcome = transport.invoke(command.stateKey(), new DecideProcessor(command));
-    return globalInRegion(outcome) ? Futures.await(learnGlobal(command)) : outcome;
+    return globalInRegion(outcome) ? deadline.await(learnGlobal(command)) : outcome;
   }
 
   @Override
-  public KeyOutcome execute(KeyCommand command, long timeoutNanos) throws TimeoutException {
+  public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
     GridTransport transport = transport();
-    if (regional(command)) {
-      return Futures.awaitWithin(viaRegion(command), timeoutNanos);
-    }
-    long sentAt = System.nanoTime();
-    KeyOutcome outcome =
-        command.readOnly()
-            ? transport.invoke(command.stateKey(), new PeekProcessor(command), timeoutNanos)
-            : transport.invoke(command.stateKey(), new DecideProcessor(command), timeoutNanos);
-    if (globalInRegion(outcome)) {
-      return Futures.awaitWithin(
-          learnGlobal(command), Math.max(1, timeoutNanos - (System.nanoTime() - sentAt)));
-    }
-    return outcome;
-  }
-
-  @Override
-  public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command) {
-    GridTransport transport = transport();
+    refuseTooBig(command);
     if (regional(command)) {
       return viaRegion(command);
     }
-    if (command.readOnly()) {
-      return transport.invokeAsync(command.stateKey(), new PeekProcessor(command));
+    return command.readOnly()
+        ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
+        : rerouted(
+            command, transport.invokeAsync(command.stateKey(), new DecideProcessor(command)));
+  }
+
+  /** Each command its own invocation; the batching layer in front sends batches per owner. */
+  @Override
+  public CompletableFuture<List<KeyOutcome>> executeAll(
+      List<KeyCommand> commands, Deadline deadline) {
+    GridTransport transport = transport();
+    List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>(commands.size());
+    for (KeyCommand command : commands) {
+      answers.add(
+          regional(command)
+              ? viaRegion(command)
+              : command.readOnly()
+                  ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
+                  : rerouted(
+                      command,
+                      transport.invokeAsync(command.stateKey(), new DecideProcessor(command))));
     }
-    if (options.batchAsync()) {
-      Pending pending = new Pending(command, partitionOf(command));
-      batcherFor(pending).submit(pending);
-      return rerouted(command, pending.answer());
-    }
-    return rerouted(
-        command, transport.invokeAsync(command.stateKey(), new DecideProcessor(command)));
+    return Futures.all(answers);
   }
 
   /**
@@ -237,54 +242,30 @@ final class GridBackend implements Backend {
                 : CompletableFuture.completedFuture(outcome));
   }
 
-  @Override
-  public CompletableFuture<List<KeyOutcome>> executeAll(List<KeyCommand> commands) {
-    GridTransport transport = transport();
-    List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>(commands.size());
-    if (options.batchAsync()) {
-      // Group per lane so each lane gets its share in one go (and in order).
-      Map<OwnerBatcher, List<Pending>> byLane = new LinkedHashMap<>();
-      for (KeyCommand command : commands) {
-        if (regional(command)) {
-          answers.add(viaRegion(command));
-          continue;
-        }
-        Pending pending = new Pending(command, partitionOf(command));
-        answers.add(rerouted(command, pending.answer()));
-        byLane.computeIfAbsent(batcherFor(pending), lane -> new ArrayList<>()).add(pending);
-      }
-      byLane.forEach(OwnerBatcher::submitAll);
-    } else {
-      for (KeyCommand command : commands) {
-        answers.add(
-            regional(command)
-                ? viaRegion(command)
-                : command.readOnly()
-                    ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
-                    : rerouted(
-                        command,
-                        transport.invokeAsync(command.stateKey(), new DecideProcessor(command))));
-      }
+  /**
+   * A cost above the capacity of a policy known here is refused before anything is sent; where the
+   * policy is not known here, the owner refuses it, atomically.
+   */
+  private void refuseTooBig(KeyCommand command) {
+    CompiledPolicy policy = policyOf(command.ref(), false);
+    if (policy != null) {
+      policy.checkCosts(command);
     }
-    return CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0]))
-        .thenApply(
-            ignored -> {
-              List<KeyOutcome> outcomes = new ArrayList<>(answers.size());
-              for (CompletableFuture<KeyOutcome> answer : answers) {
-                outcomes.add(answer.join());
-              }
-              return outcomes;
-            });
   }
 
+  /** Reads the rule first where the rules are elsewhere (a client): a typo is an error here too. */
   @Override
-  public CompletableFuture<Void> reset(String stateKey) {
+  public CompletableFuture<Void> reset(PolicyRef ref, String stateKey, Deadline deadline) {
     checkOpen();
-    return wiring
-        .get()
-        .states()
-        .deleteAsync(stateKey)
-        .toCompletableFuture()
+    return fetchRules(
+            ref instanceof PolicyRef.Named named ? Set.of(named.rule()) : Set.of(), deadline)
+        .thenCompose(
+            known -> {
+              if (policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
+                throw new UnknownRuleException(named.rule());
+              }
+              return wiring.get().states().deleteAsync(stateKey).toCompletableFuture();
+            })
         .thenApply(gone -> null);
   }
 
@@ -323,38 +304,90 @@ final class GridBackend implements Backend {
     return fetched ? fetchedRules.resolve(ref) : null;
   }
 
+  /** A member's copy moves with each rule it applies; a client's with each read that differs. */
+  @Override
+  public long rulesVersion() {
+    MemberContext member = localMember;
+    return member != null ? member.rulesVersion() : fetchedRules.version();
+  }
+
   /**
    * A member has its rules here; a client reads them, at most once a second ({@link FetchedRules}).
    */
   @Override
-  public CompletableFuture<Void> fetchRules(Set<String> names) {
+  public CompletableFuture<Void> fetchRules(Set<String> names, Deadline deadline) {
     checkOpen();
     return localMember != null || names.isEmpty() ? DONE : fetchedRules.fetch(names);
   }
 
-  private int partitionOf(KeyCommand command) {
-    return hazelcast.getPartitionService().getPartition(command.stateKey()).getPartitionId();
+  /** One lane of one owning member: a key always travels in the same one. */
+  private record OwnerLane(UUID owner, int index) {}
+
+  /**
+   * A closed backend refuses a command here already: its caller learns it at once. A global rule's
+   * check in a region travels on its own ({@link #viaRegion}): its answer may wait on home, and
+   * must not hold up a lane's other keys.
+   */
+  @Override
+  public @Nullable Object laneOf(KeyCommand command) {
+    checkOpen();
+    if (regional(command)) {
+      return null;
+    }
+    int partition = partitionOf(command);
+    Member owner = wiring.get().partitionsById()[partition].getOwner();
+    return new OwnerLane(
+        owner == null ? UNKNOWN_OWNER : owner.getUuid(), partition % options.lanesPerMember());
   }
 
-  private OwnerBatcher batcherFor(Pending pending) {
-    GridTransport transport = wiring.get().transport();
-    Member owner = wiring.get().partitionsById()[pending.partitionId()].getOwner();
-    UUID ownerId = owner == null ? UNKNOWN_OWNER : owner.getUuid();
-    OwnerBatcher[] lanes =
-        batchers.computeIfAbsent(
-            ownerId,
-            id -> {
-              OwnerBatcher[] created = new OwnerBatcher[options.lanesPerMember()];
-              for (int i = 0; i < created.length; i++) {
-                created[i] =
-                    new OwnerBatcher(
-                        batch -> transport.deliver(id, batch),
-                        callbacks,
-                        options.maxKeysPerBatch());
+  @Override
+  public CompletionStage<Map<String, KeyOutcome>> send(Object lane, KeyCommand[] batch) {
+    int[] partitions = new int[batch.length];
+    for (int i = 0; i < batch.length; i++) {
+      partitions[i] = partitionOf(batch[i]);
+    }
+    return transport()
+        .deliver(((OwnerLane) lane).owner(), new DecideProcessor(batch, partitions))
+        .thenCompose(outcomes -> reroutedAll(batch, outcomes));
+  }
+
+  /**
+   * {@code outcomes}, with each key that a region's member refused as global ({@link
+   * Decider#GLOBAL_IN_REGION}) sent again to its regional budget: the batch completes once those
+   * answered too.
+   */
+  private CompletionStage<Map<String, KeyOutcome>> reroutedAll(
+      KeyCommand[] batch, Map<String, KeyOutcome> outcomes) {
+    List<KeyCommand> global = new ArrayList<>(0);
+    List<CompletableFuture<KeyOutcome>> again = new ArrayList<>(0);
+    for (KeyCommand command : batch) {
+      KeyOutcome outcome = outcomes.get(command.stateKey());
+      if (outcome != null && globalInRegion(outcome)) {
+        global.add(command);
+        again.add(learnGlobal(command));
+      }
+    }
+    if (again.isEmpty()) {
+      return CompletableFuture.completedFuture(outcomes);
+    }
+    return Futures.all(again)
+        .thenApply(
+            answers -> {
+              Map<String, KeyOutcome> all = new HashMap<>(outcomes);
+              for (int i = 0; i < global.size(); i++) {
+                all.put(global.get(i).stateKey(), answers.get(i));
               }
-              return created;
+              return all;
             });
-    return lanes[pending.partitionId() % lanes.length];
+  }
+
+  @Override
+  public Executor callbacks() {
+    return callbacks;
+  }
+
+  private int partitionOf(KeyCommand command) {
+    return hazelcast.getPartitionService().getPartition(command.stateKey()).getPartitionId();
   }
 
   private void checkOpen() {

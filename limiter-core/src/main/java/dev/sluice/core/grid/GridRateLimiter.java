@@ -4,6 +4,8 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.transport.GridTransport;
 import dev.sluice.core.pipeline.Backend;
+import dev.sluice.core.pipeline.BackendStack;
+import dev.sluice.core.pipeline.BatchingBackend;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -12,8 +14,10 @@ import java.util.function.LongSupplier;
 /**
  * The {@link RateLimiter} of a Sluice grid, over any {@link HazelcastInstance}: an embedded member
  * or a client, the same class. Every decision runs as one entry processor on the member that owns
- * the key, reading that member's clock (docs/grid.md); the pipeline ({@link PipelineRateLimiter})
- * validates, groups and releases, the grid runtime ({@link GridBackend}) stores and sends.
+ * the key, reading that member's clock (docs/grid.md), or is answered here from a lease that owner
+ * granted; the pipeline ({@link PipelineRateLimiter}) validates, groups and releases, the grid
+ * runtime ({@link GridBackend}) stores and sends, and in between stand leasing and batching ({@link
+ * BackendStack}).
  *
  * <p>It can be made over a Hazelcast client that has not reached the cluster yet: calls fail fast
  * until it has ({@link #ready()}).
@@ -26,12 +30,12 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
   /**
    * Tuning. The defaults are what measured fastest on a 2-core machine (docs/grid.md): synchronous
    * calls go straight to the owner (one invocation on the caller's thread: the fewest thread
-   * hand-offs), asynchronous calls and batches go through the per-owner batchers (one invocation
-   * for many requests), over the internal transport.
+   * hand-offs), asynchronous calls and batches go through the per-owner lanes of the batching layer
+   * (one invocation for many requests, {@link BatchingBackend}), over the internal transport.
    *
-   * @param batchSync send synchronous calls through the batchers (the caller waits)
-   * @param batchAsync send asynchronous calls and batches through the batchers; when false every
-   *     key is its own invocation
+   * @param batchSync send synchronous calls through the lanes (the caller waits)
+   * @param batchAsync send asynchronous calls and batches through the lanes; when false every key
+   *     is its own invocation
    * @param lanesPerMember concurrent batches per member; a key always uses the same lane
    * @param maxKeysPerBatch the most keys one invocation carries
    * @param transport how invocations travel ({@link GridTransport.Kind})
@@ -106,7 +110,17 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
   }
 
   private GridRateLimiter(GridBackend grid, Options options) {
-    super(grid, options.leases() ? options.leaseClock() : null);
+    super(
+        BackendStack.over(grid)
+            .leases(options.leases() ? options.leaseClock() : null)
+            .batching(
+                grid,
+                options.batchSync()
+                    ? BatchingBackend.SyncCalls.LANES
+                    : BatchingBackend.SyncCalls.DIRECT,
+                options.batchAsync(),
+                options.maxKeysPerBatch())
+            .build());
     this.grid = grid;
   }
 

@@ -78,6 +78,7 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   private final ConcurrentHashMap<Long, CompiledPolicy> formerCompiled = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Policy> inlinePolicies = new ConcurrentHashMap<>();
   private final AtomicLong forgottenStates = new AtomicLong();
+  private final AtomicLong rulesVersion = new AtomicLong();
   private final LongAdder settledAtEstimate = new LongAdder();
   private final StateSweeper sweeper;
   private volatile boolean rulesLoaded;
@@ -329,7 +330,17 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
 
   /** Applies a record if it is newer than the one held. */
   void apply(RuleRecord record) {
-    records.merge(record.name(), record, (old, neu) -> neu.version() > old.version() ? neu : old);
+    RuleRecord held =
+        records.merge(
+            record.name(), record, (old, neu) -> neu.version() > old.version() ? neu : old);
+    if (held == record) {
+      rulesVersion.incrementAndGet();
+    }
+  }
+
+  /** A number that moves with every record this copy applies ({@code Backend#rulesVersion}). */
+  long rulesVersion() {
+    return rulesVersion.get();
   }
 
   @Override

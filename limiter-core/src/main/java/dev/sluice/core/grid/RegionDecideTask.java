@@ -34,8 +34,11 @@ import org.jspecify.annotations.Nullable;
  *       onHomeUnreachable} answers ({@link Scope.OnHomeUnreachable}).
  * </ol>
  *
- * A check on a rule that is not global (it changed, or the caller's copy is stale) is decided here
- * as any check is ({@link DecideProcessor}).
+ * No admission made here carries a receipt ({@link KeyOutcome#noReceipt}): a region refuses the
+ * release of a global key, so a receipt would promise what no one here can do.
+ *
+ * <p>A check on a rule that is not global (it changed, or the caller's copy is stale) is decided
+ * here as any check is ({@link DecideProcessor}).
  */
 public final class RegionDecideTask
     implements Callable<KeyOutcome>, IdentifiedDataSerializable, HazelcastInstanceAware {
@@ -91,6 +94,10 @@ public final class RegionDecideTask
         continue;
       }
       decide(link, here, rule, policy.policy(), op.permits(), outcome, i);
+      if (outcome.code(i) == KeyOutcome.Code.OK) {
+        // A release of a global key is made at home, never here: no receipt to show one.
+        outcome.setNoReceipt(i);
+      }
     }
     return outcome;
   }

@@ -10,6 +10,7 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.pipeline.Backend;
 import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.Deadline;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
@@ -306,13 +307,13 @@ public final class RegionLink implements AutoCloseable {
     KeyCommand command = new KeyCommand(stateKey, PolicyRef.rule(rule), new KeyOp[] {op});
     long sentAt = System.nanoTime();
     try {
-      KeyOutcome outcome = backend().execute(command, homeTimeout.toNanos());
+      KeyOutcome outcome = backend().execute(command, Deadline.after(homeTimeout.toNanos()));
       long took = System.nanoTime() - sentAt;
       long previous = roundTripNanos;
       roundTripNanos = previous == 0 ? took : (previous * 7 + took) / 8;
       return Optional.of(new HomeAnswer(outcome, sentAt));
-    } catch (TimeoutException | RuntimeException e) {
-      failed();
+    } catch (RuntimeException e) {
+      failed(); // late (DeadlineExceededException), or home is away
       return Optional.empty();
     }
   }
@@ -346,7 +347,7 @@ public final class RegionLink implements AutoCloseable {
     KeyCommand command = new KeyCommand(stateKey, PolicyRef.rule(rule), ops.toArray(new KeyOp[0]));
     try {
       return backend()
-          .executeAsync(command)
+          .executeAsync(command, Deadline.NONE)
           .whenComplete(
               (outcome, failure) -> {
                 if (failure == null) {

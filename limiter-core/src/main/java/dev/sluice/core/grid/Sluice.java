@@ -5,7 +5,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.TimeSource;
-import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.metrics.DecisionMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -45,11 +45,11 @@ public final class Sluice implements AutoCloseable {
   /**
    * Starts a member from {@code config} on the system clock whose limiter records every decision in
    * {@code registry} ({@code sluice_decisions_total}, {@code sluice_decision_seconds}), as a REST
-   * node and an SDK client do ({@link MeteredRateLimiter}).
+   * node and an SDK client do ({@link DecisionMetrics}).
    */
   public static Sluice embedded(Config config, MeterRegistry registry) {
     Sluice sluice = embedded(config, TimeSource.system());
-    return new Sluice(sluice.member, sluice.grid, MeteredRateLimiter.wrap(sluice.grid, registry));
+    return new Sluice(sluice.member, sluice.grid, DecisionMetrics.record(sluice.grid, registry));
   }
 
   /** Wraps a member someone else started (it must have been configured by SluiceHazelcast). */

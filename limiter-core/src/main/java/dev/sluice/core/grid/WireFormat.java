@@ -446,6 +446,13 @@ final class WireFormat {
    */
   private static final int LEASE_TO_WINDOW_END = 0x20;
 
+  /**
+   * Set on a result's code byte when its admission carries no receipt ({@link
+   * KeyOutcome#noReceipt}): only a region's answer to a global rule, which needs every member and
+   * client on a build that knows global rules.
+   */
+  private static final int NO_RECEIPT = 0x10;
+
   /** A key's outcome: the size, the decision instant, then each result. */
   static void writeOutcome(ObjectDataOutput out, KeyOutcome outcome) throws IOException {
     writeVarInt(out, outcome.size());
@@ -454,10 +461,12 @@ final class WireFormat {
       KeyOutcome.Code code = outcome.code(i);
       PacedLease paced = code == KeyOutcome.Code.OK ? outcome.pacedLease(i) : null;
       boolean toWindowEnd = code == KeyOutcome.Code.OK && outcome.leaseToWindowEnd(i);
+      boolean noReceipt = code == KeyOutcome.Code.OK && outcome.noReceipt(i);
       out.writeByte(
           code.code()
               | (paced != null ? PACED_LEASE : 0)
-              | (toWindowEnd ? LEASE_TO_WINDOW_END : 0));
+              | (toWindowEnd ? LEASE_TO_WINDOW_END : 0)
+              | (noReceipt ? NO_RECEIPT : 0));
       if (code == KeyOutcome.Code.OK) {
         writeDecision(out, outcome.decisionOrNull(i));
         writeVarLong(out, outcome.leased(i));
@@ -485,12 +494,15 @@ final class WireFormat {
       KeyOutcome.Code code;
       int codeByte = in.readByte();
       try {
-        code = KeyOutcome.Code.ofCode(codeByte & ~(PACED_LEASE | LEASE_TO_WINDOW_END));
+        code = KeyOutcome.Code.ofCode(codeByte & ~(PACED_LEASE | LEASE_TO_WINDOW_END | NO_RECEIPT));
       } catch (IllegalArgumentException e) {
         throw new IOException(e.getMessage());
       }
       if (code == KeyOutcome.Code.OK) {
         outcome.setDecision(i, readDecision(in));
+        if ((codeByte & NO_RECEIPT) != 0) {
+          outcome.setNoReceipt(i);
+        }
         long leased = readVarLong(in);
         long endsAt = leased > 0 ? readVarLong(in) : 0;
         if ((codeByte & PACED_LEASE) != 0) {

@@ -8,6 +8,7 @@ import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.pipeline.Backend;
 import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.pipeline.Deadline;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyDecision;
 import dev.sluice.core.pipeline.KeyOp;
@@ -89,13 +90,22 @@ final class LocalBackend implements Backend {
     boolean retired;
   }
 
+  /**
+   * In this JVM, at once: a deadline never passes. A request too big for its policy is refused
+   * before anything is decided, naming the policy, as every runtime that knows the policy refuses
+   * it; within a command that merged several callers' requests, it fails alone, as an owner fails
+   * it ({@link KeyDecision}).
+   */
   @Override
-  public KeyOutcome execute(KeyCommand command) {
+  public KeyOutcome execute(KeyCommand command, Deadline deadline) {
     CompiledPolicy policy;
     try {
       policy = book.resolve(command.ref());
     } catch (UnknownRuleException e) {
       return KeyOutcome.unknownRule(command.ops().length, e.rule());
+    }
+    if (command.ops().length == 1) {
+      policy.checkCosts(command);
     }
     boolean creates = acquires(command);
     while (true) {
@@ -148,25 +158,21 @@ final class LocalBackend implements Backend {
   }
 
   @Override
-  public KeyOutcome execute(KeyCommand command, long timeoutNanos) {
-    return execute(command);
-  }
-
-  @Override
-  public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command) {
+  public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
     try {
-      return CompletableFuture.completedFuture(execute(command));
+      return CompletableFuture.completedFuture(execute(command, deadline));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
   @Override
-  public CompletableFuture<List<KeyOutcome>> executeAll(List<KeyCommand> commands) {
+  public CompletableFuture<List<KeyOutcome>> executeAll(
+      List<KeyCommand> commands, Deadline deadline) {
     try {
       List<KeyOutcome> outcomes = new ArrayList<>(commands.size());
       for (KeyCommand command : commands) {
-        outcomes.add(execute(command));
+        outcomes.add(execute(command, deadline));
       }
       return CompletableFuture.completedFuture(outcomes);
     } catch (RuntimeException e) {
@@ -175,7 +181,12 @@ final class LocalBackend implements Backend {
   }
 
   @Override
-  public CompletableFuture<Void> reset(String stateKey) {
+  public CompletableFuture<Void> reset(PolicyRef ref, String stateKey, Deadline deadline) {
+    try {
+      book.resolve(ref); // a typo must not look like a reset
+    } catch (UnknownRuleException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     states.computeIfPresent(
         stateKey,
         (key, slot) -> {
@@ -197,7 +208,7 @@ final class LocalBackend implements Backend {
 
   /** The rules are here: nothing to fetch. */
   @Override
-  public CompletableFuture<Void> fetchRules(Set<String> names) {
+  public CompletableFuture<Void> fetchRules(Set<String> names, Deadline deadline) {
     return DONE;
   }
 

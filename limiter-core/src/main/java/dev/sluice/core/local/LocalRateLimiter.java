@@ -3,6 +3,7 @@ package dev.sluice.core.local;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.pipeline.BackendStack;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
 import dev.sluice.core.rules.InMemoryRuleStore;
 import java.util.List;
@@ -19,7 +20,8 @@ import java.util.Objects;
  *
  * Every decision goes through the shared pipeline ({@link PipelineRateLimiter}, {@link
  * dev.sluice.core.pipeline.KeyDecision}) over a map of key states in this JVM ({@link
- * LocalBackend}, which explains the locking and when a state is forgotten).
+ * LocalBackend}, which explains the locking and when a state is forgotten), with no layer in front
+ * of it: nothing here pays for a round trip.
  *
  * <p>Rule changes: a changed limit or burst keeps the counters; a changed window, algorithm, bucket
  * count or list of limits carries each key's state over into the new shape, never more permissive
@@ -41,7 +43,7 @@ public final class LocalRateLimiter extends PipelineRateLimiter {
   private final LocalBackend local;
 
   private LocalRateLimiter(LocalBackend local) {
-    super(local);
+    super(BackendStack.over(local).build());
     this.local = local;
   }
 

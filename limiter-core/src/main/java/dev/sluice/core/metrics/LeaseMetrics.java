@@ -1,11 +1,10 @@
 package dev.sluice.core.metrics;
 
-import dev.sluice.core.RateLimiter;
 import dev.sluice.core.pipeline.LeaseHolder;
-import dev.sluice.core.pipeline.PipelineRateLimiter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a limiter's leases did, as counters read from its {@link LeaseHolder.Statistics}
@@ -35,15 +34,8 @@ public final class LeaseMetrics {
 
   private LeaseMetrics() {}
 
-  /**
-   * Registers the lease counters of {@code limiter}, if it holds leases (a grid limiter); nothing
-   * otherwise.
-   */
-  public static void bind(RateLimiter limiter, MeterRegistry registry) {
-    if (!(limiter instanceof PipelineRateLimiter pipeline)) {
-      return;
-    }
-    LeaseHolder.Statistics statistics = pipeline.leaseStatistics();
+  /** Registers the counters of {@code statistics}, a holder's; nothing for none (no leases). */
+  public static void bind(LeaseHolder.@Nullable Statistics statistics, MeterRegistry registry) {
     if (statistics == null) {
       return;
     }

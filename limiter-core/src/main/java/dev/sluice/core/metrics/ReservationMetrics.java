@@ -1,12 +1,11 @@
 package dev.sluice.core.metrics;
 
-import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Reservation;
-import dev.sluice.core.pipeline.PipelineRateLimiter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reservations, each counted once, where it happens (docs/algorithms.md, "Reserve, then commit"):
@@ -32,18 +31,20 @@ final class ReservationMetrics {
   private final Counter reserved;
   private final Counter committed;
 
-  ReservationMetrics(RateLimiter limiter, MeterRegistry registry) {
+  /**
+   * @param expired reservations settled at their estimate where this runtime stores states; null
+   *     where it stores none (a client), and {@code sluice_reservations_expired_total} is not
+   *     registered
+   */
+  ReservationMetrics(@Nullable LongSupplier expired, MeterRegistry registry) {
     this.reserved = counter(registry, "reserved");
     this.committed = counter(registry, "committed");
-    if (limiter instanceof PipelineRateLimiter pipeline) {
-      LongSupplier expired = pipeline.reservationsSettledAtEstimate();
-      if (expired != null) {
-        FunctionCounter.builder(EXPIRED, expired, LongSupplier::getAsLong)
-            .description(
-                "Reservations on the keys stored here whose ttl passed uncommitted: settled at"
-                    + " their estimate")
-            .register(registry);
-      }
+    if (expired != null) {
+      FunctionCounter.builder(EXPIRED, expired, LongSupplier::getAsLong)
+          .description(
+              "Reservations on the keys stored here whose ttl passed uncommitted: settled at"
+                  + " their estimate")
+          .register(registry);
     }
   }
 

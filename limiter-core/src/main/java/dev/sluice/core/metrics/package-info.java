@@ -1,7 +1,7 @@
 /**
  * Decision metrics, recorded the same way by every runtime: {@link
- * dev.sluice.core.metrics.MeteredRateLimiter} in front of a local limiter, an embedded member, an
- * SDK client or a REST node.
+ * dev.sluice.core.metrics.DecisionMetrics}, the recorder of a local limiter's, an embedded
+ * member's, an SDK client's or a REST node's pipeline.
  */
 @NullMarked
 package dev.sluice.core.metrics;

@@ -2,8 +2,11 @@ package dev.sluice.core.pipeline;
 
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Receipt;
 import dev.sluice.core.ReleaseException;
+import dev.sluice.core.StateKey;
+import dev.sluice.core.algorithm.NanoMath;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -33,26 +36,46 @@ final class AdmissionReceipts {
   }
 
   /**
-   * {@code decision}, the owner's answer to {@code check} decided at {@code decidedAtNanos} on its
-   * clock, with its receipt if it admitted permits.
+   * Result {@code index} of {@code outcome}, the owner's answer to {@code check}, with its receipt
+   * if it admitted permits that can be given back here: not one marked {@link KeyOutcome#noReceipt}
+   * (a global rule's answer in a region, released only at home).
    */
-  Decision ofOwnerAnswer(Check check, Decision decision, long decidedAtNanos) {
-    if (!admits(check, decision)) {
-      return decision;
+  Decision ofOwnerAnswer(Check check, KeyOutcome outcome, int index) {
+    Decision decision = outcome.decision(index);
+    if (decision.decidedBy() != Decision.DecidedBy.LIMITER
+        || !admits(check.permits(), decision)
+        || outcome.noReceipt(index)) {
+      return decision; // a lease's answer carries its own; a failure policy's took nothing
     }
-    long admittedAt = saturatedAdd(decidedAtNanos, decision.delayNanos());
-    return decision.withReceipt(issue(check, decision, admittedAt, 0));
+    long admittedAt = NanoMath.saturatedAdd(outcome.decidedAtNanos(), decision.delayNanos());
+    return decision.withReceipt(
+        issue(check.ref(), check.key(), check.permits(), decision, admittedAt, 0));
   }
 
   /**
-   * {@code decision}, a lease holder's answer to {@code check} from a lease granted at {@code
-   * grantedAtNanos} (owner's clock) for {@code leaseNanos}, with its receipt if it admitted.
+   * {@code decision}, a lease holder's answer to a request for {@code permits} on {@code stateKey}
+   * under {@code ref}, from a lease granted at {@code grantedAtNanos} (owner's clock) for {@code
+   * leaseNanos}, with its receipt if it admitted ({@link LeaseHolder.AnswerReceipts}).
    */
-  Decision ofLeaseAnswer(Check check, Decision decision, long grantedAtNanos, long leaseNanos) {
-    if (!admits(check, decision)) {
+  Decision ofLeaseAnswer(
+      PolicyRef ref,
+      String stateKey,
+      long permits,
+      Decision decision,
+      long grantedAtNanos,
+      long leaseNanos) {
+    if (!admits(permits, decision)) {
       return decision;
     }
-    return decision.withReceipt(issue(check, decision, grantedAtNanos, Math.max(1, leaseNanos)));
+    Receipt receipt =
+        issue(
+            ref,
+            StateKey.subjectOf(stateKey),
+            permits,
+            decision,
+            grantedAtNanos,
+            Math.max(1, leaseNanos));
+    return decision.withReceipt(receipt);
   }
 
   /**
@@ -75,31 +98,26 @@ final class AdmissionReceipts {
   }
 
   /**
-   * Whether {@code decision} took {@code check}'s permits: admitted, not a shadow rule's would-be
-   * denial (which takes nothing), and for at least one permit.
+   * Whether {@code decision} took {@code permits}: admitted, not a shadow rule's would-be denial
+   * (which takes nothing), for at least one permit, and with no receipt yet.
    */
-  private static boolean admits(Check check, Decision decision) {
+  private static boolean admits(long permits, Decision decision) {
     return decision.allowed()
         && !decision.shadowDenied()
-        && check.permits() > 0
+        && permits > 0
         && decision.receipt() == null;
   }
 
-  private Receipt issue(Check check, Decision decision, long admittedAtNanos, long leaseNanos) {
+  private Receipt issue(
+      PolicyRef ref,
+      String subject,
+      long permits,
+      Decision decision,
+      long admittedAtNanos,
+      long leaseNanos) {
     long number =
         decision.permitId() != 0 ? decision.permitId() : ThreadLocalRandom.current().nextLong();
     return Receipt.issue(
-        check.ref(),
-        check.key(),
-        check.permits(),
-        admittedAtNanos,
-        leaseNanos,
-        number,
-        backend.receiptKey());
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+        ref, subject, permits, admittedAtNanos, leaseNanos, number, backend.receiptKey());
   }
 }

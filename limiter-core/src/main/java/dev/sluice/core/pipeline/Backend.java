@@ -8,40 +8,45 @@ import dev.sluice.core.UnknownRuleException;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A runtime: where key states are stored and how a {@link KeyCommand} reaches the place that
- * decides it. Everything else (validation, batching modes, release, metrics) is {@link
- * PipelineRateLimiter}'s, once for every runtime; every backend decides with {@link KeyDecision}
- * and resolves rules with a {@link RuleBook}.
+ * The narrow seam under {@link PipelineRateLimiter}: a {@link KeyCommand} in, a {@link KeyOutcome}
+ * out, with its {@link Deadline}. Everything a caller sees (validation, batching modes, release,
+ * metrics) is the pipeline's, once for every runtime; everything under it is a {@code Backend}.
  *
- * <p>Two exist: the local one ({@code dev.sluice.core.local}, a map in this JVM) and the grid
- * ({@code dev.sluice.core.grid}, an entry processor on the member that owns the key).
+ * <p>Two kinds implement it. A <em>storage</em> is where key states live and how a command reaches
+ * the place that decides it, with {@link KeyDecision}: the local one ({@code
+ * dev.sluice.core.local}, a map in this JVM) and the grid ({@code dev.sluice.core.grid}, an entry
+ * processor on the member that owns the key). A <em>decorator</em> ({@link BackendDecorator}) is an
+ * optimization in front of one: leasing, the denied-until cache, the failure policy, batching.
+ * {@link BackendStack} builds them, in one order, for every runtime.
  */
 public interface Backend {
 
-  /** Decides one key's operations, in order, on the caller's thread where the runtime can. */
-  KeyOutcome execute(KeyCommand command);
-
   /**
-   * {@link #execute}, waiting at most {@code timeoutNanos} for the answer.
+   * Decides one key's operations, in order, on the caller's thread where the runtime can.
    *
-   * @throws TimeoutException if none came in time; the command may still be decided
+   * @throws DeadlineExceededException if {@code deadline} passed first; the command may still be
+   *     decided
    */
-  KeyOutcome execute(KeyCommand command, long timeoutNanos) throws TimeoutException;
+  KeyOutcome execute(KeyCommand command, Deadline deadline);
 
-  CompletableFuture<KeyOutcome> executeAsync(KeyCommand command);
+  /** {@link #execute}, answered when the answer comes; a layer that bounds it times it out. */
+  CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline);
 
   /**
    * Decides one command per key (no two for the same key); the answers are in the commands' order.
    */
-  CompletableFuture<List<KeyOutcome>> executeAll(List<KeyCommand> commands);
+  CompletableFuture<List<KeyOutcome>> executeAll(List<KeyCommand> commands, Deadline deadline);
 
-  /** Forgets the state stored under {@code stateKey}; the future completes once it is gone. */
-  CompletableFuture<Void> reset(String stateKey);
+  /**
+   * Forgets the state stored under {@code stateKey}, {@code ref}'s; the future completes once it is
+   * gone, and fails with {@link UnknownRuleException} if {@code ref} names no rule (a typo must not
+   * look like a reset; where the rules are elsewhere, knowing that takes a read).
+   */
+  CompletableFuture<Void> reset(PolicyRef ref, String stateKey, Deadline deadline);
 
   /** The named rules this runtime decides with. */
   RuleStore rules();
@@ -60,10 +65,22 @@ public interface Backend {
    * Brings the named rules here for {@link #policyOf policyOf(ref, true)}: what a batch needs to be
    * validated whole before anything is counted. Never blocks the caller: the future completes at
    * once where the rules are local or the copies fresh, otherwise when the reads land, and fails as
-   * a read of a rule never seen here fails. A caller with a deadline waits for it within the
-   * deadline.
+   * a read of a rule never seen here fails.
    */
-  CompletableFuture<Void> fetchRules(Set<String> names);
+  CompletableFuture<Void> fetchRules(Set<String> names, Deadline deadline);
+
+  /** What {@link #rulesVersion()} answers where rule copies change unseen. */
+  long UNVERSIONED = -1;
+
+  /**
+   * A number that moves whenever a rule copy {@link #policyOf} reads from changes here, so that
+   * what was read from one holds until it moves (a lease to the end of the window checks its rule's
+   * shape only then); {@link #UNVERSIONED} where the copies change unseen (a store the application
+   * may change directly): then read them every time.
+   */
+  default long rulesVersion() {
+    return UNVERSIONED;
+  }
 
   /**
    * The secret this runtime seals receipts with, and checks them against ({@link ReceiptKey}): one

@@ -6,6 +6,7 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.algorithm.NanoMath;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -116,6 +117,18 @@ public final class CompiledPolicy {
   }
 
   /**
+   * {@link #checkCost} of every operation of {@code command} that takes permits: a command sent
+   * whole refuses them all before anything is counted.
+   */
+  public void checkCosts(KeyCommand command) {
+    for (KeyOp op : command.ops()) {
+      if (op.kind() == KeyOp.Kind.ACQUIRE || op.kind() == KeyOp.Kind.RESERVE) {
+        checkCost(op.permits(), command.ref());
+      }
+    }
+  }
+
+  /**
    * When the window an admission at {@code admittedAtNanos} was counted in ends: after that, its
    * receipt frees nothing ({@link KeyDecision}). The window is aligned to the epoch, as every
    * window algorithm's is, and of the policy's shortest limit where it has several (its permits
@@ -131,19 +144,16 @@ public final class CompiledPolicy {
    */
   public long receiptWindowEndNanos(long admittedAtNanos) {
     if (policy.inFlight()) {
-      return saturatedAdd(admittedAtNanos, policy.windowNanos());
+      return NanoMath.saturatedAdd(admittedAtNanos, policy.windowNanos());
     }
     long end = Long.MAX_VALUE;
     for (Limit limit : policy.limits()) {
       long window = limit.windowNanos();
-      end = Math.min(end, saturatedAdd(Math.floorDiv(admittedAtNanos, window) * window, window));
+      end =
+          Math.min(
+              end, NanoMath.saturatedAdd(Math.floorDiv(admittedAtNanos, window) * window, window));
     }
     return end;
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 
   /** The fingerprint of the shape of {@code policy}'s state; see the class comment. */

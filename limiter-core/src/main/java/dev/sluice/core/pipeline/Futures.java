@@ -1,5 +1,7 @@
 package dev.sluice.core.pipeline;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -32,6 +34,19 @@ public final class Futures {
     } catch (ExecutionException e) {
       throw rethrown(e);
     }
+  }
+
+  /** Every answer of {@code answers}, in order, once all are in; the first failure otherwise. */
+  public static <T> CompletableFuture<List<T>> all(List<CompletableFuture<T>> answers) {
+    return CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0]))
+        .thenApply(
+            ignored -> {
+              List<T> all = new ArrayList<>(answers.size());
+              for (CompletableFuture<T> answer : answers) {
+                all.add(answer.join());
+              }
+              return all;
+            });
   }
 
   /** The cause of a failure, as the caller would expect it thrown. */

@@ -39,6 +39,9 @@ public record KeyOp(
 
   private static final KeyOp PEEK = new KeyOp(Kind.PEEK, 0, UNKNOWN, 0, 0);
 
+  /** The most common operation of all, made once: it is immutable. */
+  private static final KeyOp ACQUIRE_ONE = new KeyOp(Kind.ACQUIRE, 1, UNKNOWN, 0, 0);
+
   /** What an operation does. Codes are part of the wire format: never renumber one. */
   public enum Kind {
     /** Take permits if the policy admits them. */
@@ -120,6 +123,9 @@ public record KeyOp(
    * instant they fit within the wait, or denied with nothing booked.
    */
   public static KeyOp acquire(long permits, long maxWaitNanos) {
+    if (permits == 1 && maxWaitNanos == 0) {
+      return ACQUIRE_ONE;
+    }
     return new KeyOp(Kind.ACQUIRE, permits, UNKNOWN, 0, 0, maxWaitNanos, 0);
   }
 

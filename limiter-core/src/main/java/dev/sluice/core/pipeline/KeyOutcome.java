@@ -8,6 +8,7 @@ import dev.sluice.core.ReservationException.Reason;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.algorithm.PacedLease;
 import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,32 +53,54 @@ public final class KeyOutcome {
 
   private final Code[] codes;
   private final Decision[] decisions;
+  // Allocated when first needed: most outcomes carry one decision and nothing else (a local answer,
+  // an acquire without a lease), and answers made in front of the owner must cost little.
   // For UNKNOWN_RULE the rule name; for INVALID the field at fault; for RESERVATION and RELEASE the
   // reason.
-  private final String[] subjects;
-  private final String[] messages;
-  // Per operation: the permits leased on top of an acquire, and when that lease ends; for a paced
-  // lease also when its first permit becomes usable and the spacing of the others (0: not paced).
-  private final long[] leased;
-  private final long[] leaseEnds;
-  private final long[] leaseFirsts;
-  private final long[] leaseSpacings;
-  // Per operation: a lease to the end of its window granted to an ask that could have been
+  private String @Nullable [] subjects;
+  private String @Nullable [] messages;
+  // LEASE_SLOTS per operation: the permits leased on top of an acquire, and when that lease ends;
+  // for a paced lease also when its first permit becomes usable and the spacing of the others (0:
+  // not paced); and 1 for a lease to the end of its window granted to an ask that could have been
   // answered with a short one (LeaseAsk.WINDOW_SHORT_OR_PACED), which is told which it got.
-  private final boolean[] leasesToWindowEnd;
+  private long @Nullable [] leases;
+  // True where the admission cannot be given back where it was answered, so its answer carries no
+  // receipt: a global rule's answer in a region (released only at home).
+  private boolean @Nullable [] noReceipt;
   private final long decidedAtNanos;
+
+  private static final int LEASED = 0;
+  private static final int ENDS = 1;
+  private static final int FIRST = 2;
+  private static final int SPACING = 3;
+  private static final int TO_WINDOW_END = 4;
+  private static final int LEASE_SLOTS = 5;
 
   public KeyOutcome(int size, long decidedAtNanos) {
     codes = new Code[size];
     decisions = new Decision[size];
-    subjects = new String[size];
-    messages = new String[size];
-    leased = new long[size];
-    leaseEnds = new long[size];
-    leaseFirsts = new long[size];
-    leaseSpacings = new long[size];
-    leasesToWindowEnd = new boolean[size];
     this.decidedAtNanos = decidedAtNanos;
+  }
+
+  /**
+   * One decision made in front of the owner (a lease's, a cached denial's, a failure policy's): no
+   * owner decided it, so it has no owner instant (0).
+   */
+  public static KeyOutcome of(Decision decision) {
+    KeyOutcome outcome = new KeyOutcome(1, 0);
+    outcome.setDecision(0, decision);
+    return outcome;
+  }
+
+  private long lease(int index, int slot) {
+    return leases == null ? 0 : leases[index * LEASE_SLOTS + slot];
+  }
+
+  private void setLease(int index, int slot, long value) {
+    if (leases == null) {
+      leases = new long[codes.length * LEASE_SLOTS];
+    }
+    leases[index * LEASE_SLOTS + slot] = value;
   }
 
   /** Every operation answered "unknown rule". */
@@ -107,16 +130,27 @@ public final class KeyOutcome {
       return this;
     }
     KeyOutcome part = new KeyOutcome(length, decidedAtNanos);
-    System.arraycopy(codes, from, part.codes, 0, length);
-    System.arraycopy(decisions, from, part.decisions, 0, length);
-    System.arraycopy(subjects, from, part.subjects, 0, length);
-    System.arraycopy(messages, from, part.messages, 0, length);
-    System.arraycopy(leased, from, part.leased, 0, length);
-    System.arraycopy(leaseEnds, from, part.leaseEnds, 0, length);
-    System.arraycopy(leaseFirsts, from, part.leaseFirsts, 0, length);
-    System.arraycopy(leaseSpacings, from, part.leaseSpacings, 0, length);
-    System.arraycopy(leasesToWindowEnd, from, part.leasesToWindowEnd, 0, length);
+    for (int i = 0; i < length; i++) {
+      part.copy(i, this, from + i);
+    }
     return part;
+  }
+
+  /** Sets result {@code index} to {@code from}'s result {@code fromIndex}, its lease included. */
+  public void copy(int index, KeyOutcome from, int fromIndex) {
+    codes[index] = from.codes[fromIndex];
+    decisions[index] = from.decisions[fromIndex];
+    if (from.subjects != null) {
+      setText(index, from.subjects[fromIndex], from.messages[fromIndex]);
+    }
+    if (from.noReceipt != null && from.noReceipt[fromIndex]) {
+      setNoReceipt(index);
+    }
+    if (from.leases != null) {
+      setLease(index, LEASED, 0);
+      System.arraycopy(
+          from.leases, fromIndex * LEASE_SLOTS, leases, index * LEASE_SLOTS, LEASE_SLOTS);
+    }
   }
 
   public void setDecision(int index, Decision decision) {
@@ -124,10 +158,27 @@ public final class KeyOutcome {
     decisions[index] = decision;
   }
 
+  /**
+   * Marks operation {@code index}'s admission as one that cannot be given back through the runtime
+   * that answered it, so the pipeline issues it no receipt ({@code AdmissionReceipts}): a global
+   * rule's answer in a region, whose permits are released only at the home grid.
+   */
+  public void setNoReceipt(int index) {
+    if (noReceipt == null) {
+      noReceipt = new boolean[codes.length];
+    }
+    noReceipt[index] = true;
+  }
+
+  /** Whether operation {@code index}'s admission carries no receipt ({@link #setNoReceipt}). */
+  public boolean noReceipt(int index) {
+    return noReceipt != null && noReceipt[index];
+  }
+
   /** Records that operation {@code index} was granted a lease of {@code permits} until then. */
   public void setLease(int index, long permits, long endsAtNanos) {
-    leased[index] = permits;
-    leaseEnds[index] = endsAtNanos;
+    setLease(index, LEASED, permits);
+    setLease(index, ENDS, endsAtNanos);
   }
 
   /**
@@ -138,7 +189,7 @@ public final class KeyOutcome {
    */
   public void setLeaseToWindowEnd(int index, long permits, long endsAtNanos) {
     setLease(index, permits, endsAtNanos);
-    leasesToWindowEnd[index] = true;
+    setLease(index, TO_WINDOW_END, 1);
   }
 
   /**
@@ -146,7 +197,7 @@ public final class KeyOutcome {
    * that could have been answered with a short one ({@link #setLeaseToWindowEnd}).
    */
   public boolean leaseToWindowEnd(int index) {
-    return leasesToWindowEnd[index];
+    return lease(index, TO_WINDOW_END) == 1;
   }
 
   /**
@@ -155,30 +206,39 @@ public final class KeyOutcome {
    */
   public void setPacedLease(int index, PacedLease lease) {
     setLease(index, lease.permits(), lease.endsAtNanos());
-    leaseFirsts[index] = lease.firstAtNanos();
-    leaseSpacings[index] = lease.spacingNanos();
+    setLease(index, FIRST, lease.firstAtNanos());
+    setLease(index, SPACING, lease.spacingNanos());
   }
 
   /** The paced lease of operation {@code index}, or null if its lease (if any) is not paced. */
   public @Nullable PacedLease pacedLease(int index) {
-    return leaseSpacings[index] > 0
-        ? new PacedLease(leased[index], leaseFirsts[index], leaseSpacings[index], leaseEnds[index])
+    return lease(index, SPACING) > 0
+        ? new PacedLease(
+            lease(index, LEASED), lease(index, FIRST), lease(index, SPACING), lease(index, ENDS))
         : null;
   }
 
   /** The permits leased with operation {@code index} (0: none). */
   public long leased(int index) {
-    return leased[index];
+    return lease(index, LEASED);
   }
 
   /** When the lease of operation {@code index} ends, on the deciding member's clock. */
   public long leaseEndsAtNanos(int index) {
-    return leaseEnds[index];
+    return lease(index, ENDS);
   }
 
   /** Records an error; {@code message} is the whole text, {@code subject: ...} included. */
   public void setError(int index, Code code, String subject, String message) {
     codes[index] = code;
+    setText(index, subject, message);
+  }
+
+  private void setText(int index, @Nullable String subject, @Nullable String message) {
+    if (subjects == null) {
+      subjects = new String[codes.length];
+      messages = new String[codes.length];
+    }
     subjects[index] = subject;
     messages[index] = message;
   }
@@ -201,11 +261,11 @@ public final class KeyOutcome {
    * for RESERVATION.
    */
   public String subject(int index) {
-    return subjects[index];
+    return subjects == null ? null : subjects[index];
   }
 
   public String message(int index) {
-    return messages[index];
+    return messages == null ? null : messages[index];
   }
 
   /** The decision, or null for an error, without throwing. */
@@ -224,35 +284,42 @@ public final class KeyOutcome {
   public Decision decision(int index) {
     return switch (codes[index]) {
       case OK -> decisions[index];
-      case UNKNOWN_RULE -> throw new UnknownRuleException(subjects[index]);
-      case INVALID -> throw new InvalidPolicyException(subjects[index], stripField(index));
+      case UNKNOWN_RULE -> throw new UnknownRuleException(subject(index));
+      case INVALID -> throw new InvalidPolicyException(subject(index), stripField(index));
       case RESERVATION ->
-          throw new ReservationException(Reason.valueOf(subjects[index]), messages[index]);
+          throw new ReservationException(Reason.valueOf(subject(index)), message(index));
       case RELEASE ->
           throw new ReleaseException(
-              ReleaseException.Reason.valueOf(subjects[index]), messages[index]);
+              ReleaseException.Reason.valueOf(subject(index)), message(index));
     };
   }
 
   private String stripField(int index) {
-    String prefix = subjects[index] + ": ";
-    String message = messages[index];
+    String prefix = subject(index) + ": ";
+    String message = message(index);
     return message.startsWith(prefix) ? message.substring(prefix.length()) : message;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof KeyOutcome other
-        && decidedAtNanos == other.decidedAtNanos
-        && Arrays.equals(codes, other.codes)
-        && Arrays.equals(decisions, other.decisions)
-        && Arrays.equals(subjects, other.subjects)
-        && Arrays.equals(messages, other.messages)
-        && Arrays.equals(leased, other.leased)
-        && Arrays.equals(leaseEnds, other.leaseEnds)
-        && Arrays.equals(leaseFirsts, other.leaseFirsts)
-        && Arrays.equals(leaseSpacings, other.leaseSpacings)
-        && Arrays.equals(leasesToWindowEnd, other.leasesToWindowEnd);
+    if (!(o instanceof KeyOutcome other)
+        || decidedAtNanos != other.decidedAtNanos
+        || !Arrays.equals(codes, other.codes)
+        || !Arrays.equals(decisions, other.decisions)) {
+      return false;
+    }
+    for (int i = 0; i < codes.length; i++) {
+      if (!Objects.equals(subject(i), other.subject(i))
+          || !Objects.equals(message(i), other.message(i))
+          || leased(i) != other.leased(i)
+          || leaseEndsAtNanos(i) != other.leaseEndsAtNanos(i)
+          || !Objects.equals(pacedLease(i), other.pacedLease(i))
+          || leaseToWindowEnd(i) != other.leaseToWindowEnd(i)
+          || noReceipt(i) != other.noReceipt(i)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override
@@ -267,7 +334,7 @@ public final class KeyOutcome {
         + ", decisions="
         + Arrays.toString(decisions)
         + ", messages="
-        + Arrays.toString(messages)
+        + (messages == null ? "[]" : Arrays.toString(messages))
         + ", decidedAt="
         + decidedAtNanos
         + '}';

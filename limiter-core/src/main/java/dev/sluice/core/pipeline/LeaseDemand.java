@@ -1,6 +1,5 @@
 package dev.sluice.core.pipeline;
 
-import dev.sluice.core.Check;
 import dev.sluice.core.Policy;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -58,7 +57,7 @@ import org.jspecify.annotations.Nullable;
  * At most about {@value #MAX_TRACKED_KEYS} keys are tracked; beyond it the keys idle for two
  * seconds are forgotten, and all of them if that leaves more than three quarters. Thread-safe.
  */
-final class LeaseDemand {
+final class LeaseDemand implements LeasePolicy {
   /** Requests on a key within one {@link #INTERVAL_MILLIS} before a short lease (a burst). */
   static final int HOT_REQUESTS = 8;
 
@@ -123,7 +122,7 @@ final class LeaseDemand {
    * Requests on one key in the current and the last interval, and in the current and the last
    * second, and whether an ask for a lease of it is on its way.
    */
-  static final class Heat {
+  static final class Heat implements LeasePolicy.Key {
     private long intervalStart;
     private int current;
     private int last;
@@ -145,20 +144,23 @@ final class LeaseDemand {
      */
     private final LongAdder answeredLocally = new LongAdder();
 
-    /** Counts one request a short lease answered (a hot or warm key's: many threads at once). */
-    void countLocalAnswer() {
-      answeredLocally.increment();
-    }
-
     /**
-     * Counts one request a lease to the end of the window answered, at its own instant, under the
-     * monitor: a steady key's few requests a second do not contend for it. Counted later, all at
-     * once, they would look like a burst when the lease is spent, and the key would take short
-     * leases that end unused between its requests; and its seconds, not counted meanwhile, would
-     * start over, so that it would not look steady for a second.
+     * Counts one request a lease answered. A short lease's (a hot or warm key's: many threads at
+     * once) goes to the adder. One a lease to the end of the window answered is counted at its own
+     * instant, under the monitor: a steady key's few requests a second do not contend for it.
+     * Counted later, all at once, they would look like a burst when the lease is spent, and the key
+     * would take short leases that end unused between its requests; and its seconds, not counted
+     * meanwhile, would start over, so that it would not look steady for a second.
      */
-    synchronized void countLocalAnswerAt(long now) {
-      count(now, 1);
+    @Override
+    public void answeredLocally(long nowNanos, boolean endsWithItsWindow) {
+      if (endsWithItsWindow) {
+        synchronized (this) {
+          count(nowNanos, 1);
+        }
+      } else {
+        answeredLocally.increment();
+      }
     }
 
     /**
@@ -226,32 +228,45 @@ final class LeaseDemand {
     }
 
     /**
-     * Starts an ask for the next lease ahead of the current one's end, unless one is on its way;
-     * returns the requests of the busier interval, or -1 when an ask is on its way.
+     * Starts an ask for the next lease ahead of the current one's end, unless one is on its way: a
+     * short lease of what the busier interval used, one and a half times, and at least {@link
+     * LeaseHolder#RENEW_AHEAD_MIN_PERMITS} requests' worth.
      */
-    synchronized long renewal(long now) {
-      if (askPendingAt(now)) {
-        return -1;
+    @Override
+    public synchronized LeaseAsk renewal(long nowNanos, long permitsPerRequest) {
+      if (askPendingAt(nowNanos)) {
+        return LeaseAsk.NONE;
       }
       asking = true;
-      askedAt = now;
-      return Math.max(last, count(now, 0));
+      askedAt = nowNanos;
+      long seen = Math.max(last, count(nowNanos, 0));
+      long wanted =
+          Math.min(MAX_WANTED, Math.max(seen + seen / 2, LeaseHolder.RENEW_AHEAD_MIN_PERMITS));
+      return new LeaseAsk(wanted * Math.max(1, permitsPerRequest), Policy.MAX_LEASE_NANOS);
     }
 
-    /** The ask on its way came back (with or without a lease) or failed. */
-    synchronized void askEnded() {
+    @Override
+    public synchronized void askEnded() {
       asking = false;
     }
   }
 
   /**
-   * What to ask the key's owner to lease along with {@code check} at {@code now}: {@link
-   * LeaseAsk#NONE} unless its key is in a burst, warm or steady here, or its rule's lease to the
-   * end of the window ({@code windowLeaseNanos}, as known here; 0 where there is none or it is not
-   * known) lasts a second or less; and for a check of no permits, or when the holder is {@code
-   * closing}. Counts the request; an ask starts one, which {@link #askEnded} ends.
+   * What to ask the owner of {@code stateKey} to lease along with a request for {@code permits} at
+   * {@code now}: {@link LeaseAsk#NONE} unless the key is in a burst, warm or steady here, or its
+   * rule's lease to the end of the window ({@code windowLeaseNanos}, as known here; 0 where there
+   * is none or it is not known) lasts a second or less; and for a request of no permits, or when
+   * the holder is {@code closing}. Counts the request; an ask starts one, which {@link #askEnded}
+   * ends.
    */
-  LeaseAsk wanted(Check check, String stateKey, long now, boolean closing, long windowLeaseNanos) {
+  @Override
+  public LeaseAsk wanted(
+      String stateKey,
+      long permits,
+      long now,
+      boolean closing,
+      long windowLeaseNanos,
+      long shortLeaseNanos) {
     if (heat.size() > MAX_TRACKED_KEYS) {
       forgetIdleKeys(now);
     }
@@ -269,7 +284,7 @@ final class LeaseDemand {
       // second or less: see QUIET_KEY_WINDOW_NANOS.
       boolean quietKeyLeases = windowLeaseNanos > 0 && windowLeaseNanos <= QUIET_KEY_WINDOW_NANOS;
       if ((!inBurst && !warm && !quietKeyLeases && !h.steadyAt(now, perSecond))
-          || check.permits() == 0
+          || permits == 0
           || closing
           || h.askPendingAt(now)) {
         return LeaseAsk.NONE;
@@ -284,27 +299,26 @@ final class LeaseDemand {
       h.asking = true;
       h.askedAt = now;
     }
-    return new LeaseAsk(wanted * Math.max(1, check.permits()), lifetime);
+    return new LeaseAsk(wanted * Math.max(1, permits), lifetime);
   }
 
   /** The heat of {@code stateKey}, or null if it is not tracked. */
-  @Nullable Heat heat(String stateKey) {
+  @Override
+  public @Nullable Heat key(String stateKey) {
     return heat.get(stateKey);
   }
 
-  /** The ask for a lease of {@code stateKey} came back or failed: the next request may ask. */
-  void askEnded(String stateKey) {
-    Heat h = heat.get(stateKey);
-    if (h != null) {
-      h.askEnded();
-    }
+  @Override
+  public int keysTracked() {
+    return heat.size();
   }
 
   /**
    * Whether an ask for a lease is on its way at {@code now}: one whose answer has neither come back
    * nor failed, sent less than an interval ago.
    */
-  boolean asking(long now) {
+  @Override
+  public boolean asking(long now) {
     for (Heat h : heat.values()) {
       synchronized (h) {
         if (h.askPendingAt(now)) {

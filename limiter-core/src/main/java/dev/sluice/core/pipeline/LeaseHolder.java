@@ -1,8 +1,6 @@
 package dev.sluice.core.pipeline;
 
-import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
-import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.algorithm.PacedLease;
 import java.util.ArrayList;
@@ -15,7 +13,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -101,32 +98,65 @@ public final class LeaseHolder {
    */
   static final long IDLE_WINDOW_LEASE_NANOS = 1_000_000_000L;
 
+  /**
+   * The state shapes of policies as known here ({@link CompiledPolicy#fingerprint}), and whether
+   * the copies they are read from may have changed: a lease to the end of the window granted under
+   * one shape answers nothing once the shape changed (see {@link #answer}), and looks again only
+   * when the copies moved, so that an answer from it reads nothing but the holder's map.
+   */
+  @FunctionalInterface
+  public interface Shapes {
+    /** The fingerprint of {@code ref}'s state shape as known here; 0 where it cannot be told. */
+    int of(PolicyRef ref);
+
+    /**
+     * A number that moves whenever a copy {@link #of} reads changes ({@link Backend#rulesVersion});
+     * {@link Backend#UNVERSIONED}, the default, where copies change unseen: then every answer
+     * looks.
+     */
+    default long version() {
+      return Backend.UNVERSIONED;
+    }
+  }
+
   /** Sends a request for the next lease of a key, in the background (see {@link #keep}). */
   @FunctionalInterface
   public interface Renewal {
     /**
-     * Sends {@code op}, an acquire of no permits that asks for a lease, for {@code check}'s key;
-     * its outcome goes to {@link #keep} ({@code sentAtNanos} with it), a failure to {@link
-     * #askFailed}.
+     * Sends {@code op}, an acquire of no permits that asks for a lease, for {@code stateKey} under
+     * {@code ref}; its outcome goes to {@link #keep} ({@code sentAtNanos} with it), a failure to
+     * {@link #askFailed}.
      */
-    void send(Check check, String stateKey, KeyOp op, long sentAtNanos);
+    void send(PolicyRef ref, String stateKey, KeyOp op, long sentAtNanos);
   }
 
   /** Gives a local answer its receipt: the proof its permits may be given back with. */
   @FunctionalInterface
   public interface AnswerReceipts {
     /**
-     * {@code answer} to {@code check}, from a lease granted at {@code grantedAtNanos} on the
-     * owner's clock for {@code leaseNanos}, with its receipt if it admitted permits.
+     * {@code answer} to a request for {@code permits} on {@code stateKey} under {@code ref}, from a
+     * lease granted at {@code grantedAtNanos} on the owner's clock for {@code leaseNanos}, with its
+     * receipt if it admitted permits.
      */
-    Decision withReceipt(Check check, Decision answer, long grantedAtNanos, long leaseNanos);
+    Decision withReceipt(
+        PolicyRef ref,
+        String stateKey,
+        long permits,
+        Decision answer,
+        long grantedAtNanos,
+        long leaseNanos);
   }
 
   private final LongSupplier nanoClock;
-  private final ToIntFunction<PolicyRef> shapeOf;
+  private final Shapes shapes;
   private final Renewal renewal;
   private final Runnable lateLease;
   private final AnswerReceipts receipts;
+
+  /** For holders whose answers nobody gives back: the answer as it is. */
+  private static final AnswerReceipts NO_RECEIPTS =
+      (ref, stateKey, permits, answer, grantedAt, lifetime) -> answer;
+
   private volatile boolean closing;
 
   /** Set once the closing holder's last returns are taken: a lease landing later is late. */
@@ -150,41 +180,40 @@ public final class LeaseHolder {
    */
   private final AtomicLong sweeps = new AtomicLong();
 
-  private final LeaseDemand demand = new LeaseDemand(leases::containsKey);
+  private final LeasePolicy demand;
   private final ConcurrentLinkedQueue<Lease> replaced = new ConcurrentLinkedQueue<>();
   private final Statistics statistics = new Statistics();
 
   /**
    * @param nanoClock this holder's monotonic clock ({@code System::nanoTime}), running at the rate
    *     of the owners' clock (a test's manual clock where the grid decides on one)
-   * @param shapeOf the fingerprint of a policy's state shape as known here ({@link
-   *     CompiledPolicy#fingerprint}; 0 where it cannot be told): a lease to the end of the window
-   *     granted under one shape answers nothing once the shape changed (see {@link #answer})
+   * @param shapes the state shapes of policies as known here ({@link Shapes})
    * @param renewal how to ask a key's owner for the next lease ahead of the current one's end
    * @param lateLease called when a lease lands after the closing holder's last returns were taken
    *     ({@link #takeReturns}{@code (true)}): give it back now, with another {@code
    *     takeReturns(true)}
    */
-  public LeaseHolder(
-      LongSupplier nanoClock,
-      ToIntFunction<PolicyRef> shapeOf,
-      Renewal renewal,
-      Runnable lateLease) {
-    this(nanoClock, shapeOf, renewal, lateLease, (check, answer, grantedAt, lifetime) -> answer);
+  public LeaseHolder(LongSupplier nanoClock, Shapes shapes, Renewal renewal, Runnable lateLease) {
+    this(nanoClock, LeasePolicy.DEFAULT, shapes, renewal, lateLease, NO_RECEIPTS);
   }
 
   /**
-   * A holder whose local answers carry receipts ({@code receipts}), as a limiter's must: the
-   * constructor above is for what only counts a holder's bookkeeping (its tests, a benchmark).
+   * A holder whose asks {@code policy} decides and whose local answers carry receipts ({@code
+   * receipts}), as a limiter's must: the constructor above is for what only counts a holder's
+   * bookkeeping (its tests, a benchmark, the lease simulator).
+   *
+   * @param policy which keys ask for leases here, and for how many permits
    */
   public LeaseHolder(
       LongSupplier nanoClock,
-      ToIntFunction<PolicyRef> shapeOf,
+      LeasePolicy.Factory policy,
+      Shapes shapes,
       Renewal renewal,
       Runnable lateLease,
       AnswerReceipts receipts) {
+    this.demand = policy.create(leases::containsKey);
     this.nanoClock = nanoClock;
-    this.shapeOf = shapeOf;
+    this.shapes = shapes;
     this.renewal = renewal;
     this.lateLease = lateLease;
     this.receipts = receipts;
@@ -216,7 +245,7 @@ public final class LeaseHolder {
   /** A lease held on one key. */
   private static final class Lease {
     final PolicyRef ref;
-    final String subject;
+    final String stateKey;
     final long grantedAtNanos;
     final long leaseNanos;
     final long endsAtHolderNanos;
@@ -231,6 +260,9 @@ public final class LeaseHolder {
 
     /** The policy's shape as known here when this lease to the end of its window was kept. */
     final int shape;
+
+    /** {@link Shapes#version()} when {@link #shape} was last found current. */
+    volatile long shapeSeenAt;
 
     /**
      * For a paced lease ({@link PacedLease}): when its first permit becomes usable here, and the
@@ -263,31 +295,34 @@ public final class LeaseHolder {
     volatile @Nullable Lease next;
 
     /** The key's heat, to count this lease's answers in; null if the key was not tracked. */
-    final LeaseDemand.@Nullable Heat heat;
+    final LeasePolicy.@Nullable Key heat;
 
     Lease(
-        Check check,
+        PolicyRef ref,
+        String stateKey,
         long grantedAtNanos,
         long leaseNanos,
         long endsAtHolderNanos,
         boolean endsWithItsWindow,
         int shape,
+        long shapeSeenAt,
         long firstUsableAtNanos,
         long spacingNanos,
         long arrivedAtNanos,
         Decision grant,
         long permits,
-        LeaseDemand.@Nullable Heat heat) {
+        LeasePolicy.@Nullable Key heat) {
       this.heat = heat;
       this.firstUsableAtNanos = firstUsableAtNanos;
       this.spacingNanos = spacingNanos;
-      this.ref = check.ref();
-      this.subject = check.key();
+      this.ref = ref;
+      this.stateKey = stateKey;
       this.grantedAtNanos = grantedAtNanos;
       this.leaseNanos = leaseNanos;
       this.endsAtHolderNanos = endsAtHolderNanos;
       this.endsWithItsWindow = endsWithItsWindow;
       this.shape = shape;
+      this.shapeSeenAt = shapeSeenAt;
       this.lastAnsweredAtNanos = endsAtHolderNanos - leaseNanos;
       this.limit = grant.limit();
       this.resetAtNanos = arrivedAtNanos + grant.resetAfterNanos();
@@ -367,18 +402,19 @@ public final class LeaseHolder {
   }
 
   /**
-   * The answer to {@code check} from a live lease of its key, taking its permits; a denial, with
-   * the wait until they are usable, when the lease is paced and its next permits are not usable
-   * yet; null when there is none, it has too few left or it has ended (then the caller asks the
-   * owner).
+   * The answer to a request for {@code permits} on {@code stateKey} from a live lease of the key,
+   * taking its permits; a denial, with the wait until they are usable, when the lease is paced and
+   * its next permits are not usable yet; null when there is none, it has too few left or it has
+   * ended (then the caller asks the owner). A lease holds no more than the policy's capacity, so a
+   * request it answers is never one the owner would refuse as too big.
    */
-  public @Nullable Decision answer(Check check, String stateKey) {
+  public @Nullable Decision answer(PolicyRef ref, String stateKey, long permits) {
     Lease lease = leases.get(stateKey);
     if (lease == null) {
       return null;
     }
-    if ((check.ref().storesPolicyWithState() && !lease.ref.equals(check.ref()))
-        || (lease.endsWithItsWindow && shapeOf.applyAsInt(lease.ref) != lease.shape)) {
+    if ((ref.storesPolicyWithState() && !lease.ref.equals(ref))
+        || (lease.endsWithItsWindow && shapeChanged(lease))) {
       // An inline policy under a state name, called with other parameters: the owner carries the
       // key's state over to them, and only it can say what they leave.
       // The rule changed shape (a shorter window, say): the owner carried the lease's permits over
@@ -394,7 +430,6 @@ public final class LeaseHolder {
       return null;
     }
     long now = nanoClock.getAsLong();
-    long permits = check.permits();
     while (true) {
       long left = lease.endedAt(now) ? SPENT : lease.take(permits, now);
       if (left == NOT_YET) {
@@ -405,13 +440,11 @@ public final class LeaseHolder {
         if (lease.endsWithItsWindow) {
           lease.lastAnsweredAtNanos = now; // a steady key's lease: no contention to speak of
         }
-        if (lease.heat != null && lease.endsWithItsWindow) {
-          lease.heat.countLocalAnswerAt(now);
-        } else if (lease.heat != null) {
-          lease.heat.countLocalAnswer();
+        if (lease.heat != null) {
+          lease.heat.answeredLocally(now, lease.endsWithItsWindow);
         }
         if (lease.crossedRenewal(left, permits)) {
-          renewAhead(check, stateKey, lease.heat, now);
+          renewAhead(lease, permits, now);
         }
         long used = lease.permits - left;
         Decision answer =
@@ -424,7 +457,8 @@ public final class LeaseHolder {
                 0,
                 false,
                 Decision.DecidedBy.LEASE);
-        return receipts.withReceipt(check, answer, lease.grantedAtNanos, lease.leaseNanos);
+        return receipts.withReceipt(
+            ref, stateKey, permits, answer, lease.grantedAtNanos, lease.leaseNanos);
       }
       Lease next = lease.next;
       if (next == null) {
@@ -445,6 +479,22 @@ public final class LeaseHolder {
   }
 
   /**
+   * Whether the shape of {@code lease}'s policy changed since it was granted: looked up only when
+   * the copies moved since it was last found current.
+   */
+  private boolean shapeChanged(Lease lease) {
+    long version = shapes.version();
+    if (version != Backend.UNVERSIONED && version == lease.shapeSeenAt) {
+      return false;
+    }
+    if (shapes.of(lease.ref) != lease.shape) {
+      return true;
+    }
+    lease.shapeSeenAt = version;
+    return false;
+  }
+
+  /**
    * A paced lease's answer before its next permits are usable: denied, retry when they are. The
    * owner, asked instead, would deny too (it counted those permits for this holder), and the wait
    * is the one it would answer, or a little longer: instants here are the owner's, taken from when
@@ -453,7 +503,7 @@ public final class LeaseHolder {
   private Decision deniedUntilUsable(Lease lease, long permits, long now) {
     statistics.deniedLocally.increment();
     if (lease.heat != null) {
-      lease.heat.countLocalAnswer();
+      lease.heat.answeredLocally(now, false);
     }
     long used = lease.permits - lease.left.get();
     long retryAfter = Math.max(0, lease.usableAt(used + permits) - now);
@@ -468,23 +518,21 @@ public final class LeaseHolder {
         Decision.DecidedBy.LEASE);
   }
 
-  /** Asks for the next lease of a key in the background, unless an ask is on its way already. */
-  private void renewAhead(Check check, String stateKey, LeaseDemand.@Nullable Heat h, long now) {
+  /**
+   * Asks for the next lease of {@code lease}'s key in the background, for requests of {@code
+   * permits}, unless an ask is on its way already.
+   */
+  private void renewAhead(Lease lease, long permits, long now) {
+    LeasePolicy.Key h = lease.heat;
     if (h == null || closing) {
       return;
     }
-    long seen = h.renewal(now);
-    if (seen < 0) {
+    LeaseAsk ask = h.renewal(now, permits);
+    if (ask.permits() == 0) {
       return;
     }
     statistics.renewals.increment();
-    long wanted =
-        Math.min(LeaseDemand.MAX_WANTED, Math.max(seen + seen / 2, RENEW_AHEAD_MIN_PERMITS));
-    renewal.send(
-        check,
-        stateKey,
-        KeyOp.acquireWithLease(0, wanted * Math.max(1, check.permits()), Policy.MAX_LEASE_NANOS),
-        now);
+    renewal.send(lease.ref, lease.stateKey, ask.acquire(0), now);
   }
 
   /** An ask for a lease of {@code stateKey} failed: the next request may ask again. */
@@ -493,16 +541,19 @@ public final class LeaseHolder {
   }
 
   /**
-   * What to ask the key's owner to lease along with {@code check}: {@link LeaseAsk#NONE} unless its
-   * key is in a burst, warm or steady here, or quiet on a rule whose lease to the end of the window
-   * ({@code windowLeaseNanos}, as known here; 0 where none or not known) lasts a second or less
-   * ({@link LeaseDemand}). Counts the request. A quiet key asks only while this holder holds fewer
-   * leases than it tracks keys ({@link LeaseDemand#MAX_TRACKED_KEYS}): a rule keyed by something
-   * with millions of values, each asked once, must not fill the holder with leases.
+   * What to ask the owner of {@code stateKey} to lease along with a request for {@code permits}:
+   * {@link LeaseAsk#NONE} unless the key is in a burst, warm or steady here, or quiet on a rule
+   * whose lease to the end of the window ({@code windowLeaseNanos}, as known here; 0 where none or
+   * not known) lasts a second or less ({@link LeaseDemand}). Counts the request. A quiet key asks
+   * only while this holder holds fewer leases than it tracks keys ({@link
+   * LeaseDemand#MAX_TRACKED_KEYS}): a rule keyed by something with millions of values, each asked
+   * once, must not fill the holder with leases.
    */
-  public LeaseAsk wanted(Check check, String stateKey, long windowLeaseNanos) {
+  public LeaseAsk wanted(
+      String stateKey, long permits, long windowLeaseNanos, long shortLeaseNanos) {
     long quietKeysLease = leases.size() < LeaseDemand.MAX_TRACKED_KEYS ? windowLeaseNanos : 0;
-    return demand.wanted(check, stateKey, nanoClock.getAsLong(), closing, quietKeysLease);
+    return demand.wanted(
+        stateKey, permits, nanoClock.getAsLong(), closing, quietKeysLease, shortLeaseNanos);
   }
 
   /**
@@ -511,10 +562,15 @@ public final class LeaseHolder {
    * went out. A lease it replaces is given back with the next {@link #takeReturns}.
    */
   public void keep(
-      Check check, String stateKey, KeyOp asked, KeyOutcome outcome, int index, long sentAtNanos) {
-    LeaseDemand.Heat h = demand.heat(stateKey);
+      PolicyRef ref,
+      String stateKey,
+      KeyOp asked,
+      KeyOutcome outcome,
+      int index,
+      long sentAtNanos) {
+    LeasePolicy.Key h = demand.key(stateKey);
     try {
-      store(check, stateKey, asked, outcome, index, sentAtNanos, h);
+      store(ref, stateKey, asked, outcome, index, sentAtNanos, h);
     } finally {
       // Only once the lease is stored: a closing holder waits for this before its last returns.
       if (h != null) {
@@ -524,13 +580,13 @@ public final class LeaseHolder {
   }
 
   private void store(
-      Check check,
+      PolicyRef ref,
       String stateKey,
       KeyOp asked,
       KeyOutcome outcome,
       int index,
       long sentAtNanos,
-      LeaseDemand.@Nullable Heat h) {
+      LeasePolicy.@Nullable Key h) {
     long permits = outcome.leased(index);
     if (permits <= 0) {
       return;
@@ -543,16 +599,19 @@ public final class LeaseHolder {
     // A paced lease's instants count from when the answer arrived: after the owner decided, so
     // each permit becomes usable here no earlier than there (see "Time" above).
     PacedLease paced = outcome.pacedLease(index);
+    long version = shapes.version(); // before the shape is read: a change meanwhile moves it
     long firstUsableAt =
         paced == null ? now : now + Math.max(0, paced.firstAtNanos() - outcome.decidedAtNanos());
     Lease lease =
         new Lease(
-            check,
+            ref,
+            stateKey,
             outcome.decidedAtNanos(),
             length,
             sentAtNanos + length,
             toWindowEnd,
-            toWindowEnd ? shapeOf.applyAsInt(check.ref()) : 0,
+            toWindowEnd ? shapes.of(ref) : 0,
+            version,
             firstUsableAt,
             paced == null ? 0 : paced.spacingNanos(),
             now,
@@ -690,7 +749,7 @@ public final class LeaseHolder {
       if (unused > 0 && lease.endsWithItsWindow && lease.endedAt(now)) {
         statistics.expiredUnused.add(unused);
       } else if (unused > 0) {
-        String stateKey = lease.ref.stateKey(lease.subject);
+        String stateKey = lease.stateKey;
         opsByKey.computeIfAbsent(stateKey, key -> new ArrayList<>(1)).add(lease.returning(unused));
         refs.putIfAbsent(stateKey, lease.ref);
         statistics.returned.add(unused);
@@ -726,8 +785,11 @@ public final class LeaseHolder {
     return statistics;
   }
 
-  /** The counts of a holder: leases granted, permits leased, answered here, given back, lost. */
-  public static final class Statistics {
+  /**
+   * The counts of a holder: leases granted, permits leased, answered here, given back, lost; and
+   * what it keeps now.
+   */
+  public final class Statistics {
     private final LongAdder granted = new LongAdder();
     private final LongAdder leased = new LongAdder();
     private final LongAdder answeredLocally = new LongAdder();
@@ -747,6 +809,16 @@ public final class LeaseHolder {
     /** Asks for a lease sent ahead of the current lease's end ("Renewing ahead"). */
     public long renewals() {
       return renewals.sum();
+    }
+
+    /** Keys with a lease here now, live or ended but not yet given back. */
+    public long leasesHeld() {
+      return leases.size();
+    }
+
+    /** Keys the lease policy keeps something of now ({@link LeasePolicy#keysTracked}). */
+    public long keysTracked() {
+      return demand.keysTracked();
     }
 
     /** Leases the owners granted. */

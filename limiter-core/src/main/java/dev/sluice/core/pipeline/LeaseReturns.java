@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gives a holder's ended leases back to their owners: every {@value #PERIOD_MILLIS} ms on one
@@ -36,17 +37,25 @@ final class LeaseReturns implements AutoCloseable {
 
   private final LeaseHolder holder;
   private final Backend backend;
-  private final ScheduledFuture<?> task;
+  private final @Nullable ScheduledFuture<?> task;
 
-  LeaseReturns(LeaseHolder holder, Backend backend) {
+  /**
+   * @param backend how returns reach the owners: the runtime's transport (its batching lanes over
+   *     its storage), never the layers that answer in front of it
+   * @param periodic whether to sweep every {@value #PERIOD_MILLIS} ms; if not, {@link #sweep} is
+   *     called by hand
+   */
+  LeaseReturns(LeaseHolder holder, Backend backend, boolean periodic) {
     this.holder = holder;
     this.backend = backend;
     this.task =
-        SWEEPER.scheduleWithFixedDelay(
-            new Sweep(new WeakReference<>(this)),
-            PERIOD_MILLIS,
-            PERIOD_MILLIS,
-            TimeUnit.MILLISECONDS);
+        periodic
+            ? SWEEPER.scheduleWithFixedDelay(
+                new Sweep(new WeakReference<>(this)),
+                PERIOD_MILLIS,
+                PERIOD_MILLIS,
+                TimeUnit.MILLISECONDS)
+            : null;
   }
 
   /**
@@ -85,7 +94,7 @@ final class LeaseReturns implements AutoCloseable {
     }
     try {
       return backend
-          .executeAll(returns)
+          .executeAll(returns, Deadline.NONE)
           .whenComplete(
               (outcomes, failure) -> {
                 if (failure != null) {
@@ -113,7 +122,9 @@ final class LeaseReturns implements AutoCloseable {
    */
   @Override
   public void close() {
-    task.cancel(false);
+    if (task != null) {
+      task.cancel(false);
+    }
     holder.close();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
     try {

@@ -1,9 +1,7 @@
 package dev.sluice.core.pipeline;
 
 import static dev.sluice.core.pipeline.Futures.await;
-import static dev.sluice.core.pipeline.Futures.awaitWithin;
 
-import dev.sluice.core.AnswersLocally;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
@@ -31,7 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -45,10 +43,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <ol>
  *   <li>The {@link Check} was validated when it was built (rule name, key, a cost not below 0).
- *   <li>If the runtime knows the policy here ({@link Backend#policyOf}), a cost above its capacity
- *       is refused before anything is sent; otherwise the deciding step refuses it.
- *   <li>The check becomes one {@link KeyOp} on its key's {@link KeyCommand}; the backend runs
- *       {@link KeyDecision} where the key's state lives, and the answer is that op's result.
+ *   <li>The check becomes one {@link KeyOp} on its key's {@link KeyCommand}, sent to the head of
+ *       the runtime's {@link BackendStack}. A layer may answer it there (a lease, a cached denial);
+ *       otherwise the storage runs {@link KeyDecision} where the key's state lives, and the answer
+ *       is that op's result. A cost above the policy's capacity is refused before anything is sent
+ *       where the runtime knows the policy (a member), otherwise by the deciding step.
  * </ol>
  *
  * <h2>Batches</h2>
@@ -65,136 +64,132 @@ import org.jspecify.annotations.Nullable;
  * caller may be denied for them: the batch is atomic in what it counts, not in what others observe
  * meanwhile.
  *
- * <h2>Leases</h2>
+ * <h2>What is under it</h2>
  *
- * A runtime whose keys live elsewhere (the grid) can hold leases ({@link LeaseHolder}): an acquire
- * is first answered from a live lease of its key, without a network hop; an acquire that goes to
- * the owner on a hot key asks for a lease along with it. Single checks and batches of each-alone
- * checks use them; an all-or-nothing batch goes to the owners whole (its give-back is an exact undo
- * at the owner). Peeks, releases and resets always go to the owner; a reset also drops this
- * holder's lease of the key.
+ * A {@link BackendStack}: the runtime's storage, and in front of it the layers that answer or carry
+ * commands (leasing, the denied-until cache, the failure policy, batching), built in one place in
+ * one order for every runtime. A check goes to the stack's head as one command; which layer answers
+ * it is theirs to say, and the {@link Decision} says who did ({@link Decision#decidedBy()}).
+ *
+ * <h2>Receipts</h2>
+ *
+ * Every admission carries its receipt, the proof its permits may be given back with ({@link
+ * AdmissionReceipts}): the owner's answers get theirs here, where the check is at hand; a lease's
+ * answer gets its own from the lease holder, with the lease's grant instant and lifetime, whose
+ * exact undo is the lease's return. A failure policy's fail-open answer took nothing at the owner
+ * and carries none; a denial carries none; nor does an admission whose outcome says it cannot be
+ * given back here ({@link KeyOutcome#noReceipt}: a global rule's in a region).
+ *
+ * <h2>Metrics</h2>
+ *
+ * With a {@link DecisionRecorder} (the metrics of docs/rest-api.md), every answer the caller gets
+ * is recorded here, once: the stack's layers record nothing of the kind.
  */
-public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
+public class PipelineRateLimiter implements RateLimiter {
+  private final BackendStack stack;
   private final Backend backend;
   private final AdmissionReceipts receipts;
-  private final @Nullable LeaseHolder leases;
-  private final @Nullable LeaseReturns leaseReturns;
+  private final @Nullable DecisionRecorder recorder;
 
-  protected PipelineRateLimiter(Backend backend) {
-    this(backend, null);
+  /** The pipeline over {@code stack}'s head, recording nothing. */
+  protected PipelineRateLimiter(BackendStack stack) {
+    this(stack, null);
   }
 
   /**
-   * @param leaseClock this JVM's monotonic clock, to hold leases on ({@code System::nanoTime}, or
-   *     the manual clock a test's grid decides on); null: never ask for a lease
+   * @param recorder told every answer the caller gets; null: none
    */
-  protected PipelineRateLimiter(Backend backend, @Nullable LongSupplier leaseClock) {
-    this.backend = Objects.requireNonNull(backend, "backend");
-    this.receipts = new AdmissionReceipts(backend);
-    this.leases =
-        leaseClock == null
-            ? null
-            : new LeaseHolder(
-                leaseClock,
-                this::knownShape,
-                this::renewLease,
-                this::returnLateLeases,
-                receipts::ofLeaseAnswer);
-    this.leaseReturns = leases == null ? null : new LeaseReturns(leases, backend);
+  protected PipelineRateLimiter(BackendStack stack, @Nullable DecisionRecorder recorder) {
+    this.stack = Objects.requireNonNull(stack, "stack");
+    this.backend = stack.head();
+    this.receipts = stack.receipts();
+    this.recorder = recorder;
+  }
+
+  /** The layers and the storage under this limiter. */
+  public BackendStack stack() {
+    return stack;
+  }
+
+  /** Who records this limiter's decisions, or null. */
+  public @Nullable DecisionRecorder recorder() {
+    return recorder;
   }
 
   /**
-   * The fingerprint of {@code ref}'s state shape as known here, without waiting for a read (a
-   * client's rule cache); 0 where it cannot be told, and for a rule that is gone.
+   * A limiter over the same stack (the same storage and leases) that tells {@code recorder} every
+   * answer the caller gets.
    */
-  private int knownShape(PolicyRef ref) {
-    try {
-      CompiledPolicy policy = backend.policyOf(ref, true);
-      return policy == null ? 0 : policy.fingerprint();
-    } catch (RuntimeException e) {
-      return 0;
-    }
+  public PipelineRateLimiter recordingInto(DecisionRecorder recorder) {
+    return new PipelineRateLimiter(stack, Objects.requireNonNull(recorder, "recorder"));
   }
 
-  /** {@link Backend#reservationsSettledAtEstimate()} of this limiter's runtime. */
+  /** {@link Backend#reservationsSettledAtEstimate()} of this limiter's storage. */
   public @Nullable LongSupplier reservationsSettledAtEstimate() {
-    return backend.reservationsSettledAtEstimate();
+    return stack.storage().reservationsSettledAtEstimate();
   }
 
   /** What this limiter's leases did, or null if it does not ask for leases. */
   public LeaseHolder.@Nullable Statistics leaseStatistics() {
-    return leases == null ? null : leases.statistics();
+    return stack.leaseStatistics();
   }
 
   /**
-   * Gives every lease back to its owner and stops asking for new ones' returns: a runtime calls it
-   * when it closes, while its transport still works.
+   * Gives every lease back to its owner and stops asking for new ones: a runtime calls it when it
+   * closes, while its transport still works.
    */
   protected void closeLeases() {
-    if (leaseReturns != null) {
-      leaseReturns.close();
-    }
-  }
-
-  private void returnLateLeases() {
-    LeaseReturns returns = leaseReturns;
-    if (returns != null) {
-      returns.returnLate();
-    }
-  }
-
-  /** The runtime under this limiter. */
-  protected Backend backend() {
-    return backend;
+    stack.close();
   }
 
   @Override
   public Decision tryAcquire(Check check) {
-    String stateKey = Objects.requireNonNull(check, "check").stateKey();
-    Decision leased = fromLease(check, stateKey);
-    if (leased != null) {
-      return leased;
+    KeyCommand command = command(Objects.requireNonNull(check, "check"), acquireOp(check));
+    long start = startNanos();
+    Decision decision = answer(check, backend.execute(command, Deadline.NONE));
+    if (recorder != null) {
+      recorder.decided(check, decision, start);
     }
-    Acquiring acquiring = acquiring(check, stateKey);
-    return acquiring.answer(backend.execute(acquiring.command()));
+    return decision;
   }
 
   /**
-   * {@inheritDoc} Here: the answer {@link #tryAcquire} would give from a live lease of the check's
-   * key, taking its permits. For a decorator in front of this limiter whose own work only pays for
-   * a round trip: the client's per-key coalescing makes concurrent calls on a hot key wait for each
-   * other, which a lease answer, a compare-and-set here, does not need.
-   */
-  @Override
-  public @Nullable Decision tryAcquireLocally(Check check) {
-    String stateKey = check.stateKey();
-    // Most keys hold no lease: answer that with one map lookup, and leave the checks to the call
-    // that goes to the owner next, instead of making every call pay for them twice.
-    if (leases == null || !leases.holds(stateKey)) {
-      return null;
-    }
-    return fromLease(check, stateKey);
-  }
-
-  /**
-   * {@inheritDoc} A request that is wrong in itself (a cost above a known capacity) or a closed
-   * limiter throws at once, as the synchronous call would; what the deciding step refuses fails the
-   * returned future.
+   * {@inheritDoc} A request that is wrong in itself or a closed limiter throws at once, as the
+   * synchronous call would, where the runtime can tell at once; what the deciding step refuses
+   * fails the returned future.
    */
   @Override
   public CompletableFuture<Decision> tryAcquireAsync(Check check) {
-    String stateKey = Objects.requireNonNull(check, "check").stateKey();
-    Decision leased = fromLease(check, stateKey);
-    if (leased != null) {
-      return CompletableFuture.completedFuture(leased);
-    }
-    Acquiring acquiring = acquiring(check, stateKey);
-    return backend.executeAsync(acquiring.command()).thenApply(acquiring::answer);
+    KeyCommand command = command(Objects.requireNonNull(check, "check"), acquireOp(check));
+    long start = startNanos();
+    return recorded(
+        backend.executeAsync(command, Deadline.NONE).thenApply(outcome -> answer(check, outcome)),
+        decision -> recorder.decided(check, decision, start));
   }
 
+  /**
+   * {@inheritDoc} A batch of one key (a client's coalesced calls, say) goes as one command on the
+   * caller's thread.
+   */
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
-    return await(tryAcquireAllAsync(checks));
+    long start = System.nanoTime();
+    Deadline deadline = Deadline.startedAt(start);
+    deadline.await(backend.fetchRules(ruleNames(checks), deadline));
+    List<Decision> decisions;
+    if (policyChangeAt(checks) >= 0) {
+      decisions = deadline.await(decideInOrder(checks, deadline));
+    } else {
+      Grouped batch = group(checks, true, true, false);
+      decisions =
+          batch.commands().size() == 1
+              ? batch.decisions(List.of(backend.execute(batch.commands().get(0), deadline)))
+              : batch.decisions(deadline.await(execute(batch, deadline)));
+    }
+    if (recorder != null) {
+      recorder.decidedAll(checks, decisions, start);
+    }
+    return decisions;
   }
 
   /**
@@ -205,11 +200,14 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
    */
   @Override
   public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
-    CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks));
-    if (known.isDone() && !known.isCompletedExceptionally()) {
-      return decideInOrder(checks);
-    }
-    return known.thenCompose(ignored -> decideInOrder(checks));
+    long start = System.nanoTime();
+    Deadline deadline = Deadline.startedAt(start);
+    CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks), deadline);
+    CompletableFuture<List<Decision>> answer =
+        known.isDone() && !known.isCompletedExceptionally()
+            ? decideInOrder(checks, deadline)
+            : known.thenCompose(ignored -> decideInOrder(checks, deadline));
+    return recorded(answer, decisions -> recorder.decidedAll(checks, decisions, start));
   }
 
   /**
@@ -217,18 +215,18 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
    * comes back under another policy (see {@link #policyChangeAt}); then the batch is validated
    * whole and decided in parts, one after another, each part's keys under one policy each.
    */
-  private CompletableFuture<List<Decision>> decideInOrder(List<Check> checks) {
+  private CompletableFuture<List<Decision>> decideInOrder(List<Check> checks, Deadline deadline) {
     int change = policyChangeAt(checks);
     if (change < 0) {
-      Grouped batch = group(checks, true, true, true);
-      return execute(batch).thenApply(batch::decisions);
+      Grouped batch = group(checks, true, true, false);
+      return execute(batch, deadline).thenApply(batch::decisions);
     }
     validate(checks, true, true);
-    Grouped head = group(checks.subList(0, change), true, true, true);
+    Grouped head = group(checks.subList(0, change), true, true, false);
     List<Check> tail = checks.subList(change, checks.size());
-    return execute(head)
+    return execute(head, deadline)
         .thenApply(head::decisions)
-        .thenCompose(first -> decideInOrder(tail).thenApply(rest -> concat(first, rest)));
+        .thenCompose(first -> decideInOrder(tail, deadline).thenApply(rest -> concat(first, rest)));
   }
 
   /**
@@ -270,7 +268,9 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
       return BatchOutcome.each(tryAcquireAll(checks));
     }
     Check.requireNoWait(Check.requireAll(checks));
-    await(backend.fetchRules(ruleNames(checks)));
+    long start = System.nanoTime();
+    Deadline deadline = Deadline.startedAt(start);
+    deadline.await(backend.fetchRules(ruleNames(checks), deadline));
     int change = policyChangeAt(checks);
     if (change >= 0) {
       throw new InvalidPolicyException(
@@ -278,8 +278,8 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
           "an all-or-nothing batch decides each key under one policy, and this check names an"
               + " earlier check's key under other parameters");
     }
-    Grouped batch = group(checks, true, true, false);
-    List<KeyOutcome> outcomes = await(backend.executeAll(batch.commands()));
+    Grouped batch = group(checks, true, true, true);
+    List<KeyOutcome> outcomes = deadline.await(execute(batch, deadline));
     List<Decision> decisions = batch.decisions(outcomes);
     int deniedBy = -1;
     for (int i = 0; i < decisions.size() && deniedBy < 0; i++) {
@@ -287,15 +287,21 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
         deniedBy = i;
       }
     }
+    BatchOutcome outcome;
     if (deniedBy < 0) {
-      return new BatchOutcome(decisions, true, -1, Set.of());
+      outcome = new BatchOutcome(decisions, true, -1, Set.of());
+    } else {
+      Set<Integer> released = giveBack(batch, outcomes, decisions);
+      List<Decision> answered = new ArrayList<>(decisions);
+      for (int index : released) {
+        answered.set(index, answered.get(index).withReceipt(null)); // undone: nothing to give back
+      }
+      outcome = new BatchOutcome(answered, false, deniedBy, released);
     }
-    Set<Integer> released = giveBack(batch, outcomes, decisions);
-    List<Decision> answered = new ArrayList<>(decisions);
-    for (int index : released) {
-      answered.set(index, answered.get(index).withReceipt(null)); // undone: nothing to give back
+    if (recorder != null) {
+      recorder.decidedAll(checks, outcome.decisions(), start);
     }
-    return new BatchOutcome(answered, false, deniedBy, released);
+    return outcome;
   }
 
   /**
@@ -312,7 +318,11 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
       for (int index : group.indexes) {
         Check check = batch.checks.get(index);
         Decision decision = decided.get(index);
-        if (decision.allowed() && !decision.shadowDenied() && check.permits() > 0) {
+        // Only what the owner admitted: a failure policy's fail-open answer took nothing there.
+        if (decision.allowed()
+            && !decision.shadowDenied()
+            && check.permits() > 0
+            && decision.decidedBy() == Decision.DecidedBy.LIMITER) {
           ops.add(KeyOp.releaseAdmittedAt(check.permits(), admittedAt));
           released.add(index);
         }
@@ -322,7 +332,7 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
       }
     }
     if (!releases.isEmpty()) {
-      await(backend.executeAll(releases));
+      await(backend.executeAll(releases, Deadline.NONE));
     }
     return released;
   }
@@ -338,29 +348,19 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
    */
   @Override
   public Decision release(Check check) {
-    await(ruleOfBareCount(check));
-    return backend.execute(releaseCommand(check)).decision(0);
-  }
-
-  /**
-   * {@link #release(Check)}, waiting at most {@code timeout} for the owner's answer.
-   *
-   * @throws TimeoutException if none came in time; the permits may still be given back
-   */
-  public Decision release(Check check, Duration timeout) throws TimeoutException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    awaitWithin(ruleOfBareCount(check), timeout.toNanos());
-    return backend.execute(releaseCommand(check), left(deadline)).decision(0);
+    Deadline deadline = Deadline.startedAt(System.nanoTime());
+    deadline.await(ruleOfBareCount(check, deadline));
+    return backend.execute(releaseCommand(check), deadline).decision(0);
   }
 
   /**
    * The rule a bare count without proof names, brought here (a client reads it) to tell whether it
    * opens its releases; done at once for every other release.
    */
-  private CompletableFuture<Void> ruleOfBareCount(Check check) {
+  private CompletableFuture<Void> ruleOfBareCount(Check check, Deadline deadline) {
     return Objects.requireNonNull(check, "check").proof() == ReleaseProof.Bare.NONE
             && check.ref() instanceof PolicyRef.Named named
-        ? backend.fetchRules(Set.of(named.rule()))
+        ? backend.fetchRules(Set.of(named.rule()), deadline)
         : CompletableFuture.completedFuture(null);
   }
 
@@ -408,17 +408,12 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
 
   @Override
   public Decision releasePermit(PolicyRef ref, String key, long permitId) {
-    return backend.execute(releasePermitCommand(ref, key, permitId)).decision(0);
-  }
-
-  /**
-   * {@link #releasePermit}, waiting at most {@code timeout} for the owner's answer.
-   *
-   * @throws TimeoutException if none came in time; the permit may still be given back
-   */
-  public Decision releasePermit(PolicyRef ref, String key, long permitId, Duration timeout)
-      throws TimeoutException {
-    return backend.execute(releasePermitCommand(ref, key, permitId), timeout.toNanos()).decision(0);
+    Decision decision =
+        backend.execute(releasePermitCommand(ref, key, permitId), Deadline.NONE).decision(0);
+    if (recorder != null) {
+      recorder.permitReleased(ref, key, permitId);
+    }
+    return decision;
   }
 
   private KeyCommand releasePermitCommand(PolicyRef ref, String key, long permitId) {
@@ -436,18 +431,12 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
   @Override
   public Reservation reserve(Check check, Duration ttl) {
     KeyCommand command = reserveCommand(check, ttl);
-    return reservation(check, ttl, backend.execute(command));
-  }
-
-  /**
-   * {@link #reserve}, waiting at most {@code timeout} for the owner's answer.
-   *
-   * @throws TimeoutException if none came in time; the estimate may still be held, and is then
-   *     settled at its ttl
-   */
-  public Reservation reserve(Check check, Duration ttl, Duration timeout) throws TimeoutException {
-    KeyCommand command = reserveCommand(check, ttl);
-    return reservation(check, ttl, backend.execute(command, timeout.toNanos()));
+    long start = startNanos();
+    Reservation reservation = reservation(check, ttl, backend.execute(command, Deadline.NONE));
+    if (recorder != null) {
+      recorder.reserved(check, reservation, start);
+    }
+    return reservation;
   }
 
   private KeyCommand reserveCommand(Check check, Duration ttl) {
@@ -478,18 +467,12 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
 
   @Override
   public Decision commit(String reservationId, long cost) {
-    return backend.execute(commitCommand(reservationId, cost)).decision(0);
-  }
-
-  /**
-   * {@link #commit}, waiting at most {@code timeout} for the owner's answer.
-   *
-   * @throws TimeoutException if none came in time; the commit may still be made (a second one is
-   *     then answered "committed already")
-   */
-  public Decision commit(String reservationId, long cost, Duration timeout)
-      throws TimeoutException {
-    return backend.execute(commitCommand(reservationId, cost), timeout.toNanos()).decision(0);
+    Decision decision =
+        backend.execute(commitCommand(reservationId, cost), Deadline.NONE).decision(0);
+    if (recorder != null) {
+      recorder.committed();
+    }
+    return decision;
   }
 
   private static KeyCommand commitCommand(String reservationId, long cost) {
@@ -503,21 +486,14 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
 
   @Override
   public Decision peek(PolicyRef ref, String key) {
-    return backend.execute(peekCommand(ref, key)).decision(0);
-  }
-
-  /**
-   * {@link #peek}, waiting at most {@code timeout} for the owner's answer.
-   *
-   * @throws TimeoutException if none came in time
-   */
-  public Decision peek(PolicyRef ref, String key, Duration timeout) throws TimeoutException {
-    return backend.execute(peekCommand(ref, key), timeout.toNanos()).decision(0);
+    return backend.execute(peekCommand(ref, key), Deadline.NONE).decision(0);
   }
 
   /** {@link #peek}, answered when the owner answers; a bad argument throws at once. */
   public CompletableFuture<Decision> peekAsync(PolicyRef ref, String key) {
-    return backend.executeAsync(peekCommand(ref, key)).thenApply(outcome -> outcome.decision(0));
+    return backend
+        .executeAsync(peekCommand(ref, key), Deadline.NONE)
+        .thenApply(outcome -> outcome.decision(0));
   }
 
   private static KeyCommand peekCommand(PolicyRef ref, String key) {
@@ -532,100 +508,18 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
   }
 
   /**
-   * {@link #reset}, waiting at most {@code timeout} for the rule's check and the owner.
-   *
-   * @throws TimeoutException if they did not answer in time; the key may still be reset
-   */
-  public void reset(PolicyRef ref, String key, Duration timeout) throws TimeoutException {
-    awaitWithin(resetAsync(ref, key), timeout.toNanos());
-  }
-
-  /**
    * {@link #reset}, done when the key is reset. A bad argument throws at once; an unknown rule
    * fails the future (where the rules are elsewhere, knowing that takes a read).
    */
   public CompletableFuture<Void> resetAsync(PolicyRef ref, String key) {
     Objects.requireNonNull(ref, "ref");
     StateKey.checkSubject(key);
-    String stateKey = ref.stateKey(key);
-    return backend
-        .fetchRules(ref instanceof PolicyRef.Named named ? Set.of(named.rule()) : Set.of())
-        .thenCompose(
-            known -> {
-              // A typo must not look like a reset: an unknown rule is an error here too.
-              if (backend.policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
-                throw new UnknownRuleException(named.rule());
-              }
-              if (leases != null) {
-                leases.forget(stateKey);
-              }
-              return backend.reset(stateKey);
-            });
+    return backend.reset(ref, ref.stateKey(key), Deadline.startedAt(System.nanoTime()));
   }
 
   @Override
   public RuleStore rules() {
     return backend.rules();
-  }
-
-  /**
-   * Decides {@code check} like {@link #tryAcquire(Check)}, waiting at most {@code timeout} for the
-   * answer: the path of a client that must give up after its call timeout. The caller's thread
-   * waits on the invocation's own future.
-   *
-   * @throws TimeoutException if the answer did not come in time; the check may still be counted
-   */
-  public Decision tryAcquire(Check check, Duration timeout) throws TimeoutException {
-    String stateKey = Objects.requireNonNull(check, "check").stateKey();
-    Decision leased = fromLease(check, stateKey);
-    if (leased != null) {
-      return leased;
-    }
-    Acquiring acquiring = acquiring(check, stateKey);
-    return acquiring.answer(backend.execute(acquiring.command(), timeout.toNanos()));
-  }
-
-  /**
-   * Decides {@code checks} like {@link #tryAcquireAll(List)}, waiting at most {@code timeout} for
-   * the answer. Checks on one key (a client's coalesced batch on a hot key) go as one command on
-   * the caller's thread.
-   *
-   * @throws TimeoutException if the answer did not come in time; the checks may still be counted
-   */
-  public List<Decision> tryAcquireAll(List<Check> checks, Duration timeout)
-      throws TimeoutException {
-    long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
-    CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks));
-    awaitWithin(known, left(deadline));
-    int change = policyChangeAt(checks);
-    if (change >= 0) {
-      // A key back under another policy: the whole batch is valid or nothing counts, then its
-      // parts are decided one after another (see decideInOrder).
-      validate(checks, true, true);
-      List<Decision> decided =
-          new ArrayList<>(
-              tryAcquireAll(checks.subList(0, change), Duration.ofNanos(left(deadline))));
-      decided.addAll(
-          tryAcquireAll(checks.subList(change, checks.size()), Duration.ofNanos(left(deadline))));
-      return decided;
-    }
-    Grouped batch = group(checks, true, true, true);
-    if (batch.commands().isEmpty()) {
-      return batch.decisions(List.of());
-    }
-    long leftNanos = left(deadline);
-    if (leftNanos <= 0) {
-      throw new TimeoutException("the rules were read, but no time was left to send the batch");
-    }
-    if (batch.commands().size() == 1) {
-      return batch.decisions(List.of(backend.execute(batch.commands().get(0), leftNanos)));
-    }
-    return batch.decisions(awaitWithin(execute(batch), leftNanos));
-  }
-
-  /** The time left until {@code deadlineNanos} ({@code System.nanoTime}), at least 0. */
-  private static long left(long deadlineNanos) {
-    return Math.max(0, deadlineNanos - System.nanoTime());
   }
 
   /**
@@ -648,129 +542,44 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
 
   // ---------------------------------------------------------------- internals
 
+  /**
+   * The answer to a single acquire: the outcome's decision, with its receipt where the owner
+   * admitted permits (a lease's answer comes with its own).
+   */
+  private Decision answer(Check check, KeyOutcome outcome) {
+    return receipts.ofOwnerAnswer(check, outcome, 0);
+  }
+
   private static KeyCommand command(Check check, KeyOp op) {
     return new KeyCommand(check.stateKey(), check.ref(), new KeyOp[] {op});
   }
 
-  /**
-   * The answer from a live lease of the check's key, or null: ask the owner. First, as {@link
-   * #precheck} (one policy lookup for both), refuses a cost above the policy's capacity where the
-   * policy is known here.
-   */
-  private @Nullable Decision fromLease(Check check, String stateKey) {
-    CompiledPolicy policy = backend.policyOf(check.ref(), false);
-    if (policy != null) {
-      policy.checkCost(check.permits(), check.ref());
-    }
-    return leasable(check, policy) ? leases.answer(check, stateKey) : null;
+  private static KeyOp acquireOp(Check check) {
+    return KeyOp.acquire(check.permits(), check.maxWait().toNanos());
   }
 
-  /**
-   * Whether a lease may answer {@code check}, or be asked for along with it: the one place that
-   * says so, for single checks, batches and the fast path ({@link #tryAcquireLocally}). Never for a
-   * check that may wait (the owner books it at a future instant, which a lease cannot), nor on a
-   * policy whose owner grants none ({@link CompiledPolicy#leases}: leases off, a shadow or a
-   * concurrency policy), so that its keys cost the holder no demand to track. Where the policy is
-   * not known here (a client's check on a rule it never read), the owner keeps the promise: it
-   * grants no lease on such a policy.
-   *
-   * @param policy the check's policy as known here, or null
-   */
-  private boolean leasable(Check check, @Nullable CompiledPolicy policy) {
-    return leases != null && !check.waits() && (policy == null || policy.leases());
+  /** When a decision the recorder times started; nothing is read without a recorder. */
+  private long startNanos() {
+    return recorder == null ? 0 : System.nanoTime();
   }
 
-  /** What {@link #windowLeaseIfLeasable} answers for a check no lease may answer here. */
-  private static final long NOT_LEASABLE = -1;
-
-  /**
-   * With one lookup of {@code check}'s policy as known here, reading nothing: {@link #NOT_LEASABLE}
-   * where a lease may not answer it ({@link #leasable(Check, CompiledPolicy)}) or the policy cannot
-   * be read (the owner will answer for the rule); otherwise how long a lease to the end of the
-   * window lasts at most on it ({@link
-   * dev.sluice.core.algorithm.LimiterAlgorithm#windowLeaseNanos}), 0 where it has none or is not
-   * known here.
-   */
-  private long windowLeaseIfLeasable(Check check) {
-    if (leases == null || check.waits()) {
-      return NOT_LEASABLE;
-    }
-    CompiledPolicy policy;
-    try {
-      policy = backend.policyOf(check.ref(), true);
-    } catch (RuntimeException e) {
-      return NOT_LEASABLE;
-    }
-    if (!leasable(check, policy)) {
-      return NOT_LEASABLE;
-    }
-    return policy == null ? 0 : policy.algorithm().windowLeaseNanos();
+  /** {@code answer}, told to the recorder when it comes (a failure is no decision). */
+  private <T> CompletableFuture<T> recorded(CompletableFuture<T> answer, Consumer<T> record) {
+    return recorder == null
+        ? answer
+        : answer.whenComplete(
+            (value, failure) -> {
+              if (value != null) {
+                record.accept(value);
+              }
+            });
   }
 
-  /**
-   * Sends a lease holder's ask for the next lease of a key ({@link LeaseHolder.Renewal}): an
-   * acquire of no permits, in the background; the holder keeps what comes back.
-   */
-  private void renewLease(Check check, String stateKey, KeyOp op, long sentAtNanos) {
-    LeaseHolder holder = leases;
-    try {
-      backend
-          .executeAsync(new KeyCommand(stateKey, check.ref(), new KeyOp[] {op}))
-          .whenComplete(
-              (outcome, failure) -> {
-                if (outcome != null) {
-                  holder.keep(check, stateKey, op, outcome, 0, sentAtNanos);
-                } else {
-                  holder.askFailed(stateKey);
-                }
-              });
-    } catch (RuntimeException e) {
-      holder.askFailed(stateKey); // closed, or the transport refused it: a request asks next
-    }
-  }
-
-  /** One acquire on its way to the owner, asking for a lease if its key is hot here. */
-  private record Acquiring(
-      Check check,
-      String stateKey,
-      KeyCommand command,
-      long sentAtNanos,
-      @Nullable LeaseHolder leases,
-      AdmissionReceipts receipts) {
-    Decision answer(KeyOutcome outcome) {
-      if (leases != null && command.ops()[0].leasePermits() > 0) {
-        leases.keep(check, stateKey, command.ops()[0], outcome, 0, sentAtNanos);
-      }
-      return receipts.ofOwnerAnswer(check, outcome.decision(0), outcome.decidedAtNanos());
-    }
-  }
-
-  private Acquiring acquiring(Check check, String stateKey) {
-    KeyOp op = acquireOp(check, stateKey);
-    long sentAt = leases == null ? 0 : leases.now();
-    return new Acquiring(
-        check,
-        stateKey,
-        new KeyCommand(stateKey, check.ref(), new KeyOp[] {op}),
-        sentAt,
-        leases,
-        receipts);
-  }
-
-  /** An acquire of {@code check}, with a request for a lease when one would pay here. */
-  private KeyOp acquireOp(Check check, String stateKey) {
-    long windowLeaseNanos = windowLeaseIfLeasable(check);
-    if (windowLeaseNanos == NOT_LEASABLE) {
-      return KeyOp.acquire(check.permits(), check.maxWait().toNanos());
-    }
-    return leases.wanted(check, stateKey, windowLeaseNanos).acquire(check.permits());
-  }
-
-  /** Sends a batch's commands (none when leases answered every check). */
-  private CompletableFuture<List<KeyOutcome>> execute(Grouped batch) {
+  /** Sends a batch's commands. */
+  private CompletableFuture<List<KeyOutcome>> execute(Grouped batch, Deadline deadline) {
     return batch.commands().isEmpty()
         ? CompletableFuture.completedFuture(List.of())
-        : backend.executeAll(batch.commands());
+        : backend.executeAll(batch.commands(), deadline);
   }
 
   /** Refuses a cost above the policy's capacity where the policy is known here. */
@@ -796,39 +605,22 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
   }
 
   /**
-   * A batch grouped by key, and how to read the answers back in the checks' order.
-   *
-   * @param answered the checks a lease answered here (null where the owner decides)
-   * @param leases the holder that keeps leases granted with a group's last op, or null
+   * A batch grouped by key, and how to read the answers back in the checks' order, each admission
+   * with its receipt.
    */
   private record Grouped(
       List<Check> checks,
       List<Group> groups,
       List<KeyCommand> commands,
-      @Nullable Decision[] answered,
-      long sentAtNanos,
-      @Nullable LeaseHolder leases,
       AdmissionReceipts receipts) {
     List<Decision> decisions(List<KeyOutcome> outcomes) {
-      Decision[] decisions = answered.clone();
+      Decision[] decisions = new Decision[checks.size()];
       for (int g = 0; g < groups.size(); g++) {
         Group group = groups.get(g);
         KeyOutcome outcome = outcomes.get(g);
-        int last = group.indexes.size() - 1;
-        if (leases != null && group.ops.get(last).leasePermits() > 0) {
-          leases.keep(
-              checks.get(group.indexes.get(last)),
-              group.stateKey,
-              group.ops.get(last),
-              outcome,
-              last,
-              sentAtNanos);
-        }
-        for (int j = 0; j <= last; j++) {
+        for (int j = 0; j < group.indexes.size(); j++) {
           int index = group.indexes.get(j);
-          decisions[index] =
-              receipts.ofOwnerAnswer(
-                  checks.get(index), outcome.decision(j), outcome.decidedAtNanos());
+          decisions[index] = receipts.ofOwnerAnswer(checks.get(index), outcome, j);
         }
       }
       return List.of(decisions);
@@ -838,45 +630,24 @@ public class PipelineRateLimiter implements RateLimiter, AnswersLocally {
   /**
    * Validates a batch whole, then groups it by key. With {@code nameChecks} an error names the
    * check it is about ({@code checks[2].cost}), as a batch's caller needs to know which. With
-   * {@code leasing}, checks a live lease can answer are answered here (only once the whole batch is
-   * known to be valid), and each hot key's last op asks for a lease.
+   * {@code ownerOnly} every command is decided by its owner alone ({@link KeyCommand#ownerOnly}).
    */
-  private Grouped group(List<Check> checks, boolean fetch, boolean nameChecks, boolean leasing) {
+  private Grouped group(List<Check> checks, boolean fetch, boolean nameChecks, boolean ownerOnly) {
     validate(checks, fetch, nameChecks);
-    LeaseHolder holder = leasing ? leases : null;
-    Decision[] answered = new Decision[checks.size()];
     Map<String, Group> byKey = new LinkedHashMap<>();
-    Map<String, LeaseAsk> wanted = new LinkedHashMap<>();
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
-      String stateKey = check.stateKey();
-      long windowLeaseNanos = holder == null ? NOT_LEASABLE : windowLeaseIfLeasable(check);
-      if (windowLeaseNanos != NOT_LEASABLE) {
-        answered[i] = holder.answer(check, stateKey);
-        if (answered[i] != null) {
-          continue;
-        }
-        wanted.merge(
-            stateKey,
-            holder.wanted(check, stateKey, windowLeaseNanos),
-            (a, b) -> b.exceeds(a) ? b : a);
-      }
-      Group group = byKey.computeIfAbsent(stateKey, key -> new Group(key, check.ref()));
+      Group group = byKey.computeIfAbsent(check.stateKey(), key -> new Group(key, check.ref()));
       group.indexes.add(i);
-      group.ops.add(KeyOp.acquire(check.permits(), check.maxWait().toNanos()));
+      group.ops.add(acquireOp(check));
     }
     List<Group> groups = new ArrayList<>(byKey.values());
     List<KeyCommand> commands = new ArrayList<>(groups.size());
     for (Group group : groups) {
-      LeaseAsk want = wanted.getOrDefault(group.stateKey, LeaseAsk.NONE);
-      int last = group.ops.size() - 1;
-      if (want.permits() > 0 && group.ops.get(last).maxWaitNanos() == 0) {
-        group.ops.set(last, want.acquire(group.ops.get(last).permits()));
-      }
-      commands.add(new KeyCommand(group.stateKey, group.ref, group.ops.toArray(new KeyOp[0])));
+      commands.add(
+          new KeyCommand(group.stateKey, group.ref, group.ops.toArray(new KeyOp[0]), ownerOnly));
     }
-    long sentAt = holder == null ? 0 : holder.now();
-    return new Grouped(checks, groups, commands, answered, sentAt, holder, receipts);
+    return new Grouped(checks, groups, commands, receipts);
   }
 
   /**

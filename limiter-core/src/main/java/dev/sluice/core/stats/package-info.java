@@ -6,8 +6,8 @@
  * front end served ({@link dev.sluice.core.stats.FrontEnds}).
  *
  * <p>Start at {@link dev.sluice.core.stats.NodeStats}: the one object a node records into (from
- * {@link dev.sluice.core.metrics.MeteredRateLimiter}, at the cost of a few striped counter
- * increments per decision) and snapshots from. Merging snapshots of several nodes is {@link
+ * {@link dev.sluice.core.metrics.DecisionMetrics}, at the cost of a few striped counter increments
+ * per decision) and snapshots from. Merging snapshots of several nodes is {@link
  * dev.sluice.core.stats.ClusterStats#merge}. Nothing here knows Hazelcast: the grid gathers the
  * members' snapshots in {@code dev.sluice.core.grid}.
  */

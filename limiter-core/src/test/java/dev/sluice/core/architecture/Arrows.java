@@ -4,9 +4,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.conditions.ArchConditions;
 import java.nio.file.Path;
 
 /**
@@ -18,6 +20,7 @@ import java.nio.file.Path;
  *   algorithm: pure (the model and the JDK)    pipeline, local, spec, metrics: no Hazelcast
  *   Hazelcast internals: dev.sluice.core.grid.transport only
  *   client, REST, node and front ends: no dev.sluice.core.algorithm (through the pipeline)
+ *   every RateLimiter is a PipelineRateLimiter: optimizations decorate its Backend seam
  * </pre>
  */
 public final class Arrows {
@@ -127,6 +130,28 @@ public final class Arrows {
           .because(
               "the grid's transport is the only place allowed Hazelcast's internal"
                   + " APIs, behind GridTransport, with a public-API twin");
+
+  /**
+   * Every limiter is a pipeline over a {@code BackendStack}: what a runtime adds in front of its
+   * storage (leasing, the denied-until cache, the failure policy, batching) decorates the narrow
+   * {@code Backend} seam, built in one place in one order, never the wide {@code RateLimiter}
+   * interface, whose decorators needed timed twins and side channels to pass a lease's answer up.
+   */
+  public static final ArchRule LIMITERS_ARE_PIPELINES =
+      noClasses()
+          .that()
+          .doNotHaveFullyQualifiedName("dev.sluice.core.pipeline.PipelineRateLimiter")
+          .should(
+              ArchConditions.have(
+                  DescribedPredicate.describe(
+                      "RateLimiter among the interfaces they declare",
+                      (JavaClass javaClass) ->
+                          javaClass.getRawInterfaces().stream()
+                              .anyMatch(i -> i.getName().equals("dev.sluice.core.RateLimiter")))))
+          .because(
+              "client-side optimizations are decorators of the pipeline's Backend seam, built in"
+                  + " one place (BackendStack), not of the wide RateLimiter interface: a limiter"
+                  + " is a PipelineRateLimiter");
 
   /**
    * The module's main classes as compiled ({@code target/classes}, relative to the module, where

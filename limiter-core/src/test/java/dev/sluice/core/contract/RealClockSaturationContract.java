@@ -66,10 +66,14 @@ public abstract class RealClockSaturationContract {
   protected abstract List<RateLimiter> callers();
 
   /**
-   * Whether the callers hold leases: then every hot case ({@link SaturationCase#hotKeys()}) whose
-   * algorithm leases must have answered some admissions from a lease (and a leaky bucket none), and
-   * the sliding window's some denials from a paced lease (its key is at its limit), so that the
-   * bound is shown to hold with leases in play, not only without them.
+   * Whether the callers hold leases: then the hot cases ({@link SaturationCase#hotKeys()}) run too,
+   * and what leases answered is printed beside each case; a leaky bucket's must be nothing. That
+   * leases do answer these keys (admissions from a lease on every algorithm that leases, denials
+   * from a paced one at the sliding window's limit, steady and warm callers leased to the end of
+   * the fixed window) is a property of the lease policy, not of exactness: it is checked on a
+   * virtual clock, where it is deterministic, by the lease-policy simulator's tests (benchmarks,
+   * {@code dev.sluice.bench.lease.LeaseLivenessTest}), not here on the real clock of a loaded
+   * machine.
    */
   protected boolean holdsLeases() {
     return false;
@@ -107,15 +111,6 @@ public abstract class RealClockSaturationContract {
           boolean leases =
               run.c.policy().limits().stream()
                   .noneMatch(l -> l.algorithm() == Algorithm.LEAKY_BUCKET);
-          if (holdsLeases() && leases && run.c.hot() && run.byLease.get() == 0) {
-            return Optional.of(run.c.name() + ": no admission came from a lease");
-          }
-          boolean paces =
-              run.c.policy().isSingle()
-                  && run.c.policy().only().algorithm() == Algorithm.SLIDING_WINDOW;
-          if (holdsLeases() && paces && run.c.hot() && run.deniedByLease.get() == 0) {
-            return Optional.of(run.c.name() + ": no denial came from a paced lease");
-          }
           if (run.byLease.get() > 0 && (!holdsLeases() || !leases)) {
             return Optional.of(
                 run.c.name() + ": " + run.byLease.get() + " admissions from a lease");
@@ -128,8 +123,8 @@ public abstract class RealClockSaturationContract {
    * Steady keys ({@link SaturationCase#steadyKeys()}) where leases are held: every caller but the
    * first asks the key about {@value #STEADY_CALLS_PER_SECOND} times a second, so that it leases to
    * the end of the window, while the first, at {@value #SATURATING_CALLS_PER_SECOND} a second,
-   * takes the key past its limit in each window. Every admission is judged as above; on the fixed
-   * window some must come from a lease (a steady caller's: it never gets hot).
+   * takes the key past its limit in each window. Every admission is judged as above; the steady
+   * callers' admissions from a lease are printed.
    */
   @Test
   void steadyCallers_leasedToTheEndOfTheWindow_admitNoMoreThanTheBound() throws Exception {
@@ -147,7 +142,7 @@ public abstract class RealClockSaturationContract {
    * that it asks for a lease to the end of the window, granted on the window algorithms while the
    * key has room and answered with a short or paced one where not (the token bucket, the key at its
    * limit); the first, at {@value #SATURATING_WARM_CALLS_PER_SECOND} a second, takes the key past
-   * its limit. Judged as above; on the fixed window some admissions must come from a lease.
+   * its limit. Judged as above; the warm callers' admissions from a lease are printed.
    */
   @Test
   void warmCallers_leasedToTheEndOfTheWindowOrShortly_admitNoMoreThanTheBound() throws Exception {
@@ -184,15 +179,7 @@ public abstract class RealClockSaturationContract {
       }
     }
     runTogether(loads);
-    judge(
-        runs,
-        ", " + callers + " callers",
-        callers + " by lease",
-        run ->
-            run.c.policy().only().algorithm() == Algorithm.FIXED_WINDOW && run.byLease.get() == 0
-                ? Optional.of(
-                    run.c.name() + ": no " + callers + " caller's admission came from a lease")
-                : Optional.empty());
+    judge(runs, ", " + callers + " callers", callers + " by lease", run -> Optional.empty());
   }
 
   /** One thread's calls until the deadline ({@link System#nanoTime()}). */

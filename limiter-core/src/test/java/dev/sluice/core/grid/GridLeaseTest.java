@@ -519,7 +519,7 @@ class GridLeaseTest {
   @Test
   void hotKeyAtItsLimit_isPaced_admittedHereAtEachPermitsInstant_deniedHereBetween() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    LeaseMetrics.bind(holder, registry);
+    LeaseMetrics.bind(holder.leaseStatistics(), registry);
     for (int i = 0; i < 100; i++) {
       assertThat(observer.tryAcquire("api1s", k).allowed()).isTrue();
     }
@@ -572,7 +572,7 @@ class GridLeaseTest {
   @Test
   void metrics_countWhatBecameOfTheLeasedPermits() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    LeaseMetrics.bind(holder, registry);
+    LeaseMetrics.bind(holder.leaseStatistics(), registry);
     for (int i = 0; i < 12; i++) {
       holder.tryAcquire("api", k);
     }

@@ -13,7 +13,7 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
-import dev.sluice.core.metrics.MeteredRateLimiter;
+import dev.sluice.core.metrics.DecisionMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -129,13 +129,13 @@ class GridLifecycleTest {
 
       assertThat(decisions(registry, "allowed")).isEqualTo(1);
       assertThat(decisions(registry, "denied")).isEqualTo(1);
-      assertThat(registry.get(MeteredRateLimiter.DECISION_TIMER).timer().count()).isEqualTo(2);
+      assertThat(registry.get(DecisionMetrics.DECISION_TIMER).timer().count()).isEqualTo(2);
     }
   }
 
   private static double decisions(SimpleMeterRegistry registry, String outcome) {
     return registry
-        .get(MeteredRateLimiter.DECISIONS)
+        .get(DecisionMetrics.DECISIONS)
         .tag("rule", "login")
         .tag("outcome", outcome)
         .counter()

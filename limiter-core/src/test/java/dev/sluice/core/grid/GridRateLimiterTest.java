@@ -9,12 +9,16 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.grid.transport.PartitionHold;
+import dev.sluice.core.pipeline.Deadline;
+import dev.sluice.core.pipeline.DeadlineExceededException;
+import dev.sluice.core.pipeline.KeyCommand;
+import dev.sluice.core.pipeline.KeyOp;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -243,42 +247,40 @@ class GridRateLimiterTest {
   }
 
   @Test
-  void tryAcquireAllWithin_overAClient_sameKeyInOneStepOtherKeysBatched() throws Exception {
+  void tryAcquireAll_overAClient_sameKeyInOneStepOtherKeysBatched() throws Exception {
     direct.rules().put(new Rule("within", Policy.of(2, Duration.ofMinutes(1))));
     GridRateLimiter client =
         cluster.limiter(cluster.newClient(), GridRateLimiter.Options.defaults());
-    Duration timeout = Duration.ofSeconds(30);
 
     List<Decision> sameKey =
         client.tryAcquireAll(
-            List.of(Check.of("within", "k"), Check.of("within", "k"), Check.of("within", "k")),
-            timeout);
+            List.of(Check.of("within", "k"), Check.of("within", "k"), Check.of("within", "k")));
     assertThat(sameKey).extracting(Decision::allowed).containsExactly(true, true, false);
     assertThat(sameKey).extracting(Decision::remaining).containsExactly(1L, 0L, 0L);
 
     List<Decision> mixed =
         client.tryAcquireAll(
-            List.of(Check.of("within", "a"), Check.of("within", "b"), Check.of("within", "a")),
-            timeout);
+            List.of(Check.of("within", "a"), Check.of("within", "b"), Check.of("within", "a")));
     assertThat(mixed).extracting(Decision::remaining).containsExactly(1L, 1L, 0L);
 
     assertThatThrownBy(
             () ->
                 client.tryAcquireAll(
-                    List.of(Check.of("within", "c"), Check.of("no-such-rule", "c")), timeout))
+                    List.of(Check.of("within", "c"), Check.of("no-such-rule", "c"))))
         .isInstanceOf(UnknownRuleException.class);
-    assertThatThrownBy(() -> client.tryAcquireAll(List.of(Check.of("within", "c", 3)), timeout))
+    assertThatThrownBy(() -> client.tryAcquireAll(List.of(Check.of("within", "c", 3))))
         .isInstanceOf(InvalidPolicyException.class)
         .hasMessageContaining("cost");
     assertThat(direct.peek("within", "c").remaining()).as("nothing counted").isEqualTo(2);
   }
 
   /**
-   * A partition thread held by another operation stands for a slow grid: the call gives up after
-   * its timeout instead of waiting for the grid's own (two-minute) invocation timeout.
+   * A partition thread held by another operation stands for a slow grid: a command whose deadline
+   * is bounded (what the client's call timeout does) gives up at it instead of waiting for the
+   * grid's own (two-minute) invocation timeout.
    */
   @Test
-  void tryAcquireAllWithin_partitionBusy_throwsTimeoutAfterTheTimeout() throws Exception {
+  void commandWithADeadline_partitionBusy_givesUpAtTheDeadline() throws Exception {
     direct.rules().put(new Rule("busy", Policy.of(5, Duration.ofMinutes(1))));
     String stateKey = dev.sluice.core.StateKey.of("busy", "held");
     // The hold runs on the key's owner: no migration may move the key meanwhile.
@@ -290,8 +292,13 @@ class GridRateLimiterTest {
       long start = System.nanoTime();
       assertThatThrownBy(
               () ->
-                  limiter.tryAcquireAll(List.of(Check.of("busy", "held")), Duration.ofMillis(200)))
-          .isInstanceOf(TimeoutException.class);
+                  limiter
+                      .stack()
+                      .head()
+                      .execute(
+                          KeyCommand.of(PolicyRef.rule("busy"), "held", KeyOp.acquire(1)),
+                          Deadline.after(Duration.ofMillis(200).toNanos())))
+          .isInstanceOf(DeadlineExceededException.class);
       long waitedMillis = (System.nanoTime() - start) / 1_000_000;
       // At least the 200 ms timeout, and not the hold: 10 s is 50 times the timeout, for a loaded
       // machine.

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Check;
 import dev.sluice.core.ManualTimeSource;
+import dev.sluice.core.Policy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -180,9 +181,9 @@ class LeaseDemandTest {
     wanted(Check.of("hot", "overflow", 1));
     // The tracker overflowed with every earlier key idle: they are forgotten, but for the key whose
     // lease's answers are counted in its heat.
-    assertThat(demand.heat(held.stateKey())).isNotNull();
-    assertThat(demand.heat(idle.stateKey())).isNull();
-    assertThat(demand.heat(fresh.stateKey())).isNotNull();
+    assertThat(demand.key(held.stateKey())).isNotNull();
+    assertThat(demand.key(idle.stateKey())).isNull();
+    assertThat(demand.key(fresh.stateKey())).isNotNull();
   }
 
   @Test
@@ -191,7 +192,14 @@ class LeaseDemandTest {
     long second = Duration.ofSeconds(1).toNanos();
     // Its first request: 1 in the last second (itself), once and a half rounded up: 2 requests'
     // worth, of two permits each.
-    LeaseAsk first = demand.wanted(check, check.stateKey(), clock.nowNanos(), false, second);
+    LeaseAsk first =
+        demand.wanted(
+            check.stateKey(),
+            check.permits(),
+            clock.nowNanos(),
+            false,
+            second,
+            Policy.MAX_LEASE_NANOS);
     assertThat(first).isEqualTo(new LeaseAsk(2 * 2, LeaseAsk.UNTIL_WINDOW_END));
     demand.askEnded(check.stateKey());
 
@@ -199,27 +207,56 @@ class LeaseDemandTest {
     // sent back, a second call for this one, so none is asked for; nor where there is no window
     // lease (0: a token bucket, or a rule not known here).
     clock.advance(Duration.ofSeconds(2));
-    assertThat(demand.wanted(check, check.stateKey(), clock.nowNanos(), false, 60 * second))
+    assertThat(
+            demand.wanted(
+                check.stateKey(),
+                check.permits(),
+                clock.nowNanos(),
+                false,
+                60 * second,
+                Policy.MAX_LEASE_NANOS))
         .isEqualTo(LeaseAsk.NONE);
     assertThat(ask(check)).isEqualTo(LeaseAsk.NONE);
 
     // On a window of a second again, 500 ms on: 3 in the last second (the two just counted and
     // this one), once and a half rounded up: 5 requests' worth.
     clock.advance(Duration.ofMillis(500));
-    assertThat(demand.wanted(check, check.stateKey(), clock.nowNanos(), false, second))
+    assertThat(
+            demand.wanted(
+                check.stateKey(),
+                check.permits(),
+                clock.nowNanos(),
+                false,
+                second,
+                Policy.MAX_LEASE_NANOS))
         .isEqualTo(new LeaseAsk(5 * 2, LeaseAsk.UNTIL_WINDOW_END));
     // One ask at a time, and never for a check of no permits.
-    assertThat(demand.wanted(check, check.stateKey(), clock.nowNanos(), false, second))
+    assertThat(
+            demand.wanted(
+                check.stateKey(),
+                check.permits(),
+                clock.nowNanos(),
+                false,
+                second,
+                Policy.MAX_LEASE_NANOS))
         .isEqualTo(LeaseAsk.NONE);
     demand.askEnded(check.stateKey());
     Check reading = Check.of("hot", "quiet", 0);
-    assertThat(demand.wanted(reading, reading.stateKey(), clock.nowNanos(), false, second))
+    assertThat(
+            demand.wanted(
+                reading.stateKey(),
+                reading.permits(),
+                clock.nowNanos(),
+                false,
+                second,
+                Policy.MAX_LEASE_NANOS))
         .isEqualTo(LeaseAsk.NONE);
   }
 
   /** The request's ask, left on its way, on a rule with no lease to the end of the window. */
   private LeaseAsk ask(Check check) {
-    return demand.wanted(check, check.stateKey(), clock.nowNanos(), false, 0);
+    return demand.wanted(
+        check.stateKey(), check.permits(), clock.nowNanos(), false, 0, Policy.MAX_LEASE_NANOS);
   }
 
   /** The request's ask, ended at once: the answer is not the subject here. */

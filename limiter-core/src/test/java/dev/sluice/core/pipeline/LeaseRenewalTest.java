@@ -31,7 +31,7 @@ class LeaseRenewalTest {
       new LeaseHolder(
           clock::nowNanos,
           ref -> 0,
-          (check, stateKey, op, sentAt) -> asked.add(op),
+          (ref, stateKey, op, sentAt) -> asked.add(op),
           lateLeases::increment);
   private final Check check = Check.of("hot", "k", 1);
   private final String stateKey = check.stateKey();
@@ -51,7 +51,9 @@ class LeaseRenewalTest {
 
     answer(25);
     assertThat(asked).as("one ask per lease").hasSize(1);
-    assertThat(holder.answer(check, stateKey)).as("spent, nothing behind it yet").isNull();
+    assertThat(holder.answer(check.ref(), stateKey, check.permits()))
+        .as("spent, nothing behind it yet")
+        .isNull();
   }
 
   @Test
@@ -82,7 +84,7 @@ class LeaseRenewalTest {
     assertThat(returns).hasSize(1);
     assertThat(returns.get(0).ops()).extracting(KeyOp::permits).containsExactly(25L);
 
-    Decision next = holder.answer(check, stateKey);
+    Decision next = holder.answer(check.ref(), stateKey, check.permits());
     assertThat(next).isNotNull();
     assertThat(next.decidedBy()).isEqualTo(DecidedBy.LEASE);
     assertThat(holder.statistics().returned()).isEqualTo(25);
@@ -101,11 +103,14 @@ class LeaseRenewalTest {
   void failedAsk_letsTheNextRequestAskAgain() {
     grant(100);
     answer(75);
-    assertThat(holder.wanted(check, stateKey, 0).permits()).as("an ask is on its way").isZero();
+    assertThat(holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
+        .as("an ask is on its way")
+        .isZero();
 
     holder.askFailed(stateKey);
 
-    assertThat(holder.wanted(check, stateKey, 0).permits()).isPositive();
+    assertThat(holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
+        .isPositive();
   }
 
   @Test
@@ -142,7 +147,7 @@ class LeaseRenewalTest {
         .containsExactly(50L);
 
     for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
-      assertThat(holder.wanted(check, stateKey, 0).permits())
+      assertThat(holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
           .as("a closed holder asks for no lease")
           .isZero();
     }
@@ -164,9 +169,11 @@ class LeaseRenewalTest {
   void checkOfNoPermits_onAHotKey_asksForNoLease() {
     Check reading = check.withPermits(0);
     for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
-      assertThat(holder.wanted(reading, stateKey, 0).permits()).as("read %d", i + 1).isZero();
+      assertThat(holder.wanted(stateKey, reading.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
+          .as("read %d", i + 1)
+          .isZero();
     }
-    assertThat(holder.wanted(check, stateKey, 0).permits())
+    assertThat(holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
         .as("the reads made the key hot")
         .isPositive();
   }
@@ -175,7 +182,7 @@ class LeaseRenewalTest {
   private void grant(long permits) {
     if (!holder.holds(stateKey)) {
       for (int i = 0; i < LeaseDemand.HOT_REQUESTS; i++) {
-        holder.wanted(check, stateKey, 0);
+        holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS);
       }
     }
     long now = clock.nowNanos();
@@ -184,7 +191,7 @@ class LeaseRenewalTest {
         0, new Decision(true, LIMIT, LIMIT - 1_000, 0, 0, 0, false, DecidedBy.LIMITER));
     outcome.setLease(0, permits, now + 100 * MS);
     holder.keep(
-        check,
+        check.ref(),
         stateKey,
         KeyOp.acquireWithLease(1, permits, Policy.MAX_LEASE_NANOS),
         outcome,
@@ -195,7 +202,7 @@ class LeaseRenewalTest {
   /** Answers {@code times} requests, each from a lease. */
   private void answer(long times) {
     for (long i = 0; i < times; i++) {
-      @Nullable Decision decision = holder.answer(check, stateKey);
+      @Nullable Decision decision = holder.answer(check.ref(), stateKey, check.permits());
       assertThat(decision).as("answer %d of %d", i + 1, times).isNotNull();
       assertThat(decision.decidedBy()).isEqualTo(DecidedBy.LEASE);
     }

@@ -24,7 +24,7 @@ class LeaseSweepTest {
       new LeaseHolder(
           clock::nowNanos,
           ref -> 0,
-          (check, stateKey, op, sentAt) -> {
+          (ref, stateKey, op, sentAt) -> {
             throw new AssertionError("nothing here is renewed ahead");
           },
           () -> {});
@@ -60,7 +60,7 @@ class LeaseSweepTest {
     Check check = Check.of("r", "warm", 1);
     keep(check, KeyOp.acquireWithLease(1, 4, LeaseAsk.SHORT_OR_PACED), 4, 100);
     for (int i = 0; i < 4; i++) {
-      Decision decision = holder.answer(check, check.stateKey());
+      Decision decision = holder.answer(check.ref(), check.stateKey(), check.permits());
       assertThat(decision).isNotNull();
       assertThat(decision.decidedBy()).isEqualTo(DecidedBy.LEASE);
     }
@@ -71,7 +71,7 @@ class LeaseSweepTest {
       assertThat(holder.takeReturns(false)).as("sweep %d", sweep).isEmpty();
     }
     // Still held (its window has not ended) and answering: no sweep gave it back.
-    assertThat(holder.answer(check, check.stateKey())).isNotNull();
+    assertThat(holder.answer(check.ref(), check.stateKey(), check.permits())).isNotNull();
   }
 
   /** Keeps the owner's answer to {@code asked}: a lease of {@code permits} ending in {@code ms}. */
@@ -81,6 +81,6 @@ class LeaseSweepTest {
     outcome.setDecision(
         0, new Decision(true, LIMIT, LIMIT - 1_000, 0, 0, 0, false, DecidedBy.LIMITER));
     outcome.setLease(0, permits, now + Duration.ofMillis(ms).toNanos());
-    holder.keep(check, check.stateKey(), asked, outcome, 0, now);
+    holder.keep(check.ref(), check.stateKey(), asked, outcome, 0, now);
   }
 }

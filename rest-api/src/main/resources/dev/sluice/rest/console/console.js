@@ -227,7 +227,8 @@
         micros += held.timed[i] * held.mean[i];
       }
       row.querySelector('.rate-now').textContent =
-        'last 10 s: ' + allowed.toFixed(1) + ' allowed/s, ' + denied.toFixed(1) + ' denied/s' +
+        'last 10 s: ' + allowed.toFixed(1) + ' allowed/s, ' + denied.toFixed(1) +
+        (shadowBans(name) ? ' shadow-banned/s' : ' denied/s') +
         (shadow > 0 ? ', ' + shadow.toFixed(1) + ' shadow/s' : '') +
         (timed > 0 ? ', mean ' + Math.round(micros / timed) + ' µs' : '');
       row.dataset.allowed = String(total(held.allowed));
@@ -245,6 +246,18 @@
     return one(d);
   }
 
+  /** Whether the rule's denials are shadow bans (answered as success, so "denied" would mislead). */
+  function shadowBans(name) {
+    const rule = (state.rules || []).find((r) => r.name === name);
+    return !!rule && !rule.definition.shadow && rule.definition.onDenied === 'shadow_ban';
+  }
+
+  /** What a denial does: a 429, or a shadow ban (the caller sees success, the side effect is skipped). */
+  function deniedText(d) {
+    if (d.shadow) return 'never denies';
+    return d.onDenied === 'shadow_ban' ? 'shadow ban' : 'reject';
+  }
+
   function renderRules(rules) {
     state.rules = rules;
     const body = $('#rules tbody');
@@ -254,7 +267,7 @@
       edit.addEventListener('click', () => openEditor(rule));
       return el('tr', { 'data-rule': rule.name },
         el('td', {}, rule.name), el('td', {}, d.algorithm || ''), el('td', {}, limitsText(d)),
-        el('td', {}, d.shadow ? 'yes' : 'no'), el('td', {}, d.leases || 'auto'),
+        el('td', {}, d.shadow ? 'yes' : 'no'), el('td', {}, deniedText(d)), el('td', {}, d.leases || 'auto'),
         el('td', {}, rule.failurePolicy || '—'), el('td', {}, rule.origin.replace(/_/g, ' ')), el('td', {}, edit));
     }));
     const select = $('#try-form select[name=rule]');
@@ -399,7 +412,9 @@
 
   // ------------------------------------------------------------------ rule editor
 
-  const EDIT_FIELDS = ['algorithm', 'limit', 'window', 'burst', 'buckets', 'permitTtl', 'limits', 'leases'];
+  // Every field of a rule body but the two checkboxes: a PUT replaces the rule, so a field the form
+  // did not carry back would be reset to its default (a shadow ban quietly turned into a 429).
+  const EDIT_FIELDS = ['algorithm', 'limit', 'window', 'burst', 'buckets', 'permitTtl', 'limits', 'leases', 'onDenied', 'release'];
 
   function openEditor(rule) {
     const form = $('#rule-form');

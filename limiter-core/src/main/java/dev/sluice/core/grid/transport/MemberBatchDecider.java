@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Decides a batch of keys from a member: one single-key {@link DecideProcessor} operation per key,
  * each invoked on the partition that owns the key, with one future for the whole batch. Serves a
- * client's batch message ({@link DecideBatchMessageTask}) and an embedded member's batches ({@link
- * OwnerBatcher}).
+ * client's batch message ({@link DecideBatchMessageTask}) and an embedded member's batches (the
+ * batching layer's lanes, {@link dev.sluice.core.pipeline.BatchingBackend}).
  *
  * <h2>Why not the public map API</h2>
  *

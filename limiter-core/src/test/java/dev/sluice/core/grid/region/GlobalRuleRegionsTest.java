@@ -87,6 +87,9 @@ class GlobalRuleRegionsTest {
       load.run("api-global", bothRegions(), 3, 40, Duration.ofSeconds(2), 40_000, roundTrip);
     }
     assertNoOverAdmission(policy, load);
+    assertThat(load.receipts.sum())
+        .as("admissions with a receipt (a region releases none)")
+        .isZero();
     for (String region : List.of("a", "b")) {
       System.out.printf(
           "region %s: %s, link %s%n",
@@ -131,6 +134,9 @@ class GlobalRuleRegionsTest {
       }
     } finally {
       regions.restore();
+    }
+    for (RegionLoad load : during.values()) {
+      assertThat(load.receipts.sum()).as("admissions with a receipt while cut").isZero();
     }
     RegionLoad closedCut = during.get("cut-closed");
     for (String region : List.of("a", "b")) {

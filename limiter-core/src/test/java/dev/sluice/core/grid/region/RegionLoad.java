@@ -24,6 +24,10 @@ final class RegionLoad {
   final Map<String, List<Admission>> admitted = new ConcurrentHashMap<>();
   final Map<String, Map<Decision.DecidedBy, LongAdder>> byRegion = new ConcurrentHashMap<>();
   final Map<String, List<Long>> latencyNanos = new ConcurrentHashMap<>();
+
+  /** Admissions that came with a receipt: a region's answers to a global rule carry none. */
+  final LongAdder receipts = new LongAdder();
+
   final AtomicInteger sent = new AtomicInteger();
 
   static String key(int i) {
@@ -95,6 +99,9 @@ final class RegionLoad {
                     latencies.add(System.nanoTime() - started);
                     long answeredAt = TimeSource.system().nowNanos();
                     makers.get(decision.decidedBy()).increment();
+                    if (decision.receipt() != null) {
+                      receipts.increment();
+                    }
                     if (decision.allowed()) {
                       admitted
                           .computeIfAbsent(

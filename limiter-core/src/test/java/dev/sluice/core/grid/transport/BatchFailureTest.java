@@ -60,8 +60,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * A batch in which one key's operation FAILS on its owner (an exception, not a denial), on three
  * real members: from an embedded member ({@link MemberBatchDecider} via {@link
  * BatchDelivery#fromMember}) and from a client (one {@link DecideBatchCodec} message, {@link
- * ClientBatchInvoker}, {@link BatchDelivery#fromClient}), both behind {@link GridRateLimiter}'s
- * {@link OwnerBatcher}s.
+ * ClientBatchInvoker}, {@link BatchDelivery#fromClient}), both behind the per-owner lanes of {@link
+ * GridRateLimiter}'s batching layer ({@link dev.sluice.core.pipeline.BatchingBackend}).
  *
  * <h2>How a key is made to fail</h2>
  *
@@ -216,7 +216,7 @@ class BatchFailureTest {
     Batch batch = batch(route);
     assertRefused(batch.sendFailing());
 
-    // One lane per member: the same OwnerBatcher lane that carried the failed batch carries these.
+    // One lane per member: the same batching lane that carried the failed batch carries these.
     // A lane left busy by the failure would never send them.
     List<Decision> again =
         batch.limiter.tryAcquireAllAsync(batch.normal()).get(10, TimeUnit.SECONDS);

@@ -16,7 +16,8 @@ import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridTestCluster;
 import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.grid.StateValue;
-import dev.sluice.core.grid.transport.OwnerBatcher.Pending;
+import dev.sluice.core.pipeline.BatchingBackend;
+import dev.sluice.core.pipeline.Deadline;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
 import dev.sluice.core.pipeline.KeyOutcome;
@@ -26,7 +27,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -132,32 +135,56 @@ class DecideBatchMessageTest {
   }
 
   @Test
-  void ownerBatcher_memberWithoutTheMessage_fallsBackToSubmitToKeys() throws Exception {
+  void batchingLane_memberWithoutTheMessage_fallsBackToSubmitToKeys() throws Exception {
     ClientBatchInvoker older = unknownToMembers();
     UUID member = cluster.members.get(0).getCluster().getLocalMember().getUuid();
     IMap<String, StateValue> states = client.getMap(SluiceHazelcast.STATE_MAP);
     BatchDelivery delivery =
         BatchDelivery.fromClient(older, member, Runnable::run, BatchDelivery.submitToKeys(states));
-    OwnerBatcher batcher = new OwnerBatcher(delivery::deliver, Runnable::run, 256);
+    BatchingBackend lanes =
+        new BatchingBackend(
+            new GridRateLimiter(client).stack().storage(),
+            new OneMemberLane(delivery),
+            BatchingBackend.SyncCalls.LANES,
+            true,
+            256);
 
-    List<Pending> pendings = new ArrayList<>();
+    List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>();
     for (int round = 0; round < 3; round++) {
       for (int i = 0; i < 5; i++) {
-        Pending p = new Pending(command("batch", "fallback-" + i, 1), -1);
-        pendings.add(p);
-        batcher.submit(p);
+        answers.add(lanes.executeAsync(command("batch", "fallback-" + i, 1), Deadline.NONE));
       }
     }
 
     List<Decision> decisions = new ArrayList<>();
-    for (Pending p : pendings) {
-      decisions.add(p.answer().get(30, TimeUnit.SECONDS).decision(0));
+    for (CompletableFuture<KeyOutcome> answer : answers) {
+      decisions.add(answer.get(30, TimeUnit.SECONDS).decision(0));
     }
     assertThat(older.isUnsupported()).isTrue();
     // Limit 2 per key: rounds 1 and 2 allowed, round 3 denied. A batch counted twice (once by the
     // refused message, once by the fallback) would deny round 2.
     assertThat(decisions.subList(0, 10)).allMatch(Decision::allowed);
     assertThat(decisions.subList(10, 15)).noneMatch(Decision::allowed);
+  }
+
+  /** Every command in one lane, delivered to one member by {@code delivery}. */
+  private record OneMemberLane(BatchDelivery delivery) implements BatchingBackend.Lanes {
+    @Override
+    public Object laneOf(KeyCommand command) {
+      return this;
+    }
+
+    @Override
+    public CompletionStage<Map<String, KeyOutcome>> send(Object lane, KeyCommand[] batch) {
+      int[] unknownPartitions = new int[batch.length];
+      java.util.Arrays.fill(unknownPartitions, -1);
+      return delivery.deliver(new DecideProcessor(batch, unknownPartitions));
+    }
+
+    @Override
+    public Executor callbacks() {
+      return Runnable::run;
+    }
   }
 
   @Test

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Every runtime counts its decisions the same way: here over the local limiter. */
-class MeteredRateLimiterTest {
+class DecisionMetricsTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-01-01T00:00:00Z"));
   private final LocalRateLimiter local =
@@ -57,7 +57,7 @@ class MeteredRateLimiterTest {
                           .window(Duration.ofSeconds(30))
                           .build())))
           .build();
-  private final RateLimiter limiter = MeteredRateLimiter.wrap(local, registry);
+  private final RateLimiter limiter = DecisionMetrics.record(local, registry);
 
   @Test
   void decisions_countedByRuleAndOutcome_refusalsNot() {
@@ -80,7 +80,7 @@ class MeteredRateLimiterTest {
     assertThat(count("shadowed", "shadow_denied")).isEqualTo(1);
     assertThat(count("~inline", "allowed")).isEqualTo(1);
     assertThat(registry.find("sluice.decisions").tag("rule", "missing").counters()).isEmpty();
-    assertThat(registry.get(MeteredRateLimiter.DECISION_TIMER).timer().count())
+    assertThat(registry.get(DecisionMetrics.DECISION_TIMER).timer().count())
         .as("one per call or batch that was decided")
         .isEqualTo(8);
   }
@@ -157,8 +157,8 @@ class MeteredRateLimiterTest {
   }
 
   @Test
-  void wrap_twiceInOneRegistry_countsOnce() {
-    RateLimiter twice = MeteredRateLimiter.wrap(limiter, registry);
+  void record_twiceInOneRegistry_countsOnce() {
+    RateLimiter twice = DecisionMetrics.record(limiter, registry);
     assertThat(twice).isSameAs(limiter);
     twice.tryAcquire("login", "k");
     assertThat(count("login", "allowed")).isEqualTo(1);
@@ -166,7 +166,7 @@ class MeteredRateLimiterTest {
 
   private double count(String rule, String outcome) {
     return registry
-        .get(MeteredRateLimiter.DECISIONS)
+        .get(DecisionMetrics.DECISIONS)
         .tag("rule", rule)
         .tag("outcome", outcome)
         .counter()
@@ -204,7 +204,7 @@ class MeteredRateLimiterTest {
         .isEqualTo(1);
     assertThat(
             registry
-                .get(MeteredRateLimiter.DECISIONS)
+                .get(DecisionMetrics.DECISIONS)
                 .tag("rule", "login")
                 .tag("outcome", "denied")
                 .counter()

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Concurrent calls on one hot key through a limiter 200 µs away. */
-class CoalescerTest {
+class CoalescingTest {
   private final ManualTimeSource time = ManualTimeSource.at(Instant.parse("2026-01-01T00:00:00Z"));
   private final ScheduledExecutorService network = Executors.newScheduledThreadPool(2);
   private final ExecutorService callers = Executors.newFixedThreadPool(16);
@@ -70,7 +70,7 @@ class CoalescerTest {
     assertThat(admitted.get()).isEqualTo(1_000);
     assertThat(reference.peek("hot", "key").remaining()).isZero();
     System.out.println(
-        "coalescer: "
+        "coalescing: "
             + threads * callsPerThread
             + " calls in "
             + reference.invocations.get()
