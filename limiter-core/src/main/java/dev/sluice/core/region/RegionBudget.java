@@ -170,12 +170,15 @@ public final class RegionBudget {
 
   /**
    * Counts a request of {@code permits} in the region's demand, and takes them from the grants that
-   * end soonest (all or nothing).
+   * end soonest (all or nothing), never from one that has ended by {@code nowNanos} (those are
+   * dropped first, whether or not the caller pruned).
    *
-   * @return whether the budget answered the request; if not, it is unchanged but for the demand
+   * @return whether the budget answered the request; if not, it is unchanged but for the demand and
+   *     the ended grants it dropped
    */
   public boolean take(long permits, long nowNanos) {
     observe(permits, nowNanos);
+    dropEnded(nowNanos);
     if (permits > held()) {
       return false;
     }
