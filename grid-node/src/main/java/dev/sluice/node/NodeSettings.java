@@ -13,6 +13,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.config.StrictYaml;
 import dev.sluice.core.config.YamlLocations;
+import dev.sluice.core.grid.RegionLink;
 import dev.sluice.node.envoy.EnvoyHeader;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -87,6 +88,10 @@ import org.jspecify.annotations.Nullable;
  * @param envoyShadowMode the Envoy front end answers OK even when over a limit
  * @param envoyHeaders the headers the Envoy front end asks Envoy to add to its response
  * @param respPort the Redis protocol front end's port (CL.THROTTLE, GCRA, SLUICE.*); 0: off
+ * @param region this node's region: the name a global rule's {@code localShares} use (default: the
+ *     cluster name)
+ * @param home member mode: this node's region and how it reaches the home grid that counts global
+ *     rules (docs/multi-region.md); null: no home (a standalone grid, or home itself)
  */
 public record NodeSettings(
     Mode mode,
@@ -112,7 +117,9 @@ public record NodeSettings(
     @Nullable Path envoyConfig,
     boolean envoyShadowMode,
     Set<EnvoyHeader> envoyHeaders,
-    int respPort) {
+    int respPort,
+    String region,
+    RegionLink.@Nullable Settings home) {
 
   public NodeSettings {
     failurePolicies = Map.copyOf(failurePolicies);
@@ -268,7 +275,27 @@ public record NodeSettings(
         "respPort",
         "6380",
         "Port of the Redis protocol (RESP2 and RESP3): `CL.THROTTLE`, `GCRA` and `SLUICE.*` for"
-            + " any Redis client ([resp.md](resp.md)); 0 turns it off.");
+            + " any Redis client ([resp.md](resp.md)); 0 turns it off."),
+    REGION(
+        "region",
+        "",
+        "This node's region: the name a global rule's `localShares` use"
+            + " ([multi-region.md](multi-region.md)). Empty: the cluster name."),
+    HOME_MEMBERS(
+        "homeMembers",
+        "",
+        "Member mode: comma-separated `host:port` list of the home grid's members (a YAML list in"
+            + " the file), which counts global rules for every region. Empty: no home (a"
+            + " standalone grid, or home itself)."),
+    HOME_CLUSTER_NAME(
+        "homeClusterName",
+        "sluice-home",
+        "The home grid's cluster name; not this node's own `clusterName`."),
+    HOME_TIMEOUT(
+        "homeTimeout",
+        "250ms",
+        "How long a global rule's check that the region holds no budget for waits for home before"
+            + " the rule's `onHomeUnreachable` answers (1ms to 1m).");
 
     private final String key;
     private final String defaultValue;
@@ -374,7 +401,9 @@ public record NodeSettings(
         envoyConfig,
         envoyShadowMode,
         envoyHeaders,
-        respPort);
+        respPort,
+        region,
+        home);
   }
 
   /** Whether admin routes need a token. */
@@ -439,6 +468,10 @@ public record NodeSettings(
             .collect(Collectors.joining(",", "{", "}"))
         + ", respPort="
         + respPort
+        + ", home="
+        + (home == null
+            ? "<none>"
+            : home.region() + " -> " + home.homeClusterName() + home.homeMembers())
         + "]";
   }
 
@@ -657,14 +690,7 @@ public record NodeSettings(
       if (portOffset < 0 || portOffset > 65_535) {
         throw bad(Setting.PORT_OFFSET, "must be between 0 and 65535, was " + portOffset);
       }
-      String clusterName = text(Setting.CLUSTER_NAME);
-      if (!CLUSTER_NAME.matcher(clusterName).matches()) {
-        throw bad(
-            Setting.CLUSTER_NAME,
-            "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.' and '-', was '"
-                + clusterName
-                + "'");
-      }
+      String clusterName = name(Setting.CLUSTER_NAME, text(Setting.CLUSTER_NAME));
       int restPort = port(Setting.REST_PORT, 0);
       int memberPort = port(Setting.MEMBER_PORT, 1);
       String bindAddress = text(Setting.BIND_ADDRESS);
@@ -725,7 +751,53 @@ public record NodeSettings(
           path(Setting.ENVOY_CONFIG),
           bool(Setting.ENVOY_SHADOW_MODE),
           envoyHeaders(),
-          port(Setting.RESP_PORT, 0));
+          port(Setting.RESP_PORT, 0),
+          region(clusterName),
+          home(mode, region(clusterName)));
+    }
+
+    /** {@code value}, a cluster's or region's name: {@code [A-Za-z0-9_.-]{1,64}}. */
+    private String name(Setting setting, String value) {
+      if (!CLUSTER_NAME.matcher(value).matches()) {
+        throw bad(
+            setting,
+            "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.' and '-', was '" + value + "'");
+      }
+      return value;
+    }
+
+    /** This node's region: as set, or the cluster's name. */
+    private String region(String clusterName) {
+      String region = optional(Setting.REGION);
+      if (region == null) {
+        return clusterName;
+      }
+      return name(Setting.REGION, region);
+    }
+
+    /** The region's link to home, if {@code homeMembers} is set. */
+    private RegionLink.@Nullable Settings home(Mode mode, String region) {
+      List<String> homeMembers = hostPorts(Setting.HOME_MEMBERS);
+      if (homeMembers.isEmpty()) {
+        return null;
+      }
+      if (mode == Mode.CLIENT) {
+        throw bad(
+            Setting.HOME_MEMBERS,
+            "is a member's setting: a client-mode node sends global rules' checks to its region's"
+                + " members, which hold the link to home; set it on them");
+      }
+      String homeCluster = name(Setting.HOME_CLUSTER_NAME, text(Setting.HOME_CLUSTER_NAME));
+      if (homeCluster.equals(text(Setting.CLUSTER_NAME))) {
+        throw bad(
+            Setting.HOME_CLUSTER_NAME,
+            "is this node's own clusterName: a region is a cluster of its own, home another");
+      }
+      return new RegionLink.Settings(
+          region,
+          homeCluster,
+          homeMembers,
+          duration(Setting.HOME_TIMEOUT, Duration.ofMillis(1), Duration.ofMinutes(1)));
     }
 
     /** {@code ratelimit,retry-after}, a YAML list of the same, or {@code none}. */
@@ -942,7 +1014,12 @@ public record NodeSettings(
     }
 
     private List<String> members() {
-      Raw value = raw.get(Setting.MEMBERS);
+      return hostPorts(Setting.MEMBERS);
+    }
+
+    /** A list of {@code host:port}, comma-separated (a YAML list in the file). */
+    private List<String> hostPorts(Setting setting) {
+      Raw value = raw.get(setting);
       List<String> items;
       if (value == null) {
         items = List.of();
@@ -961,7 +1038,7 @@ public record NodeSettings(
         if (!match.matches()
             || Integer.parseInt(match.group(2)) < 1
             || Integer.parseInt(match.group(2)) > 65_535) {
-          throw bad(Setting.MEMBERS, "'" + member + "' is not host:port (e.g. 10.0.0.5:5701)");
+          throw bad(setting, "'" + member + "' is not host:port (e.g. 10.0.0.5:5701)");
         }
         members.add(member);
       }

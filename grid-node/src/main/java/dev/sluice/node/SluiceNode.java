@@ -13,6 +13,7 @@ import dev.sluice.core.TimeSource;
 import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridStatsView;
+import dev.sluice.core.grid.RegionLink;
 import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.metrics.DecisionMetrics;
 import dev.sluice.core.metrics.LimitedKeysMetrics;
@@ -244,6 +245,7 @@ public final class SluiceNode implements AutoCloseable {
       throw portInUse(e, Setting.MEMBER_PORT, settings.memberPort(), settings).orElseThrow(() -> e);
     }
     GridRateLimiter limiter = null;
+    RegionLink link = null;
     SluiceClient front = null;
     RulesFileWatcher watcher = null;
     SluiceApi api = null;
@@ -254,6 +256,14 @@ public final class SluiceNode implements AutoCloseable {
       if (timeSource != TimeSource.system()) {
         // A test's grid decides on a manual clock: leases end when that clock says so.
         options = options.withLeaseClock(timeSource::nowNanos);
+      }
+      if (settings.home() != null && !client) {
+        link = RegionLink.install(member, settings.home());
+        LOG.info(
+            "region {}: global rules are counted at home {} {}",
+            settings.home().region(),
+            settings.home().homeClusterName(),
+            settings.home().homeMembers());
       }
       limiter = new GridRateLimiter(member, options);
       if (rulesFile.isPresent()) {
@@ -302,6 +312,9 @@ public final class SluiceNode implements AutoCloseable {
       stats = NodeStats.started(nodeName(settings, member, client));
       stats.leases(leaseTotals(limiter));
       LimitedKeysMetrics.bind(stats, registry);
+      if (link != null) {
+        RegionLinkMetrics.bind(link, registry);
+      }
       HazelcastInstance grid = member;
       Gauge.builder(CLUSTER_MEMBERS, () -> grid.getCluster().getMembers().size())
           .description(
@@ -379,6 +392,9 @@ public final class SluiceNode implements AutoCloseable {
       }
       if (limiter != null) {
         limiter.close();
+      }
+      if (link != null) {
+        link.close();
       }
       member.shutdown();
       if (e instanceof NodeConfigException) {
@@ -683,6 +699,10 @@ public final class SluiceNode implements AutoCloseable {
       }
       limiter.close();
       stats.close();
+      RegionLink link = settings.mode() == NodeSettings.Mode.MEMBER ? RegionLink.of(member) : null;
+      if (link != null) {
+        link.close(); // gives the budgets held here back to home
+      }
       member.shutdown();
       LOG.info("Sluice node stopped");
     }

@@ -250,7 +250,77 @@ class NodeSettingsTest {
             (Function<NodeSettings, Object>) NodeSettings::envoyHeaders,
             Set.of(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RATELIMIT)),
         Arguments.of(
-            "SLUICE_RESP_PORT", "0", (Function<NodeSettings, Object>) NodeSettings::respPort, 0));
+            "SLUICE_RESP_PORT", "0", (Function<NodeSettings, Object>) NodeSettings::respPort, 0),
+        Arguments.of(
+            "SLUICE_REGION",
+            "eu-west",
+            (Function<NodeSettings, Object>) NodeSettings::region,
+            "eu-west"),
+        Arguments.of(
+            "SLUICE_HOME_MEMBERS",
+            "10.0.0.5:5701,10.0.0.6:5701",
+            (Function<NodeSettings, Object>) s -> s.home().homeMembers(),
+            List.of("10.0.0.5:5701", "10.0.0.6:5701")),
+        Arguments.of(
+            "SLUICE_HOME_CLUSTER_NAME",
+            "home",
+            (Function<NodeSettings, Object>) NodeSettings::home,
+            null),
+        Arguments.of(
+            "SLUICE_HOME_TIMEOUT",
+            "1s",
+            (Function<NodeSettings, Object>) NodeSettings::home,
+            null));
+  }
+
+  @Test
+  void homeSettings_badValues_nameTheSetting() {
+    assertThat(
+            NodeSettings.load(
+                    null,
+                    Map.of(
+                        "SLUICE_REGION",
+                        "eu",
+                        "SLUICE_HOME_MEMBERS",
+                        "127.0.0.1:5801",
+                        "SLUICE_HOME_TIMEOUT",
+                        "400ms"))
+                .home())
+        .isEqualTo(
+            new dev.sluice.core.grid.RegionLink.Settings(
+                "eu", "sluice-home", List.of("127.0.0.1:5801"), java.time.Duration.ofMillis(400)));
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_HOME_MEMBERS", "home:x")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessage(
+            "environment variable SLUICE_HOME_MEMBERS: homeMembers: 'home:x' is not host:port"
+                + " (e.g. 10.0.0.5:5701)");
+    assertThatThrownBy(
+            () ->
+                NodeSettings.load(
+                    null,
+                    Map.of(
+                        "SLUICE_HOME_MEMBERS",
+                        "10.0.0.5:5701",
+                        "SLUICE_HOME_CLUSTER_NAME",
+                        "sluice")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("homeClusterName: is this node's own clusterName");
+    assertThatThrownBy(
+            () ->
+                NodeSettings.load(
+                    null,
+                    Map.of(
+                        "SLUICE_HOME_MEMBERS",
+                        "10.0.0.5:5701",
+                        "SLUICE_MODE",
+                        "client",
+                        "SLUICE_MEMBERS",
+                        "10.0.0.1:5701")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("homeMembers: is a member's setting");
+    assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_REGION", "eu west")))
+        .isInstanceOf(NodeConfigException.class)
+        .hasMessageContaining("region: must be 1 to 64 characters");
   }
 
   @Test

@@ -31,6 +31,8 @@ import java.util.Locale;
  * @param release what a release must show to give permits back: proof of the admission ({@link
  *     Release#PROOF}, the default), or nothing, for a rule that trusts every caller with a bare
  *     count ({@link Release#OPEN}; never an inline policy)
+ * @param scope where the rule is counted: here ({@link Scope#LOCAL}, the default), or at the home
+ *     grid for every region ({@link Scope#atHome}; never an inline policy)
  */
 public record Policy(
     List<Limit> limits,
@@ -38,7 +40,8 @@ public record Policy(
     boolean countDenied,
     Leases leases,
     OnDenied onDenied,
-    Release release) {
+    Release release,
+    Scope scope) {
 
   /**
    * Whether permits of a key may be leased to a caller that answers its own requests from them for
@@ -161,6 +164,9 @@ public record Policy(
     if (release == null) {
       throw new InvalidPolicyException("release", "is required");
     }
+    if (scope == null) {
+      throw new InvalidPolicyException("scope", "is required");
+    }
     if (limits == null || limits.isEmpty()) {
       throw new InvalidPolicyException("limits", "at least one limit is required");
     }
@@ -193,6 +199,49 @@ public record Policy(
         }
       }
     }
+    if (scope.global()) {
+      checkGlobal(limits, shadow, countDenied, leases);
+    }
+  }
+
+  /**
+   * A global rule's budget is a lease to the end of its window at the home owner, which only the
+   * window algorithms grant, one limit at a time (docs/algorithms.md, "Leases to the end of the
+   * window"); a shadow rule is never leased, and a region's denials never reach home to be counted.
+   */
+  private static void checkGlobal(
+      List<Limit> limits, boolean shadow, boolean countDenied, Leases leases) {
+    if (limits.size() != 1) {
+      throw new InvalidPolicyException(
+          "scope", "a global rule has one limit (it has " + limits.size() + ")");
+    }
+    Algorithm algorithm = limits.get(0).algorithm();
+    if (algorithm != Algorithm.FIXED_WINDOW
+        && algorithm != Algorithm.SLIDING_WINDOW
+        && algorithm != Algorithm.SLIDING_BUCKETS) {
+      throw new InvalidPolicyException(
+          "scope",
+          "a global rule is counted by fixed_window, sliding_window or sliding_buckets (regions"
+              + " hold budget to the end of a window), was "
+              + algorithm.wireName());
+    }
+    if (shadow || countDenied || leases == Leases.OFF) {
+      throw new InvalidPolicyException(
+          "scope",
+          "a global rule is leased to regions: it cannot be a shadow rule, count denials or set"
+              + " leases: off");
+    }
+  }
+
+  /** A policy counted where it is decided ({@link Scope#LOCAL}). */
+  public Policy(
+      List<Limit> limits,
+      boolean shadow,
+      boolean countDenied,
+      Leases leases,
+      OnDenied onDenied,
+      Release release) {
+    this(limits, shadow, countDenied, leases, onDenied, release, Scope.LOCAL);
   }
 
   /** A policy of these limits and flags whose denials are rejected and releases need proof. */
@@ -293,12 +342,22 @@ public record Policy(
   /** The same policy with every limit's count replaced: for one-limit policies, tuning tests. */
   public Policy withLimit(long newLimit) {
     return new Policy(
-        List.of(only().withLimit(newLimit)), shadow, countDenied, leases, onDenied, release);
+        List.of(only().withLimit(newLimit)), shadow, countDenied, leases, onDenied, release, scope);
+  }
+
+  /** The same policy counted where {@code newScope} says. */
+  public Policy withScope(Scope newScope) {
+    return new Policy(limits, shadow, countDenied, leases, onDenied, release, newScope);
+  }
+
+  /** Whether this policy is counted at the home grid ({@link Scope#atHome}). */
+  public boolean global() {
+    return scope.global();
   }
 
   /** The same limits as a shadow policy or not. */
   public Policy withShadow(boolean newShadow) {
-    return new Policy(limits, newShadow, countDenied, leases, onDenied, release);
+    return new Policy(limits, newShadow, countDenied, leases, onDenied, release, scope);
   }
 
   /**
@@ -361,6 +420,7 @@ public record Policy(
     private Leases leases = Leases.AUTO;
     private OnDenied onDenied = OnDenied.REJECT;
     private Release release = Release.PROOF;
+    private Scope scope = Scope.LOCAL;
 
     private Builder() {}
 
@@ -438,6 +498,15 @@ public record Policy(
     }
 
     /**
+     * Where the rule is counted ({@link Scope#LOCAL} by default); {@link Scope#atHome} counts it at
+     * the home grid for every region.
+     */
+    public Builder scope(Scope scope) {
+      this.scope = scope;
+      return this;
+    }
+
+    /**
      * The policy, validated. The first limit comes from the single-limit setters, if any was called
      * (or if no limit was added at all, so that a missing limit or window is reported).
      */
@@ -447,7 +516,7 @@ public record Policy(
         all.add(first.build());
       }
       all.addAll(more);
-      return new Policy(all, shadow, countDenied, leases, onDenied, release);
+      return new Policy(all, shadow, countDenied, leases, onDenied, release, scope);
     }
   }
 }

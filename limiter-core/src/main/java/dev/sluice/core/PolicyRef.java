@@ -106,6 +106,11 @@ public sealed interface PolicyRef permits PolicyRef.Named, PolicyRef.Inline {
             "'open' is a rule's setting; an inline check's permits are given back with the"
                 + " receipt its check answered");
       }
+      if (policy.global()) {
+        throw new InvalidPolicyException(
+            "scope",
+            "'global' is a rule's setting; an inline check is counted where it is decided");
+      }
       if (stateName != null) {
         StateKey.checkStateName(stateName);
       }

@@ -3,9 +3,12 @@ package dev.sluice.rest;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
+import dev.sluice.core.Scope;
 import dev.sluice.core.spec.LimitSpec;
 import dev.sluice.core.spec.PolicySpec;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * fields, several as {@code limits}; {@code burst} and {@code buckets} only where the algorithm
  * takes them, so that an answer can be sent back as a {@code PUT} as it is) and what {@code PUT
  * /v1/rules/{name}} accepts ({@code limit} and {@code window}, or {@code limits}, required; {@code
- * name}, if given, must match the path).
+ * name}, if given, must match the path), with a rule's own {@code scope}, {@code onHomeUnreachable}
+ * and {@code localShares} ({@link dev.sluice.core.spec.RuleSpec}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RuleBody(
@@ -30,7 +34,10 @@ public record RuleBody(
     @Nullable Boolean countDenied,
     @Nullable String leases,
     @Nullable String onDenied,
-    @Nullable String release) {
+    @Nullable String release,
+    @Nullable String scope,
+    @Nullable String onHomeUnreachable,
+    @Nullable Map<String, Double> localShares) {
 
   /** A rule as {@code GET /v1/rules/{name}} answers it. */
   public static RuleBody of(Rule rule) {
@@ -48,7 +55,13 @@ public record RuleBody(
         spec.countDenied(),
         spec.leases(),
         spec.onDenied(),
-        spec.release());
+        spec.release(),
+        // Only a global rule says so: a local rule reads as it did before scopes.
+        rule.policy().global() ? rule.policy().scope().wireName() : null,
+        rule.policy().global() ? rule.policy().scope().onHomeUnreachable().wireName() : null,
+        rule.policy().scope().localShares().isEmpty()
+            ? null
+            : new TreeMap<>(rule.policy().scope().localShares()));
   }
 
   /** The rule this body defines under {@code pathName}, validated. */
@@ -73,6 +86,7 @@ public record RuleBody(
                 leases,
                 onDenied,
                 release)
-            .toPolicy());
+            .toPolicy()
+            .withScope(Scope.of(scope, onHomeUnreachable, localShares)));
   }
 }

@@ -410,7 +410,12 @@ public class SluiceProperties implements Validator {
           countDenied,
           leases,
           onDenied,
-          release);
+          release,
+          // A global rule is counted at a home grid, which a region's nodes connect to
+          // (docs/multi-region.md); the starter defines local rules.
+          null,
+          null,
+          null);
     }
   }
 

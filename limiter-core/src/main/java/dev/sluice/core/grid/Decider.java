@@ -26,6 +26,13 @@ final class Decider {
    */
   record Result(KeyOutcome outcome, @Nullable StoredState written, long ttlMillis) {}
 
+  /**
+   * The field of the answer a region's member gives a plain decision of a global rule: the caller
+   * took the rule for a local one (a client's copy, read before the rule became global), and sends
+   * the check again as a {@link RegionDecideTask} ({@link GridBackend}).
+   */
+  static final String GLOBAL_IN_REGION = "scope.global";
+
   static Result decide(
       @Nullable MemberContext context, KeyCommand command, @Nullable StateValue value) {
     StoredState stored = value == null ? null : value.toStored();
@@ -52,6 +59,18 @@ final class Decider {
       // A policy this build cannot run (an algorithm it does not have): the request's error.
       return new Result(
           KeyOutcome.invalid(size, "algorithm", "algorithm: " + e.getMessage()), null, 0);
+    }
+    if (policy.policy().global() && context.region() != null) {
+      // Counted at home: never here. The caller routes it to the key's regional budget.
+      return new Result(
+          KeyOutcome.invalid(
+              size,
+              GLOBAL_IN_REGION,
+              GLOBAL_IN_REGION
+                  + ": the rule is global, decided in a region from its budget; this caller"
+                  + " needs a build that knows global rules"),
+          null,
+          0);
     }
     boolean inlinePolicy = command.ref() instanceof PolicyRef.Inline;
     if (command.ref() instanceof PolicyRef.Inline inline && inline.stateName() == null) {

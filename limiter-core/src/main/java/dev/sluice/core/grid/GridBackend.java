@@ -1,6 +1,7 @@
 package dev.sluice.core.grid;
 
 import com.hazelcast.cluster.Member;
+import com.hazelcast.core.ExecutionCallback;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Receipt;
@@ -17,12 +18,14 @@ import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOutcome;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
@@ -52,6 +55,12 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   private final @Nullable MemberContext localMember;
   private final GridRateLimiter.Options options;
   private final Executor callbacks;
+
+  /**
+   * The rules a member of this region answered are global ({@link Decider#GLOBAL_IN_REGION}): a
+   * client sends their checks to the regional budget from then on.
+   */
+  private final Set<String> globalRules = ConcurrentHashMap.newKeySet();
 
   /** Inline policies compiled here, and on a client the rules it read for batch checks. */
   private final FetchedRules fetchedRules;
@@ -101,28 +110,41 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   public KeyOutcome execute(KeyCommand command, Deadline deadline) {
     GridTransport transport = transport();
     refuseTooBig(command);
+    if (regional(command)) {
+      return deadline.await(viaRegion(command));
+    }
+    KeyOutcome outcome;
     if (!deadline.bounded()) {
-      return command.readOnly()
-          ? transport.invoke(command.stateKey(), new PeekProcessor(command))
-          : transport.invoke(command.stateKey(), new DecideProcessor(command));
+      outcome =
+          command.readOnly()
+              ? transport.invoke(command.stateKey(), new PeekProcessor(command))
+              : transport.invoke(command.stateKey(), new DecideProcessor(command));
+    } else {
+      try {
+        outcome =
+            command.readOnly()
+                ? transport.invoke(
+                    command.stateKey(), new PeekProcessor(command), deadline.leftNanos())
+                : transport.invoke(
+                    command.stateKey(), new DecideProcessor(command), deadline.leftNanos());
+      } catch (TimeoutException e) {
+        throw new DeadlineExceededException(e);
+      }
     }
-    try {
-      return command.readOnly()
-          ? transport.invoke(command.stateKey(), new PeekProcessor(command), deadline.leftNanos())
-          : transport.invoke(
-              command.stateKey(), new DecideProcessor(command), deadline.leftNanos());
-    } catch (TimeoutException e) {
-      throw new DeadlineExceededException(e);
-    }
+    return globalInRegion(outcome) ? deadline.await(learnGlobal(command)) : outcome;
   }
 
   @Override
   public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
     GridTransport transport = transport();
     refuseTooBig(command);
+    if (regional(command)) {
+      return viaRegion(command);
+    }
     return command.readOnly()
         ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
-        : transport.invokeAsync(command.stateKey(), new DecideProcessor(command));
+        : rerouted(
+            command, transport.invokeAsync(command.stateKey(), new DecideProcessor(command)));
   }
 
   /** Each command its own invocation; the batching layer in front sends batches per owner. */
@@ -133,11 +155,92 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
     List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>(commands.size());
     for (KeyCommand command : commands) {
       answers.add(
-          command.readOnly()
-              ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
-              : transport.invokeAsync(command.stateKey(), new DecideProcessor(command)));
+          regional(command)
+              ? viaRegion(command)
+              : command.readOnly()
+                  ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
+                  : rerouted(
+                      command,
+                      transport.invokeAsync(command.stateKey(), new DecideProcessor(command))));
     }
     return Futures.all(answers);
+  }
+
+  /**
+   * Whether {@code command} is a check of a global rule in a region: on a member, whether this
+   * member is linked to home and its copy of the rule says global; on a client, whether a member
+   * said so before ({@link #learnGlobal}).
+   */
+  private boolean regional(KeyCommand command) {
+    if (!(command.ref() instanceof PolicyRef.Named named)) {
+      return false;
+    }
+    MemberContext member = localMember;
+    if (member != null) {
+      if (member.region() == null || !member.rulesLoaded()) {
+        return false;
+      }
+      try {
+        return member.rules().resolve(command.ref()).policy().global();
+      } catch (RuntimeException e) {
+        return false; // the owner says what is wrong
+      }
+    }
+    return globalRules.contains(named.rule());
+  }
+
+  /**
+   * Sends a global rule's check to the key's owner in the region ({@link RegionDecideTask}), where
+   * the region's budget for the key is held.
+   */
+  private CompletableFuture<KeyOutcome> viaRegion(KeyCommand command) {
+    checkOpen();
+    CompletableFuture<KeyOutcome> answer = new CompletableFuture<>();
+    try {
+      hazelcast
+          .getExecutorService(RegionLink.EXECUTOR)
+          .submitToKeyOwner(
+              new RegionDecideTask(command),
+              command.stateKey(),
+              new ExecutionCallback<KeyOutcome>() {
+                @Override
+                public void onResponse(KeyOutcome response) {
+                  callbacks.execute(() -> answer.complete(response));
+                }
+
+                @Override
+                public void onFailure(Throwable t) {
+                  callbacks.execute(() -> answer.completeExceptionally(t));
+                }
+              });
+    } catch (RuntimeException e) {
+      answer.completeExceptionally(e);
+    }
+    return answer;
+  }
+
+  /** Whether a region's member answered that the rule is global ({@link Decider}). */
+  private static boolean globalInRegion(KeyOutcome outcome) {
+    return outcome.size() > 0
+        && outcome.code(0) == KeyOutcome.Code.INVALID
+        && Decider.GLOBAL_IN_REGION.equals(outcome.subject(0));
+  }
+
+  /** Remembers that the command's rule is global in this region, and sends it there. */
+  private CompletableFuture<KeyOutcome> learnGlobal(KeyCommand command) {
+    if (command.ref() instanceof PolicyRef.Named named) {
+      globalRules.add(named.rule());
+    }
+    return viaRegion(command);
+  }
+
+  private CompletableFuture<KeyOutcome> rerouted(
+      KeyCommand command, CompletableFuture<KeyOutcome> answer) {
+    return answer.thenCompose(
+        outcome ->
+            globalInRegion(outcome)
+                ? learnGlobal(command)
+                : CompletableFuture.completedFuture(outcome));
   }
 
   /**
@@ -221,10 +324,17 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   /** One lane of one owning member: a key always travels in the same one. */
   private record OwnerLane(UUID owner, int index) {}
 
-  /** A closed backend refuses a command here already: its caller learns it at once. */
+  /**
+   * A closed backend refuses a command here already: its caller learns it at once. A global rule's
+   * check in a region travels on its own ({@link #viaRegion}): its answer may wait on home, and
+   * must not hold up a lane's other keys.
+   */
   @Override
-  public Object laneOf(KeyCommand command) {
+  public @Nullable Object laneOf(KeyCommand command) {
     checkOpen();
+    if (regional(command)) {
+      return null;
+    }
     int partition = partitionOf(command);
     Member owner = wiring.get().partitionsById()[partition].getOwner();
     return new OwnerLane(
@@ -239,7 +349,38 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
       partitions[i] = partitionOf(batch[i]);
     }
     return transport()
-        .deliver(((OwnerLane) lane).owner(), new DecideProcessor(batch, partitions), completions);
+        .deliver(((OwnerLane) lane).owner(), new DecideProcessor(batch, partitions), completions)
+        .thenCompose(outcomes -> reroutedAll(batch, outcomes));
+  }
+
+  /**
+   * {@code outcomes}, with each key that a region's member refused as global ({@link
+   * Decider#GLOBAL_IN_REGION}) sent again to its regional budget: the batch completes once those
+   * answered too.
+   */
+  private CompletionStage<Map<String, KeyOutcome>> reroutedAll(
+      KeyCommand[] batch, Map<String, KeyOutcome> outcomes) {
+    List<KeyCommand> global = new ArrayList<>(0);
+    List<CompletableFuture<KeyOutcome>> again = new ArrayList<>(0);
+    for (KeyCommand command : batch) {
+      KeyOutcome outcome = outcomes.get(command.stateKey());
+      if (outcome != null && globalInRegion(outcome)) {
+        global.add(command);
+        again.add(learnGlobal(command));
+      }
+    }
+    if (again.isEmpty()) {
+      return CompletableFuture.completedFuture(outcomes);
+    }
+    return Futures.all(again)
+        .thenApply(
+            answers -> {
+              Map<String, KeyOutcome> all = new HashMap<>(outcomes);
+              for (int i = 0; i < global.size(); i++) {
+                all.put(global.get(i).stateKey(), answers.get(i));
+              }
+              return all;
+            });
   }
 
   @Override

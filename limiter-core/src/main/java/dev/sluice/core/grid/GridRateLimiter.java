@@ -3,6 +3,7 @@ package dev.sluice.core.grid;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.grid.transport.GridTransport;
+import dev.sluice.core.pipeline.Backend;
 import dev.sluice.core.pipeline.BackendStack;
 import dev.sluice.core.pipeline.BatchingBackend;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
@@ -121,6 +122,11 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
                 options.maxKeysPerBatch())
             .build());
     this.grid = grid;
+  }
+
+  /** The runtime under this limiter: how a region's link sends home its lease asks. */
+  Backend gridBackend() {
+    return grid;
   }
 
   public HazelcastInstance hazelcast() {

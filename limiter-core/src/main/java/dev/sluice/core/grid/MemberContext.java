@@ -83,6 +83,7 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   private final StateSweeper sweeper;
   private volatile boolean rulesLoaded;
   private volatile boolean sweeping;
+  private volatile @Nullable RegionLink region;
   private volatile @Nullable HazelcastInstance instance;
 
   MemberContext(
@@ -120,6 +121,15 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
       lastFound = new Found(member, context);
     }
     return context;
+  }
+
+  /** This member's link to the home grid, or null if it is in no region (or is home). */
+  @Nullable RegionLink region() {
+    return region;
+  }
+
+  void setRegion(@Nullable RegionLink link) {
+    this.region = link;
   }
 
   public TimeSource timeSource() {

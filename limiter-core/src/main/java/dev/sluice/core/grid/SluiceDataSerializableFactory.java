@@ -23,6 +23,10 @@ public final class SluiceDataSerializableFactory implements DataSerializableFact
       case SluiceSerializationIds.SWEEP -> new SweepProcessor();
       case SluiceSerializationIds.SWEEP_BACKUP -> new SweepBackup();
       case SluiceSerializationIds.NODE_STATS -> new NodeStatsTask();
+      case SluiceSerializationIds.REGION_BUDGET -> new RegionBudgetProcessor();
+      case SluiceSerializationIds.REGION_BUDGET_BACKUP -> new RegionBudgetProcessor.Backup();
+      case SluiceSerializationIds.REGION_BUDGET_RESULT -> new RegionBudgetProcessor.Result();
+      case SluiceSerializationIds.REGION_DECIDE -> new RegionDecideTask();
       default -> throw new IllegalArgumentException("unknown Sluice class id " + classId);
     };
   }

@@ -129,6 +129,14 @@ public final class SluiceHazelcast {
     rules.setBackupCount(1);
     rules.setInMemoryFormat(InMemoryFormat.BINARY);
 
+    // A region's budgets for global rules (docs/multi-region.md): held by each key's owner, with
+    // a backup that only stores what the owner computed.
+    MapConfig budgets = config.getMapConfig(RegionLink.BUDGET_MAP);
+    budgets.setBackupCount(1);
+    budgets.setAsyncBackupCount(0);
+    budgets.setInMemoryFormat(InMemoryFormat.OBJECT);
+    config.getExecutorConfig(RegionLink.EXECUTOR).setPoolSize(RegionLink.EXECUTOR_THREADS);
+
     MapConfig secrets = config.getMapConfig(SECRETS_MAP);
     secrets.setBackupCount(MapConfig.MAX_BACKUP_COUNT);
     secrets.setAsyncBackupCount(0);

@@ -56,6 +56,18 @@ public final class SluiceSerializationIds {
   /** {@link NodeStatsTask}: a member's console stats, for {@link GridStatsView}. */
   public static final int NODE_STATS = 13;
 
+  /** {@link RegionBudgetProcessor}: a step on a key's regional budget. */
+  public static final int REGION_BUDGET = 14;
+
+  /** {@link RegionBudgetProcessor.Backup}: the budget the owner computed, stored as it is. */
+  public static final int REGION_BUDGET_BACKUP = 15;
+
+  /** {@link RegionBudgetProcessor.Result}: what a step on a regional budget did. */
+  public static final int REGION_BUDGET_RESULT = 16;
+
+  /** {@link RegionDecideTask}: a global rule's check, on the key's regional owner. */
+  public static final int REGION_DECIDE = 17;
+
   /**
    * The type id of {@link StoredStateSerializer}: the state map's values ({@link StateValue}, or a
    * {@code StoredState}), in a format without the IdentifiedDataSerializable header. Custom

@@ -7,6 +7,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.Scope;
 import dev.sluice.core.algorithm.PacedLease;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOp;
@@ -14,8 +15,11 @@ import dev.sluice.core.pipeline.KeyOutcome;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * Compact encodings shared by the serialized types: variable-length integers (LEB128, 7 bits per
@@ -91,6 +95,10 @@ final class WireFormat {
   private static final int SHADOW_BAN = 8;
   // Since receipts; never set by older builds, whose releases took any count.
   private static final int RELEASE_OPEN = 16;
+  // Since global rules; never set by older builds, whose rules are all local. A global policy's
+  // scope follows its limits: [on home unreachable][share count][share count × (region, share)].
+  // An older build cannot read it: global rules need every member and client on this build.
+  private static final int GLOBAL = 32;
 
   /** The policy format written since several limits: a format byte, then flags and limits. */
   static final int POLICY_FORMAT = 2;
@@ -106,7 +114,8 @@ final class WireFormat {
             | (policy.countDenied() ? COUNT_DENIED : 0)
             | (policy.leases() == Policy.Leases.OFF ? LEASES_OFF : 0)
             | (policy.shadowBans() ? SHADOW_BAN : 0)
-            | (policy.release() == Policy.Release.OPEN ? RELEASE_OPEN : 0));
+            | (policy.release() == Policy.Release.OPEN ? RELEASE_OPEN : 0)
+            | (policy.global() ? GLOBAL : 0));
     writeVarInt(out, policy.limits().size());
     for (Limit limit : policy.limits()) {
       out.writeByte(limit.algorithm().code());
@@ -115,6 +124,28 @@ final class WireFormat {
       writeVarLong(out, limit.burst());
       writeVarInt(out, limit.buckets());
     }
+    if (policy.global()) {
+      Scope scope = policy.scope();
+      out.writeByte(scope.onHomeUnreachable().ordinalCode());
+      writeVarInt(out, scope.localShares().size());
+      for (Map.Entry<String, Double> share : new TreeMap<>(scope.localShares()).entrySet()) {
+        out.writeString(share.getKey());
+        out.writeDouble(share.getValue());
+      }
+    }
+  }
+
+  private static Scope readScope(ObjectDataInput in) throws IOException {
+    Scope.OnHomeUnreachable onHomeUnreachable = Scope.OnHomeUnreachable.ofCode(in.readByte());
+    int count = readVarInt(in);
+    if (count < 0 || count > 1024) {
+      throw new IOException("implausible share count " + count);
+    }
+    Map<String, Double> shares = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      shares.put(Objects.requireNonNull(in.readString(), "region"), in.readDouble());
+    }
+    return valid(() -> Scope.atHome(onHomeUnreachable, shares));
   }
 
   /** Reads a policy; its constructors validate it again, so a corrupt one fails loudly. */
@@ -132,6 +163,7 @@ final class WireFormat {
     for (int i = 0; i < count; i++) {
       limits.add(readLimit(in, algorithm(in.readByte())));
     }
+    Scope scope = (flags & GLOBAL) != 0 ? readScope(in) : Scope.LOCAL;
     return valid(
         () ->
             new Policy(
@@ -140,7 +172,8 @@ final class WireFormat {
                 (flags & COUNT_DENIED) != 0,
                 (flags & LEASES_OFF) != 0 ? Policy.Leases.OFF : Policy.Leases.AUTO,
                 (flags & SHADOW_BAN) != 0 ? Policy.OnDenied.SHADOW_BAN : Policy.OnDenied.REJECT,
-                (flags & RELEASE_OPEN) != 0 ? Policy.Release.OPEN : Policy.Release.PROOF));
+                (flags & RELEASE_OPEN) != 0 ? Policy.Release.OPEN : Policy.Release.PROOF,
+                scope));
   }
 
   /**
@@ -413,6 +446,13 @@ final class WireFormat {
    */
   private static final int LEASE_TO_WINDOW_END = 0x20;
 
+  /**
+   * Set on a result's code byte when its admission carries no receipt ({@link
+   * KeyOutcome#noReceipt}): only a region's answer to a global rule, which needs every member and
+   * client on a build that knows global rules.
+   */
+  private static final int NO_RECEIPT = 0x10;
+
   /** A key's outcome: the size, the decision instant, then each result. */
   static void writeOutcome(ObjectDataOutput out, KeyOutcome outcome) throws IOException {
     writeVarInt(out, outcome.size());
@@ -421,10 +461,12 @@ final class WireFormat {
       KeyOutcome.Code code = outcome.code(i);
       PacedLease paced = code == KeyOutcome.Code.OK ? outcome.pacedLease(i) : null;
       boolean toWindowEnd = code == KeyOutcome.Code.OK && outcome.leaseToWindowEnd(i);
+      boolean noReceipt = code == KeyOutcome.Code.OK && outcome.noReceipt(i);
       out.writeByte(
           code.code()
               | (paced != null ? PACED_LEASE : 0)
-              | (toWindowEnd ? LEASE_TO_WINDOW_END : 0));
+              | (toWindowEnd ? LEASE_TO_WINDOW_END : 0)
+              | (noReceipt ? NO_RECEIPT : 0));
       if (code == KeyOutcome.Code.OK) {
         writeDecision(out, outcome.decisionOrNull(i));
         writeVarLong(out, outcome.leased(i));
@@ -452,12 +494,15 @@ final class WireFormat {
       KeyOutcome.Code code;
       int codeByte = in.readByte();
       try {
-        code = KeyOutcome.Code.ofCode(codeByte & ~(PACED_LEASE | LEASE_TO_WINDOW_END));
+        code = KeyOutcome.Code.ofCode(codeByte & ~(PACED_LEASE | LEASE_TO_WINDOW_END | NO_RECEIPT));
       } catch (IllegalArgumentException e) {
         throw new IOException(e.getMessage());
       }
       if (code == KeyOutcome.Code.OK) {
         outcome.setDecision(i, readDecision(in));
+        if ((codeByte & NO_RECEIPT) != 0) {
+          outcome.setNoReceipt(i);
+        }
         long leased = readVarLong(in);
         long endsAt = leased > 0 ? readVarLong(in) : 0;
         if ((codeByte & PACED_LEASE) != 0) {

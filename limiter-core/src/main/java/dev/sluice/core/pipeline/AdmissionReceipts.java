@@ -36,14 +36,18 @@ final class AdmissionReceipts {
   }
 
   /**
-   * {@code decision}, the owner's answer to {@code check} decided at {@code decidedAtNanos} on its
-   * clock, with its receipt if it admitted permits.
+   * Result {@code index} of {@code outcome}, the owner's answer to {@code check}, with its receipt
+   * if it admitted permits that can be given back here: not one marked {@link KeyOutcome#noReceipt}
+   * (a global rule's answer in a region, released only at home).
    */
-  Decision ofOwnerAnswer(Check check, Decision decision, long decidedAtNanos) {
-    if (decision.decidedBy() != Decision.DecidedBy.LIMITER || !admits(check.permits(), decision)) {
+  Decision ofOwnerAnswer(Check check, KeyOutcome outcome, int index) {
+    Decision decision = outcome.decision(index);
+    if (decision.decidedBy() != Decision.DecidedBy.LIMITER
+        || !admits(check.permits(), decision)
+        || outcome.noReceipt(index)) {
       return decision; // a lease's answer carries its own; a failure policy's took nothing
     }
-    long admittedAt = NanoMath.saturatedAdd(decidedAtNanos, decision.delayNanos());
+    long admittedAt = NanoMath.saturatedAdd(outcome.decidedAtNanos(), decision.delayNanos());
     return decision.withReceipt(
         issue(check.ref(), check.key(), check.permits(), decision, admittedAt, 0));
   }

@@ -40,6 +40,7 @@ import org.jspecify.annotations.Nullable;
  * unless calls on the same key are waiting here already, when it joins its key's lane instead, so
  * that concurrent calls on a hot key leave together (a client's default, "coalescing"); or always
  * through the lanes. Peeks always go on their own: they change nothing and take a read-only path.
+ * So does a command its runtime puts in no lane ({@link Lanes#laneOf} null).
  *
  * <h2>Why it is exact</h2>
  *
@@ -77,8 +78,12 @@ public final class BatchingBackend extends BackendDecorator {
 
   /** Where a runtime's commands meet: the grid's lanes per owning member. */
   public interface Lanes {
-    /** The lane {@code command} travels in; commands on one key always share one. */
-    Object laneOf(KeyCommand command);
+    /**
+     * The lane {@code command} travels in; commands on one key always share one. Null: it travels
+     * on its own, sent below as it came (a global rule's check in a region, which its regional
+     * owner answers off the partition thread, and which may wait on the home grid).
+     */
+    @Nullable Object laneOf(KeyCommand command);
 
     /**
      * Sends one lane's batch, one command per key, as one invocation: the outcomes by state key, or
@@ -144,6 +149,9 @@ public final class BatchingBackend extends BackendDecorator {
   /** {@code command} through its lane, the caller waiting until its deadline at most. */
   private KeyOutcome awaitQueued(KeyCommand command, Deadline deadline) {
     Pending pending = queued(command, deadline);
+    if (pending == null) {
+      return below.execute(command, deadline);
+    }
     try {
       return deadline.await(pending.answer);
     } catch (DeadlineExceededException e) {
@@ -159,21 +167,27 @@ public final class BatchingBackend extends BackendDecorator {
     if (command.readOnly() || !asyncLanes) {
       return below.executeAsync(command, deadline);
     }
-    return queued(command, deadline).answer;
+    Pending pending = queued(command, deadline);
+    return pending == null ? below.executeAsync(command, deadline) : pending.answer;
   }
 
   /**
    * {@code command} in its lane. A cost above the capacity of a policy known here is refused first,
    * as the storage refuses a command sent on its own: the caller learns it at once, and the batch
-   * it would have joined never carries it.
+   * it would have joined never carries it. Null: the command travels in no lane ({@link
+   * Lanes#laneOf}).
    */
-  private Pending queued(KeyCommand command, Deadline deadline) {
+  private @Nullable Pending queued(KeyCommand command, Deadline deadline) {
     CompiledPolicy policy = below.policyOf(command.ref(), false);
     if (policy != null) {
       policy.checkCosts(command);
     }
+    Lane lane = lane(command);
+    if (lane == null) {
+      return null;
+    }
     Pending pending = new Pending(command, deadline.answers());
-    lane(command).submit(pending);
+    lane.submit(pending);
     return pending;
   }
 
@@ -187,16 +201,22 @@ public final class BatchingBackend extends BackendDecorator {
     // Grouped per lane first, so that each lane gets its share in one go (and in order).
     Map<Lane, List<Pending>> byLane = new LinkedHashMap<>();
     for (KeyCommand command : commands) {
+      Lane lane = lane(command);
+      if (lane == null) {
+        answers.add(below.executeAsync(command, deadline));
+        continue;
+      }
       Pending pending = new Pending(command, deadline.answers());
       answers.add(pending.answer);
-      byLane.computeIfAbsent(lane(command), lane -> new ArrayList<>()).add(pending);
+      byLane.computeIfAbsent(lane, id -> new ArrayList<>()).add(pending);
     }
     byLane.forEach(Lane::submitAll);
     return Futures.all(answers);
   }
 
-  private Lane lane(KeyCommand command) {
-    return lanesInUse.computeIfAbsent(lanes.laneOf(command), Lane::new);
+  private @Nullable Lane lane(KeyCommand command) {
+    Object id = lanes.laneOf(command);
+    return id == null ? null : lanesInUse.computeIfAbsent(id, Lane::new);
   }
 
   /** One command waiting for a batch, its caller's answer, and where the caller takes it. */

@@ -64,6 +64,9 @@ public final class KeyOutcome {
   // not paced); and 1 for a lease to the end of its window granted to an ask that could have been
   // answered with a short one (LeaseAsk.WINDOW_SHORT_OR_PACED), which is told which it got.
   private long @Nullable [] leases;
+  // True where the admission cannot be given back where it was answered, so its answer carries no
+  // receipt: a global rule's answer in a region (released only at home).
+  private boolean @Nullable [] noReceipt;
   private final long decidedAtNanos;
 
   private static final int LEASED = 0;
@@ -140,6 +143,9 @@ public final class KeyOutcome {
     if (from.subjects != null) {
       setText(index, from.subjects[fromIndex], from.messages[fromIndex]);
     }
+    if (from.noReceipt != null && from.noReceipt[fromIndex]) {
+      setNoReceipt(index);
+    }
     if (from.leases != null) {
       setLease(index, LEASED, 0);
       System.arraycopy(
@@ -150,6 +156,23 @@ public final class KeyOutcome {
   public void setDecision(int index, Decision decision) {
     codes[index] = Code.OK;
     decisions[index] = decision;
+  }
+
+  /**
+   * Marks operation {@code index}'s admission as one that cannot be given back through the runtime
+   * that answered it, so the pipeline issues it no receipt ({@code AdmissionReceipts}): a global
+   * rule's answer in a region, whose permits are released only at the home grid.
+   */
+  public void setNoReceipt(int index) {
+    if (noReceipt == null) {
+      noReceipt = new boolean[codes.length];
+    }
+    noReceipt[index] = true;
+  }
+
+  /** Whether operation {@code index}'s admission carries no receipt ({@link #setNoReceipt}). */
+  public boolean noReceipt(int index) {
+    return noReceipt != null && noReceipt[index];
   }
 
   /** Records that operation {@code index} was granted a lease of {@code permits} until then. */
@@ -291,7 +314,8 @@ public final class KeyOutcome {
           || leased(i) != other.leased(i)
           || leaseEndsAtNanos(i) != other.leaseEndsAtNanos(i)
           || !Objects.equals(pacedLease(i), other.pacedLease(i))
-          || leaseToWindowEnd(i) != other.leaseToWindowEnd(i)) {
+          || leaseToWindowEnd(i) != other.leaseToWindowEnd(i)
+          || noReceipt(i) != other.noReceipt(i)) {
         return false;
       }
     }

@@ -78,7 +78,8 @@ import org.jspecify.annotations.Nullable;
  * AdmissionReceipts}): the owner's answers get theirs here, where the check is at hand; a lease's
  * answer gets its own from the lease holder, with the lease's grant instant and lifetime, whose
  * exact undo is the lease's return. A failure policy's fail-open answer took nothing at the owner
- * and carries none; a denial carries none.
+ * and carries none; a denial carries none; nor does an admission whose outcome says it cannot be
+ * given back here ({@link KeyOutcome#noReceipt}: a global rule's in a region).
  *
  * <h2>Metrics</h2>
  *
@@ -565,7 +566,7 @@ public class PipelineRateLimiter implements RateLimiter {
    * admitted permits (a lease's answer comes with its own).
    */
   private Decision answer(Check check, KeyOutcome outcome) {
-    return receipts.ofOwnerAnswer(check, outcome.decision(0), outcome.decidedAtNanos());
+    return receipts.ofOwnerAnswer(check, outcome, 0);
   }
 
   private static KeyCommand command(Check check, KeyOp op) {
@@ -638,9 +639,7 @@ public class PipelineRateLimiter implements RateLimiter {
         KeyOutcome outcome = outcomes.get(g);
         for (int j = 0; j < group.indexes.size(); j++) {
           int index = group.indexes.get(j);
-          decisions[index] =
-              receipts.ofOwnerAnswer(
-                  checks.get(index), outcome.decision(j), outcome.decidedAtNanos());
+          decisions[index] = receipts.ofOwnerAnswer(checks.get(index), outcome, j);
         }
       }
       return List.of(decisions);

@@ -3,8 +3,10 @@ package dev.sluice.core.spec;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
+import dev.sluice.core.Scope;
 import dev.sluice.core.config.ScalarText;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,6 +24,12 @@ import org.jspecify.annotations.Nullable;
  *     - {limit: 100, window: 1h}
  * </pre>
  *
+ * Then a rule's own fields, which an inline check does not have: {@code scope} ({@code local}, the
+ * default, or {@code global}: counted at the home grid for every region), and for a global rule
+ * {@code onHomeUnreachable} ({@code fail_closed}, the default, {@code fail_open} or {@code
+ * local_share}) and {@code localShares} (each region's share of the limit, summing to at most 1),
+ * as docs/multi-region.md describes.
+ *
  * @param name {@code [A-Za-z0-9_.-]{1,64}}, required; a YAML number ({@code name: 404}) is taken as
  *     the text it was written as
  */
@@ -38,7 +46,10 @@ public record RuleSpec(
     @Nullable Boolean countDenied,
     @Nullable String leases,
     @Nullable String onDenied,
-    @Nullable String release) {
+    @Nullable String release,
+    @Nullable String scope,
+    @Nullable String onHomeUnreachable,
+    @Nullable Map<String, Double> localShares) {
 
   /** The policy fields, without the name. */
   public PolicySpec policy() {
@@ -67,6 +78,8 @@ public record RuleSpec(
     if (name == null) {
       throw new InvalidPolicyException("name", "is required: [A-Za-z0-9_.-]{1,64}");
     }
-    return new Rule(Rule.checkName(name), policy().toPolicy());
+    Rule.checkName(name);
+    return new Rule(
+        name, policy().toPolicy().withScope(Scope.of(scope, onHomeUnreachable, localShares)));
   }
 }

@@ -55,7 +55,8 @@ public final class Arrows {
               "dev.sluice.core.metrics..",
               "dev.sluice.core.stats..",
               "dev.sluice.core.rules..",
-              "dev.sluice.core.config..")
+              "dev.sluice.core.config..",
+              "dev.sluice.core.region..")
           .should()
           .dependOnClassesThat()
           .resideInAPackage("com.hazelcast..")

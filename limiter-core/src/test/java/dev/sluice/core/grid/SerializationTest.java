@@ -234,6 +234,23 @@ class SerializationTest {
     assertThat(back.slice(1, 1).pacedLease(0)).isEqualTo(back.pacedLease(1));
   }
 
+  @Test
+  void keyOutcome_roundTripsTheNoReceiptMark_ofARegionsAnswer_onItsOperationOnly() {
+    KeyOutcome outcome = new KeyOutcome(3, 1_000L);
+    outcome.setDecision(0, Decision.allow(100, 40, 1_000_000_000L));
+    outcome.setDecision(1, Decision.allow(100, 39, 1_000_000_000L));
+    outcome.setNoReceipt(1);
+    outcome.setLease(1, 20, 2_000L);
+    outcome.setError(2, KeyOutcome.Code.INVALID, "rule", "rule: made at home");
+    KeyOutcome back = roundTripStream(outcome, SluiceSerializationIds.KEY_OUTCOME_TYPE_ID);
+    assertThat(back).isEqualTo(outcome);
+    assertThat(back.noReceipt(0)).isFalse();
+    assertThat(back.noReceipt(1)).isTrue();
+    assertThat(back.leased(1)).isEqualTo(20);
+    assertThat(back.slice(1, 1).noReceipt(0)).isTrue();
+    assertThat(back.code(2)).isEqualTo(KeyOutcome.Code.INVALID);
+  }
+
   private static <T> T roundTripStream(T object, int typeId) {
     Data data = SERIALIZATION.toData(object);
     assertThat(data.getType()).isEqualTo(typeId);

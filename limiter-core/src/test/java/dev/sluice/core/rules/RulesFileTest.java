@@ -191,7 +191,7 @@ class RulesFileTest {
   }
 
   @Test
-  void ruleFields_areTheNameAndThenExactlyThePolicySpecsFields() {
+  void ruleFields_areTheNameThenThePolicySpecsFieldsThenTheRulesOwn() {
     List<String> policyFields =
         Arrays.stream(PolicySpec.class.getRecordComponents())
             .map(RecordComponent::getName)
@@ -202,9 +202,49 @@ class RulesFileTest {
     assertThat(
             Arrays.stream(RuleSpec.class.getRecordComponents())
                 .skip(1)
+                .limit(policyFields.size())
                 .map(RecordComponent::getName)
                 .toList())
         .containsExactlyInAnyOrderElementsOf(policyFields);
+    assertThat(
+            Arrays.stream(RuleSpec.class.getRecordComponents())
+                .skip(1 + policyFields.size())
+                .map(RecordComponent::getName))
+        .containsExactly("scope", "onHomeUnreachable", "localShares");
+  }
+
+  @Test
+  void globalRule_readsItsScope_andSharesOverOneAreRefusedByName(@TempDir Path dir)
+      throws Exception {
+    Path good = dir.resolve("global.yaml");
+    Files.writeString(
+        good,
+        "rules:\n  - name: api\n    algorithm: fixed_window\n    limit: 1000\n    window: 1m\n"
+            + "    scope: global\n    onHomeUnreachable: local_share\n"
+            + "    localShares: {eu-west: 0.5, us-east: 0.4}\n");
+    Rule rule = RulesFile.load(good).get(0);
+    assertThat(rule.policy().global()).isTrue();
+    assertThat(rule.policy().scope().localLimit("eu-west", 1000)).isEqualTo(500);
+    assertThat(rule.policy().scope().localLimit("ap-south", 1000)).isZero();
+
+    Path over = dir.resolve("over.yaml");
+    Files.writeString(
+        over,
+        "rules:\n  - name: api\n    algorithm: fixed_window\n    limit: 1000\n    window: 1m\n"
+            + "    scope: global\n    onHomeUnreachable: local_share\n"
+            + "    localShares: {eu-west: 0.7, us-east: 0.5}\n");
+    assertThatThrownBy(() -> RulesFile.load(over))
+        .hasMessageContaining("localShares")
+        .hasMessageContaining("must sum to at most 1");
+
+    Path gcra = dir.resolve("gcra.yaml");
+    Files.writeString(
+        gcra,
+        "rules:\n  - name: api\n    algorithm: gcra\n    limit: 10\n    window: 1s\n"
+            + "    scope: global\n");
+    assertThatThrownBy(() -> RulesFile.load(gcra))
+        .hasMessageContaining("scope")
+        .hasMessageContaining("fixed_window, sliding_window or sliding_buckets");
   }
 
   @Test
