@@ -10,6 +10,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -28,8 +30,11 @@ import org.slf4j.LoggerFactory;
 /**
  * One connection: its commands in, its replies out, in order, with the checks it sends in a row
  * decided together. Runs on the connection's event loop only, so nothing here needs a lock; the
- * pipeline's answers come back to that loop ({@code handleAsync(..., eventLoop)}) before they touch
- * anything.
+ * pipeline's answers come back to that loop ({@code handleAsync(..., onLoop)}) before they touch
+ * anything. Checks ask the pipeline to complete their answers on the loop itself ({@link
+ * RateLimiter#tryAcquireAllAsync(List, java.util.concurrent.Executor)}): a batch's answer then
+ * reaches it straight from the grid, with no hop through Hazelcast's callback pool, and is handled
+ * in the task that brought it.
  *
  * <h2>Order and batching</h2>
  *
@@ -268,7 +273,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     for (Pending pending : sending) {
       checks.add(pending.decide().check());
     }
-    return call(() -> limiter.tryAcquireAllAsync(checks))
+    return call(() -> limiter.tryAcquireAllAsync(checks, context().executor()))
         .handleAsync(
             (decisions, failure) -> {
               if (failure == null) {
@@ -288,7 +293,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
               flushReady();
               return DONE;
             },
-            context().executor())
+            onLoop())
         .thenCompose(next -> next);
   }
 
@@ -310,7 +315,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                             flushReady();
                             return null;
                           },
-                          context().executor()));
+                          onLoop()));
     }
     return chain;
   }
@@ -332,8 +337,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                               flushReady();
                               return null;
                             },
-                            context().executor())));
+                            onLoop())));
     inTurn = tail;
+  }
+
+  /** Runs a task at once on the connection's loop, or hands it to the loop from elsewhere. */
+  private Executor onLoop() {
+    EventExecutor loop = context().executor();
+    return task -> {
+      if (loop.inEventLoop()) {
+        task.run();
+      } else {
+        loop.execute(task);
+      }
+    };
   }
 
   /** {@code work}'s future; one that failed if starting it threw. */

@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * decides which calls wait for a lane.
  *
  * <p>Asynchronous answers complete on Hazelcast's default async executor, never on its partition or
- * network threads (docs/grid.md).
+ * network threads (docs/grid.md); a batch on the executor its lane names (where its first caller
+ * takes its answer, {@link dev.sluice.core.pipeline.AnswerExecutor}).
  */
 final class GridBackend implements Backend, BatchingBackend.Lanes {
   private static final UUID UNKNOWN_OWNER = new UUID(0, 0);
@@ -74,7 +75,7 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
     this.hazelcast = hazelcast;
     this.options = options;
     this.callbacks = GridTransport.callbacks();
-    this.wiring = new GridWiring(hazelcast, options, callbacks);
+    this.wiring = new GridWiring(hazelcast, options);
     this.localMember = GridWiring.isMember(hazelcast) ? MemberContext.of(hazelcast) : null;
     this.rules = new GridRuleStore(hazelcast, () -> wiring.get().rules(), localMember);
     this.fetchedRules = new FetchedRules(() -> wiring.get().rules(), callbacks, System::nanoTime);
@@ -341,13 +342,14 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   }
 
   @Override
-  public CompletionStage<Map<String, KeyOutcome>> send(Object lane, KeyCommand[] batch) {
+  public CompletionStage<Map<String, KeyOutcome>> send(
+      Object lane, KeyCommand[] batch, Executor completions) {
     int[] partitions = new int[batch.length];
     for (int i = 0; i < batch.length; i++) {
       partitions[i] = partitionOf(batch[i]);
     }
     return transport()
-        .deliver(((OwnerLane) lane).owner(), new DecideProcessor(batch, partitions))
+        .deliver(((OwnerLane) lane).owner(), new DecideProcessor(batch, partitions), completions)
         .thenCompose(outcomes -> reroutedAll(batch, outcomes));
   }
 

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -55,17 +54,15 @@ final class GridWiring implements AutoCloseable {
 
   private final HazelcastInstance hazelcast;
   private final GridRateLimiter.Options options;
-  private final Executor callbacks;
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final Semaphore connected = new Semaphore(0);
   private volatile @Nullable Objects objects;
   private volatile boolean closed;
   private volatile @Nullable UUID lifecycleListener;
 
-  GridWiring(HazelcastInstance hazelcast, GridRateLimiter.Options options, Executor callbacks) {
+  GridWiring(HazelcastInstance hazelcast, GridRateLimiter.Options options) {
     this.hazelcast = hazelcast;
     this.options = options;
-    this.callbacks = callbacks;
     if (isMember(hazelcast)) {
       objects = make();
       ready.complete(null);
@@ -158,7 +155,7 @@ final class GridWiring implements AutoCloseable {
     IMap<String, StateValue> states = hazelcast.getMap(SluiceHazelcast.STATE_MAP);
     IMap<String, RuleRecord> rules = hazelcast.getMap(SluiceHazelcast.RULES_MAP);
     GridTransport transport =
-        GridTransport.of(options.transport(), hazelcast, SluiceHazelcast.STATE_MAP, callbacks);
+        GridTransport.of(options.transport(), hazelcast, SluiceHazelcast.STATE_MAP);
     return new Objects(states, rules, transport, partitionsById, ClusterReceiptKey.open(hazelcast));
   }
 

@@ -87,10 +87,11 @@ public final class BatchingBackend extends BackendDecorator {
 
     /**
      * Sends one lane's batch, one command per key, as one invocation: the outcomes by state key, or
-     * one failure for the batch, once every key is done. The answer completes off the runtime's own
-     * partition and network threads.
+     * one failure for the batch, once every key is done. The answer completes in a task on {@code
+     * completions}, never on the runtime's own partition and network threads.
      */
-    CompletionStage<Map<String, KeyOutcome>> send(Object lane, KeyCommand[] batch);
+    CompletionStage<Map<String, KeyOutcome>> send(
+        Object lane, KeyCommand[] batch, Executor completions);
 
     /** Where an answer that completed on the sending thread itself is handed on. */
     Executor callbacks();
@@ -147,7 +148,7 @@ public final class BatchingBackend extends BackendDecorator {
 
   /** {@code command} through its lane, the caller waiting until its deadline at most. */
   private KeyOutcome awaitQueued(KeyCommand command, Deadline deadline) {
-    Pending pending = queued(command);
+    Pending pending = queued(command, deadline);
     if (pending == null) {
       return below.execute(command, deadline);
     }
@@ -166,7 +167,7 @@ public final class BatchingBackend extends BackendDecorator {
     if (command.readOnly() || !asyncLanes) {
       return below.executeAsync(command, deadline);
     }
-    Pending pending = queued(command);
+    Pending pending = queued(command, deadline);
     return pending == null ? below.executeAsync(command, deadline) : pending.answer;
   }
 
@@ -176,7 +177,7 @@ public final class BatchingBackend extends BackendDecorator {
    * it would have joined never carries it. Null: the command travels in no lane ({@link
    * Lanes#laneOf}).
    */
-  private @Nullable Pending queued(KeyCommand command) {
+  private @Nullable Pending queued(KeyCommand command, Deadline deadline) {
     CompiledPolicy policy = below.policyOf(command.ref(), false);
     if (policy != null) {
       policy.checkCosts(command);
@@ -185,7 +186,7 @@ public final class BatchingBackend extends BackendDecorator {
     if (lane == null) {
       return null;
     }
-    Pending pending = new Pending(command);
+    Pending pending = new Pending(command, deadline.answers());
     lane.submit(pending);
     return pending;
   }
@@ -205,7 +206,7 @@ public final class BatchingBackend extends BackendDecorator {
         answers.add(below.executeAsync(command, deadline));
         continue;
       }
-      Pending pending = new Pending(command);
+      Pending pending = new Pending(command, deadline.answers());
       answers.add(pending.answer);
       byLane.computeIfAbsent(lane, id -> new ArrayList<>()).add(pending);
     }
@@ -218,13 +219,15 @@ public final class BatchingBackend extends BackendDecorator {
     return id == null ? null : lanesInUse.computeIfAbsent(id, Lane::new);
   }
 
-  /** One command waiting for a batch, and its caller's answer. */
+  /** One command waiting for a batch, its caller's answer, and where the caller takes it. */
   private static final class Pending {
     final KeyCommand command;
     final CompletableFuture<KeyOutcome> answer = new CompletableFuture<>();
+    final @Nullable AnswerExecutor answers;
 
-    Pending(KeyCommand command) {
+    Pending(KeyCommand command, @Nullable AnswerExecutor answers) {
       this.command = command;
+      this.answers = answers;
     }
   }
 
@@ -315,24 +318,28 @@ public final class BatchingBackend extends BackendDecorator {
       for (List<Pending> forKey : batch.values()) {
         commands[i++] = merged(forKey);
       }
+      // The batch completes where its first caller takes its answer, if it said where: that
+      // caller's answer then needs no hand-off of its own (see complete()).
+      AnswerExecutor first = batch.values().iterator().next().get(0).answers;
+      Executor completions = first != null ? first : lanes.callbacks();
       SENDING.set(Boolean.TRUE);
       try {
-        // A plain whenComplete, no executor: it runs where the send completes (off the runtime's
-        // partition and network threads), and releasing the lane, sending the next batch and
-        // answering this one all happen there. Should the answer already be there (completed on
-        // this thread), it moves to the callback executor, so sends never recurse.
+        // A plain whenComplete, no executor: it runs where the send completes (a task on
+        // completions), and releasing the lane, sending the next batch and answering this one all
+        // happen there. Should the answer already be there (completed on this thread), it moves to
+        // completions, so sends never recurse.
         lanes
-            .send(id, commands)
+            .send(id, commands, completions)
             .whenComplete(
                 (outcomes, failure) -> {
                   if (SENDING.get()) {
-                    lanes.callbacks().execute(() -> finish(batch, outcomes, failure));
+                    completions.execute(() -> finish(batch, outcomes, failure));
                   } else {
                     finish(batch, outcomes, failure);
                   }
                 });
       } catch (RuntimeException e) {
-        lanes.callbacks().execute(() -> finish(batch, null, e));
+        completions.execute(() -> finish(batch, null, e));
       } finally {
         SENDING.set(Boolean.FALSE);
       }
@@ -372,27 +379,61 @@ public final class BatchingBackend extends BackendDecorator {
     return new KeyCommand(first.stateKey(), first.ref(), ops.toArray(new KeyOp[0]));
   }
 
-  /** Hands each waiting caller its slice of its key's outcome (or the failure). */
-  private static void complete(
+  /**
+   * Hands each waiting caller its slice of its key's outcome (or the failure): here where the
+   * caller takes its answer here (or said nothing, on the lanes' own callback thread), otherwise in
+   * one task per executor the callers named.
+   */
+  private void complete(
       Map<String, List<Pending>> batch,
       @Nullable Map<String, KeyOutcome> outcomes,
       @Nullable Throwable failure) {
+    Map<Executor, List<Runnable>> elsewhere = null;
     for (Map.Entry<String, List<Pending>> entry : batch.entrySet()) {
       KeyOutcome outcome = outcomes == null ? null : outcomes.get(entry.getKey());
       int from = 0;
       for (Pending p : entry.getValue()) {
         int length = p.command.ops().length;
+        Runnable answer;
         if (failure != null) {
-          p.answer.completeExceptionally(Futures.unwrap(failure));
+          answer = () -> p.answer.completeExceptionally(Futures.unwrap(failure));
         } else if (outcome == null || from + length > outcome.size()) {
-          p.answer.completeExceptionally(
-              new IllegalStateException("no answer from the grid for " + entry.getKey()));
+          answer =
+              () ->
+                  p.answer.completeExceptionally(
+                      new IllegalStateException("no answer from the grid for " + entry.getKey()));
         } else {
-          p.answer.complete(outcome.slice(from, length));
+          KeyOutcome slice = outcome.slice(from, length);
+          answer = () -> p.answer.complete(slice);
         }
         from += length;
+        Executor there = where(p.answers);
+        if (there == null) {
+          answer.run();
+        } else {
+          if (elsewhere == null) {
+            elsewhere = new LinkedHashMap<>();
+          }
+          elsewhere.computeIfAbsent(there, e -> new ArrayList<>()).add(answer);
+        }
       }
     }
+    if (elsewhere != null) {
+      elsewhere.forEach(
+          (there, answers) ->
+              new AnswerExecutor(there).execute(() -> answers.forEach(Runnable::run)));
+    }
+  }
+
+  /**
+   * Where a caller's answer must go from this thread: null if here already (its executor's task
+   * runs here, or it named none and this is not one of another caller's executor tasks).
+   */
+  private @Nullable Executor where(@Nullable AnswerExecutor answers) {
+    if (answers != null) {
+      return answers.running() ? null : answers.target();
+    }
+    return AnswerExecutor.runningAny() ? lanes.callbacks() : null;
   }
 
   /** The one lane of a runtime without owners: its batch goes below as a batch of commands. */
@@ -405,7 +446,8 @@ public final class BatchingBackend extends BackendDecorator {
     }
 
     @Override
-    public CompletionStage<Map<String, KeyOutcome>> send(Object lane, KeyCommand[] batch) {
+    public CompletionStage<Map<String, KeyOutcome>> send(
+        Object lane, KeyCommand[] batch, Executor completions) {
       return below
           .executeAll(List.of(batch), Deadline.NONE)
           .thenApply(
@@ -415,7 +457,8 @@ public final class BatchingBackend extends BackendDecorator {
                   byKey.put(batch[i].stateKey(), outcomes.get(i));
                 }
                 return byKey;
-              });
+              })
+          .whenCompleteAsync((byKey, failure) -> {}, completions);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.sluice.core.pipeline;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * When the caller of a command stops waiting for its answer: never ({@link #NONE}), or an instant
@@ -14,28 +15,38 @@ import java.util.concurrent.TimeoutException;
  * layers below honour it: a caller waiting in a batching lane stops at it, and the grid's
  * synchronous invocation waits at most what is left. A runtime without such a layer passes {@link
  * #NONE} and waits as long as the answer takes.
+ *
+ * <p>It also carries where the caller takes an asynchronous answer, if it said ({@link
+ * #answeredOn}): a layer that completes answers completes them there.
  */
 public final class Deadline {
   /** No bound, and no start: a bound given to it counts from when it is given. */
-  public static final Deadline NONE = new Deadline(false, 0, false, 0);
+  public static final Deadline NONE = new Deadline(false, 0, false, 0, null);
 
   private final boolean started;
   private final long startNanos;
   private final boolean bounded;
   private final long atNanos;
+  private final @Nullable AnswerExecutor answers;
 
-  private Deadline(boolean started, long startNanos, boolean bounded, long atNanos) {
+  private Deadline(
+      boolean started,
+      long startNanos,
+      boolean bounded,
+      long atNanos,
+      @Nullable AnswerExecutor answers) {
     this.started = started;
     this.startNanos = startNanos;
     this.bounded = bounded;
     this.atNanos = atNanos;
+    this.answers = answers;
   }
 
   /**
    * No bound yet, for an operation that started at {@code startNanos} ({@code System.nanoTime}).
    */
   public static Deadline startedAt(long startNanos) {
-    return new Deadline(true, startNanos, false, 0);
+    return new Deadline(true, startNanos, false, 0, null);
   }
 
   /** Bounded {@code timeoutNanos} from now. */
@@ -53,7 +64,17 @@ public final class Deadline {
     if (bounded && atNanos - at <= 0) {
       return this;
     }
-    return new Deadline(true, start, true, at);
+    return new Deadline(true, start, true, at, answers);
+  }
+
+  /** This deadline, its caller taking the answer on {@code answers}. */
+  public Deadline answeredOn(AnswerExecutor answers) {
+    return new Deadline(started, startNanos, bounded, atNanos, answers);
+  }
+
+  /** Where the caller takes its asynchronous answer; null: wherever it completes. */
+  public @Nullable AnswerExecutor answers() {
+    return answers;
   }
 
   /** Whether the caller stops waiting at some instant. */

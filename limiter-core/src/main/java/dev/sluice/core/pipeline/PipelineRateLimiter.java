@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
@@ -201,7 +202,25 @@ public class PipelineRateLimiter implements RateLimiter {
   @Override
   public CompletableFuture<List<Decision>> tryAcquireAllAsync(List<Check> checks) {
     long start = System.nanoTime();
-    Deadline deadline = Deadline.startedAt(start);
+    return tryAcquireAllAsync(checks, start, Deadline.startedAt(start));
+  }
+
+  /**
+   * {@inheritDoc} The executor travels down the stack with the call ({@link Deadline#answeredOn}):
+   * the batching lanes and the grid's batch delivery complete the answer there directly; an answer
+   * that completes elsewhere (a lease's, a failure) takes one more task to get there.
+   */
+  @Override
+  public CompletableFuture<List<Decision>> tryAcquireAllAsync(
+      List<Check> checks, Executor answers) {
+    AnswerExecutor on = new AnswerExecutor(answers);
+    long start = System.nanoTime();
+    return on.completing(
+        tryAcquireAllAsync(checks, start, Deadline.startedAt(start).answeredOn(on)));
+  }
+
+  private CompletableFuture<List<Decision>> tryAcquireAllAsync(
+      List<Check> checks, long start, Deadline deadline) {
     CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks), deadline);
     CompletableFuture<List<Decision>> answer =
         known.isDone() && !known.isCompletedExceptionally()

@@ -19,6 +19,18 @@ import java.util.concurrent.Executor;
 interface BatchDelivery {
   CompletionStage<Map<String, KeyOutcome>> deliver(DecideProcessor batch);
 
+  /**
+   * {@code delivery}, its answer moved to a task on {@code completions}: it completes on
+   * Hazelcast's default async executor, so where that is {@code completions} it stays.
+   */
+  static BatchDelivery on(BatchDelivery delivery, Executor completions) {
+    if (completions == AsyncCallbackExecutor.hazelcastDefault()) {
+      return delivery;
+    }
+    return batch ->
+        delivery.deliver(batch).whenCompleteAsync((outcomes, failure) -> {}, completions);
+  }
+
   /** One {@code submitToKeys}: Hazelcast's own multi-key path (asynchronous backups). */
   static BatchDelivery submitToKeys(IMap<String, StateValue> map) {
     return batch -> map.submitToKeys(PublicApiTransport.keys(batch), batch);

@@ -41,9 +41,11 @@ public interface GridTransport {
 
   /**
    * Decides a batch whose keys {@code owner} owns (one command per key), each key in its own atomic
-   * step: the outcomes by state key, or one failure for the batch, given once every key is done.
+   * step: the outcomes by state key, or one failure for the batch, given once every key is done, in
+   * a task on {@code completions} (never on a partition or network thread).
    */
-  CompletionStage<Map<String, KeyOutcome>> deliver(UUID owner, DecideProcessor batch);
+  CompletionStage<Map<String, KeyOutcome>> deliver(
+      UUID owner, DecideProcessor batch, Executor completions);
 
   /** Which implementation; {@link #INTERNAL} is the default (docs/grid.md has the measurements). */
   enum Kind {
@@ -52,12 +54,11 @@ public interface GridTransport {
   }
 
   /** The transport of {@code kind} for the state map {@code mapName} on {@code hazelcast}. */
-  static GridTransport of(
-      Kind kind, HazelcastInstance hazelcast, String mapName, Executor callbacks) {
+  static GridTransport of(Kind kind, HazelcastInstance hazelcast, String mapName) {
     IMap<String, StateValue> map = hazelcast.getMap(mapName);
     return kind == Kind.PUBLIC_API
         ? new PublicApiTransport(map)
-        : new InternalTransport(hazelcast, map, callbacks);
+        : new InternalTransport(hazelcast, map);
   }
 
   /** The executor on which asynchronous answers complete: Hazelcast's default async executor. */

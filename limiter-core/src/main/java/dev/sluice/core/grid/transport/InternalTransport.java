@@ -38,12 +38,10 @@ final class InternalTransport implements GridTransport {
   private final @Nullable ClientKeyInvoker clientInvoker;
   private final @Nullable ClientBatchInvoker batchInvoker;
   private final @Nullable MemberBatchDecider memberDecider;
-  private final Executor callbacks;
   private final BatchDelivery submitToKeys;
 
-  InternalTransport(HazelcastInstance hazelcast, IMap<String, StateValue> map, Executor callbacks) {
+  InternalTransport(HazelcastInstance hazelcast, IMap<String, StateValue> map) {
     this.map = map;
-    this.callbacks = callbacks;
     this.clientInvoker = ClientKeyInvoker.of(hazelcast, map.getName());
     this.batchInvoker = ClientBatchInvoker.of(hazelcast, map.getName());
     this.memberDecider = MemberBatchDecider.of(hazelcast);
@@ -80,13 +78,16 @@ final class InternalTransport implements GridTransport {
   }
 
   @Override
-  public CompletionStage<Map<String, KeyOutcome>> deliver(UUID owner, DecideProcessor batch) {
+  public CompletionStage<Map<String, KeyOutcome>> deliver(
+      UUID owner, DecideProcessor batch, Executor completions) {
     if (memberDecider != null) {
-      return BatchDelivery.fromMember(memberDecider, map.getName(), callbacks).deliver(batch);
+      return BatchDelivery.fromMember(memberDecider, map.getName(), completions).deliver(batch);
     }
     if (batchInvoker != null && !owner.equals(UNKNOWN_OWNER)) {
-      return BatchDelivery.fromClient(batchInvoker, owner, callbacks, submitToKeys).deliver(batch);
+      return BatchDelivery.fromClient(
+              batchInvoker, owner, completions, BatchDelivery.on(submitToKeys, completions))
+          .deliver(batch);
     }
-    return submitToKeys.deliver(batch);
+    return BatchDelivery.on(submitToKeys, completions).deliver(batch);
   }
 }

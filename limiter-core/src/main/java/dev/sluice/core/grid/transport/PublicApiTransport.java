@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -58,8 +59,9 @@ final class PublicApiTransport implements GridTransport {
   }
 
   @Override
-  public CompletionStage<Map<String, KeyOutcome>> deliver(UUID owner, DecideProcessor batch) {
-    return BatchDelivery.submitToKeys(map).deliver(batch);
+  public CompletionStage<Map<String, KeyOutcome>> deliver(
+      UUID owner, DecideProcessor batch, Executor completions) {
+    return BatchDelivery.on(BatchDelivery.submitToKeys(map), completions).deliver(batch);
   }
 
   /** Keys of a batch in order, for {@code submitToKeys}. */

@@ -175,7 +175,8 @@ class DecideBatchMessageTest {
     }
 
     @Override
-    public CompletionStage<Map<String, KeyOutcome>> send(Object lane, KeyCommand[] batch) {
+    public CompletionStage<Map<String, KeyOutcome>> send(
+        Object lane, KeyCommand[] batch, Executor completions) {
       int[] unknownPartitions = new int[batch.length];
       java.util.Arrays.fill(unknownPartitions, -1);
       return delivery.deliver(new DecideProcessor(batch, unknownPartitions));
