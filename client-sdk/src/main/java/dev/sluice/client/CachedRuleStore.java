@@ -2,7 +2,7 @@ package dev.sluice.client;
 
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
-import dev.sluice.core.pipeline.Futures;
+import dev.sluice.core.backend.Futures;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

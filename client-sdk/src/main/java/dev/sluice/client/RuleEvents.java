@@ -10,7 +10,7 @@ import com.hazelcast.map.listener.EntryExpiredListener;
 import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import com.hazelcast.map.listener.MapClearedListener;
-import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.wire.GridNames;
 import java.util.UUID;
 
 /**
@@ -36,7 +36,7 @@ final class RuleEvents
    * once the client has reached it); returns how to unsubscribe.
    */
   static Runnable subscribe(HazelcastInstance hazelcast, CachedRuleStore rules) {
-    IMap<String, Object> map = hazelcast.getMap(SluiceHazelcast.RULES_MAP);
+    IMap<String, Object> map = hazelcast.getMap(GridNames.RULES_MAP);
     UUID registration = map.addEntryListener(new RuleEvents(rules), false);
     return () -> {
       try {
