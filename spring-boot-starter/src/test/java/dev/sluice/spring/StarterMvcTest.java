@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Scope.OnHomeUnreachable;
 import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.RuleRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
@@ -209,6 +212,18 @@ class StarterMvcTest {
         .contains(
             "\"sluice\":{\"details\":{\"state\":\"connected\",\"gridUnavailable\":false},"
                 + "\"status\":\"UP\"}");
+  }
+
+  @Test
+  void globalRule_fromYaml_reachesTheGridAsGlobal_withItsShares() {
+    HazelcastInstance member = context.getBean(HazelcastInstance.class);
+    RuleRecord record = (RuleRecord) member.getMap(GridNames.RULES_MAP).get("api-global");
+
+    Policy policy = record.policy();
+    assertThat(policy).isNotNull();
+    assertThat(policy.global()).isTrue();
+    assertThat(policy.scope().onHomeUnreachable()).isEqualTo(OnHomeUnreachable.LOCAL_SHARE);
+    assertThat(policy.scope().localShares()).containsEntry("eu-west", 0.5).hasSize(2);
   }
 
   @Test
