@@ -3,7 +3,9 @@ package dev.sluice.core.grid;
 import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig;
+import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.LifecycleListener;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
@@ -33,6 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
@@ -153,6 +156,13 @@ public final class RegionLink implements AutoCloseable {
   private volatile long downUntilNanos;
   private volatile long roundTripNanos;
 
+  /**
+   * Whether the home client holds a connection to home, as its lifecycle events say: a region with
+   * no connection does not wait for home at all, and reports the link down without a call having to
+   * fail first (a home killed while no check needed it).
+   */
+  private final AtomicBoolean homeConnected = new AtomicBoolean();
+
   final LongAdder answeredFromBudget = new LongAdder();
   final LongAdder waitedOnHome = new LongAdder();
   final LongAdder deniedWhileWaiting = new LongAdder();
@@ -173,6 +183,17 @@ public final class RegionLink implements AutoCloseable {
     strategy.setAsyncStart(true);
     strategy.setReconnectMode(ClientConnectionStrategyConfig.ReconnectMode.ASYNC);
     strategy.getConnectionRetryConfig().setMaxBackoffMillis(1_000);
+    AtomicBoolean connected = homeConnected;
+    home.addListenerConfig(
+        new ListenerConfig(
+            (LifecycleListener)
+                event -> {
+                  switch (event.getState()) {
+                    case CLIENT_CONNECTED -> connected.set(true);
+                    case CLIENT_DISCONNECTED, SHUTTING_DOWN, SHUTDOWN -> connected.set(false);
+                    default -> {}
+                  }
+                }));
     this.homeClient = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(home));
     this.home =
         new GridRateLimiter(
@@ -235,7 +256,7 @@ public final class RegionLink implements AutoCloseable {
   }
 
   public State state() {
-    return System.nanoTime() - downUntilNanos < 0 ? State.DOWN : State.UP;
+    return homeConnected.get() && System.nanoTime() - downUntilNanos >= 0 ? State.UP : State.DOWN;
   }
 
   public Statistics statistics() {
