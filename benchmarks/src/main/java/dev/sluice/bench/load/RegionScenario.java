@@ -3,6 +3,7 @@ package dev.sluice.bench.load;
 import dev.sluice.bench.load.exactness.AdmissionBound;
 import dev.sluice.bench.load.exactness.Exactness;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.grid.RegionLink;
 import dev.sluice.core.grid.region.Regions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ final class RegionScenario implements Scenario {
   /** Members per cluster: home and each region. */
   static final int MEMBERS = 2;
 
-  static final int THREADS_PER_REGION = 8;
+  static final int THREADS_PER_REGION = 32;
 
   /** No round goes on beyond this many decisions in a region, whatever its duration. */
   static final long MAX_OPS_PER_REGION = 500_000;
@@ -106,6 +107,7 @@ final class RegionScenario implements Scenario {
     try (Regions regions = Regions.start(MEMBERS, ROUND_TRIP_MILLIS, HOME_TIMEOUT)) {
       regions.put(rule.rule());
       measured = measure(settings, designs(regions, rule));
+      s.note(howTheRegionsAnswered(regions.links));
     } catch (Exception | LinkageError e) {
       s.add(ContenderRun.notRun("Sluice, global rule (S10)", Measurement.reason(e)));
       context.report().scenario(s);
@@ -206,6 +208,31 @@ final class RegionScenario implements Scenario {
       }
     }
     return measured;
+  }
+
+  /**
+   * What the regions' links counted over the run (warm-ups included; only the design decided in the
+   * region goes through them): why a check waited on home or not.
+   */
+  private static String howTheRegionsAnswered(List<RegionLink> links) {
+    long budget = 0;
+    long denial = 0;
+    long home = 0;
+    for (RegionLink link : links) {
+      RegionLink.Statistics statistics = link.statistics();
+      budget += statistics.answeredFromBudget();
+      denial += statistics.answeredFromDenial();
+      home += statistics.waitedOnHome();
+    }
+    return String.format(
+        Locale.ROOT,
+        "Decided in the region, both regions, warm-ups included: %,d checks answered from the"
+            + " region's budget, %,d denied in the region from home's last denial of the key, %,d"
+            + " waited on home (a key with no budget held: too cold for home to lease it, or at its"
+            + " limit after the denial's retry-after ran out).",
+        budget,
+        denial,
+        home);
   }
 
   /** One row per design: per region throughput, p50 / p99 and the share answered there. */
