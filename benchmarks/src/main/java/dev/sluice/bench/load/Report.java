@@ -124,7 +124,7 @@ public final class Report {
     for (ScenarioResult s : scenarios) {
       md.append("\n### ").append(s.id()).append(" ").append(s.title()).append("\n");
       md.append(s.setup()).append("\n\n");
-      table(md, s);
+      s.table().ifPresentOrElse(md::append, () -> table(md, s));
       if (!s.measured().isEmpty() && !exactnessCounted(s)) {
         // Where this scenario does not count over-admission, say where it is counted (S9s for S9).
         s.overAdmissionNote().ifPresent(note -> md.append("\n").append(note).append("\n"));

@@ -135,14 +135,24 @@ final class SluiceContenders {
     private final RateLimiter limiter;
     private final BenchRule rule;
     private final String ruleName;
-    private final String keyPrefix = ContenderKeys.prefix();
+    private final String keyPrefix;
     private final Runnable close;
 
     LimiterContender(String name, RateLimiter limiter, BenchRule rule, Runnable close) {
+      this(name, limiter, rule, ContenderKeys.prefix(), close);
+    }
+
+    /**
+     * A contender that shares its keys ({@code keyPrefix}, from {@link ContenderKeys#prefix}) with
+     * others: the limiters of one design on several members (S10).
+     */
+    LimiterContender(
+        String name, RateLimiter limiter, BenchRule rule, String keyPrefix, Runnable close) {
       this.name = name;
       this.limiter = limiter;
       this.rule = rule;
       this.ruleName = rule.name();
+      this.keyPrefix = keyPrefix;
       this.close = close;
     }
 

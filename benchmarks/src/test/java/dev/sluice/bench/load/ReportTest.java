@@ -254,6 +254,24 @@ class ReportTest {
   }
 
   @Test
+  void write_scenarioWithItsOwnTable_printsItInsteadOfTheContenderRows(@TempDir Path dir)
+      throws Exception {
+    ScenarioResult regions = new ScenarioResult("S10", "Regions", "setup words");
+    regions.table("| design | a: decisions/s |\n|---|---:|\n| in the region | 300 |\n");
+    regions.note("a note");
+    Path doc = dir.resolve("benchmarks.md");
+
+    new Report().scenario(regions).write(doc, dir.resolve("img"));
+
+    String md = Files.readString(doc);
+    String s10 = md.substring(md.indexOf("### S10"), md.indexOf("### S6"));
+    assertThat(s10)
+        .contains("setup words\n\n| design | a: decisions/s |", "| in the region | 300 |")
+        .contains("- a note")
+        .doesNotContain("| contender |");
+  }
+
+  @Test
   void contenderRun_exactness_sumsRoundsAndGivesTheMedianAdmissionRate() {
     ContenderRun run =
         ContenderRun.measured(

@@ -33,10 +33,13 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Spend from the key's regional budget ({@link RegionBudgetProcessor}, one entry processor on
  *       this member): most requests end here, at in-region latency. When the budget runs low the
- *       step says so, and {@link RegionLink#refillAhead} asks home in the background.
+ *       step says so, and {@link RegionLink#refillAhead} asks home in the background. A check the
+ *       budget cannot answer while home's last denial of the key holds is denied here ({@code
+ *       DENIED_CACHE}, {@link dev.sluice.core.region.RegionBudget#deniedFor}).
  *   <li>A budget that cannot answer: ask home for the request's permits and a lease to the end of
  *       the window on top (the lease ask every holder sends, decided by the home owner's {@code
- *       KeyDecision}); home's answer is the request's, and the lease is deposited in the budget.
+ *       KeyDecision}); home's answer is the request's, and the lease is deposited in the budget, or
+ *       home's denial remembered with it until its retry-after.
  *   <li>Home does not answer within the home timeout, or the link is down: the rule's {@code
  *       onHomeUnreachable} answers ({@link Scope.OnHomeUnreachable}).
  * </ol>
@@ -143,6 +146,22 @@ public final class RegionDecideTask
               Decision.DecidedBy.LEASE));
       return;
     }
+    // More than the limit is an error home reports, never a denial to remember.
+    if (spent.deniedForNanos() > 0 && permits <= policy.limit()) {
+      link.answeredFromDenial.increment();
+      outcome.setDecision(
+          index,
+          new Decision(
+              false,
+              policy.limit(),
+              0,
+              spent.deniedForNanos(),
+              spent.deniedResetAfterNanos(),
+              0,
+              false,
+              Decision.DecidedBy.DENIED_CACHE));
+      return;
+    }
     if (link.tryHome()) {
       link.waitedOnHome.increment();
       Optional<RegionLink.HomeAnswer> answer = link.ask(rule, stateKey, permits, spent.ask());
@@ -153,7 +172,11 @@ public final class RegionDecideTask
           link.deposit(rule, stateKey, grant);
         }
         if (home.code(0) == KeyOutcome.Code.OK) {
-          outcome.setDecision(index, home.decision(0).withReceipt(null));
+          Decision decided = home.decision(0);
+          if (!decided.allowed()) {
+            link.rememberDenial(stateKey, permits, answer.get().sentAtNanos(), decided);
+          }
+          outcome.setDecision(index, decided.withReceipt(null));
         } else {
           outcome.setError(index, home.code(0), home.subject(0), home.message(0));
         }

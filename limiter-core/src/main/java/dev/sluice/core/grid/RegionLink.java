@@ -7,6 +7,7 @@ import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleListener;
 import com.hazelcast.map.IMap;
+import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
@@ -55,6 +56,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>Refills budgets ahead of need, off the partition thread and off the request's path: a
  *       decision that leaves a key's budget below its low water mark hands the key to {@link
  *       #refillAhead}, whose threads ask home and deposit the grant.
+ *   <li>Remembers home's denials of a key with its budget ({@link #rememberDenial}), so that a hot
+ *       key past its limit is denied in the region until home's retry-after, not asked again.
  *   <li>Gives back budgets that went idle (a second without an answer), and grants that landed on a
  *       member that no longer holds the key.
  *   <li>Knows the shape of each global rule at home (read every {@value #SHAPES_PERIOD_MILLIS} ms),
@@ -134,6 +137,7 @@ public final class RegionLink implements AutoCloseable {
       long roundTripNanos,
       long heldPermits,
       long answeredFromBudget,
+      long answeredFromDenial,
       long waitedOnHome,
       long deniedWhileWaiting,
       long failOpen,
@@ -164,6 +168,7 @@ public final class RegionLink implements AutoCloseable {
   private final AtomicBoolean homeConnected = new AtomicBoolean();
 
   final LongAdder answeredFromBudget = new LongAdder();
+  final LongAdder answeredFromDenial = new LongAdder();
   final LongAdder waitedOnHome = new LongAdder();
   final LongAdder deniedWhileWaiting = new LongAdder();
   final LongAdder failOpen = new LongAdder();
@@ -269,6 +274,7 @@ public final class RegionLink implements AutoCloseable {
         roundTripNanos,
         held,
         answeredFromBudget.sum(),
+        answeredFromDenial.sum(),
         waitedOnHome.sum(),
         deniedWhileWaiting.sum(),
         failOpen.sum(),
@@ -434,6 +440,25 @@ public final class RegionLink implements AutoCloseable {
         budgets().executeOnKey(stateKey, RegionBudgetProcessor.deposit(localId(), grant));
     held(stateKey, result.held());
     giveBack(rule, stateKey, result.giveBack());
+  }
+
+  /**
+   * Remembers home's {@code denial} of {@code permits} on {@code stateKey}, asked at {@code
+   * sentAtNanos} on this member's clock, with the key's budget on this member.
+   */
+  void rememberDenial(String stateKey, long permits, long sentAtNanos, Decision denial) {
+    try {
+      budgets()
+          .executeOnKey(
+              stateKey,
+              RegionBudgetProcessor.denied(
+                  localId(),
+                  permits,
+                  new RegionBudgetProcessor.Denial(
+                      sentAtNanos, denial.retryAfterNanos(), denial.resetAfterNanos())));
+    } catch (RuntimeException e) {
+      // Not remembered: the next check asks home again.
+    }
   }
 
   private void refillFailed(String stateKey) {

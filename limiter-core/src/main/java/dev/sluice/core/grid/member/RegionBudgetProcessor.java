@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One step on a key's regional budget ({@link RegionBudget}), on the key's owner in the region, in
- * one atomic entry processor: spend from it, deposit a grant from home, sweep it, or take it all
- * back. It only decodes, calls the budget's pure code, stores and hands the budget to the backup.
+ * one atomic entry processor: spend from it (or deny from home's last denial), deposit a grant from
+ * home, remember home's denial, sweep it, or take it all back. It only decodes, calls the budget's
+ * pure code, stores and hands the budget to the backup.
  *
  * <p>The budget's instants are the owning member's {@code System.nanoTime()}: a grant's end is read
  * on the member that asked home for it, and a budget that finds itself on another member (its
@@ -42,8 +43,16 @@ public final class RegionBudgetProcessor
     DEPOSIT,
     SWEEP,
     TAKE_ALL,
-    REFILL_FAILED
+    REFILL_FAILED,
+    DENIED
   }
+
+  /**
+   * Home's denial of a check, for {@link RegionBudget#denied}.
+   *
+   * @param sentAtNanos when the check's ask left, on the clock of the member that asked
+   */
+  public record Denial(long sentAtNanos, long retryAfterNanos, long resetAfterNanos) {}
 
   private Kind kind;
   private long permits;
@@ -52,6 +61,7 @@ public final class RegionBudgetProcessor
   private long holderMost;
   private long holderLeast;
   private RegionBudget.@Nullable Grant grant;
+  private @Nullable Denial denial;
   private transient @Nullable UUID local;
   private transient long @Nullable [] written;
   private transient boolean removed;
@@ -67,7 +77,8 @@ public final class RegionBudgetProcessor
       int shape,
       long roundTripNanos,
       @Nullable UUID holder,
-      RegionBudget.@Nullable Grant grant) {
+      RegionBudget.@Nullable Grant grant,
+      @Nullable Denial denial) {
     this.kind = kind;
     this.permits = permits;
     this.shape = shape;
@@ -75,31 +86,37 @@ public final class RegionBudgetProcessor
     this.holderMost = holder == null ? 0 : holder.getMostSignificantBits();
     this.holderLeast = holder == null ? 0 : holder.getLeastSignificantBits();
     this.grant = grant;
+    this.denial = denial;
   }
 
   /** Answers a request of {@code permits} from the budget, if it holds them. */
   public static RegionBudgetProcessor spend(long permits, int shape, long roundTripNanos) {
-    return new RegionBudgetProcessor(Kind.SPEND, permits, shape, roundTripNanos, null, null);
+    return new RegionBudgetProcessor(Kind.SPEND, permits, shape, roundTripNanos, null, null, null);
   }
 
   /** Stores a grant that {@code asker} asked home for. */
   public static RegionBudgetProcessor deposit(UUID asker, RegionBudget.Grant grant) {
-    return new RegionBudgetProcessor(Kind.DEPOSIT, 0, grant.shape(), 0, asker, grant);
+    return new RegionBudgetProcessor(Kind.DEPOSIT, 0, grant.shape(), 0, asker, grant, null);
   }
 
   /** Drops ended grants, takes idle or foreign ones out to give back, forgets an idle budget. */
   public static RegionBudgetProcessor sweep(UUID local) {
-    return new RegionBudgetProcessor(Kind.SWEEP, 0, 0, 0, local, null);
+    return new RegionBudgetProcessor(Kind.SWEEP, 0, 0, 0, local, null, null);
   }
 
   /** Takes every grant out, to give back (the member is leaving its region). */
   public static RegionBudgetProcessor takeAll() {
-    return new RegionBudgetProcessor(Kind.TAKE_ALL, 0, 0, 0, null, null);
+    return new RegionBudgetProcessor(Kind.TAKE_ALL, 0, 0, 0, null, null, null);
   }
 
   /** A refill that failed: another may be asked for at once. */
   public static RegionBudgetProcessor refillFailed() {
-    return new RegionBudgetProcessor(Kind.REFILL_FAILED, 0, 0, 0, null, null);
+    return new RegionBudgetProcessor(Kind.REFILL_FAILED, 0, 0, 0, null, null, null);
+  }
+
+  /** Remembers home's denial of {@code permits}, asked by {@code asker}. */
+  public static RegionBudgetProcessor denied(UUID asker, long permits, Denial denial) {
+    return new RegionBudgetProcessor(Kind.DENIED, permits, 0, 0, asker, null, denial);
   }
 
   @Override
@@ -117,11 +134,15 @@ public final class RegionBudgetProcessor
     long least = here.getLeastSignificantBits();
     List<RegionBudget.Grant> giveBack = new ArrayList<>(0);
     boolean answered = false;
+    long deniedForNanos = 0;
     long refillAsk = 0;
     switch (kind) {
       case SPEND -> {
         giveBack.addAll(budget.prune(most, least, nowNanos, shape));
         answered = budget.take(permits, nowNanos);
+        if (!answered) {
+          deniedForNanos = budget.deniedFor(permits, nowNanos);
+        }
         if (budget.askRefill(nowNanos, roundTripNanos)) {
           refillAsk = budget.refillAsk(roundTripNanos);
         }
@@ -147,6 +168,16 @@ public final class RegionBudgetProcessor
       }
       case TAKE_ALL -> giveBack.addAll(budget.takeAll());
       case REFILL_FAILED -> budget.refillFailed();
+      case DENIED -> {
+        // Only on the member that asked and holds the budget: the end is read on its clock.
+        if (denial != null
+            && holderMost == most
+            && holderLeast == least
+            && budget.heldBy(most, least)) {
+          budget.denied(
+              permits, denial.sentAtNanos(), denial.retryAfterNanos(), denial.resetAfterNanos());
+        }
+      }
     }
     if (kind == Kind.SWEEP && budget.forgettable(nowNanos)) {
       if (stored != null) {
@@ -160,6 +191,8 @@ public final class RegionBudgetProcessor
     }
     return new Result(
         answered,
+        deniedForNanos,
+        deniedForNanos > 0 ? budget.deniedResetAfter(nowNanos) : 0,
         budget.held(),
         refillAsk,
         Math.max(budget.refillAsk(roundTripNanos), permits),
@@ -196,6 +229,12 @@ public final class RegionBudgetProcessor
     if (grant != null) {
       writeGrant(out, grant);
     }
+    out.writeBoolean(denial != null);
+    if (denial != null) {
+      out.writeLong(denial.sentAtNanos());
+      out.writeLong(denial.retryAfterNanos());
+      out.writeLong(denial.resetAfterNanos());
+    }
   }
 
   @Override
@@ -207,6 +246,7 @@ public final class RegionBudgetProcessor
     holderMost = in.readLong();
     holderLeast = in.readLong();
     grant = in.readBoolean() ? readGrant(in) : null;
+    denial = in.readBoolean() ? new Denial(in.readLong(), in.readLong(), in.readLong()) : null;
   }
 
   private static void writeGrant(ObjectDataOutput out, RegionBudget.Grant grant)
@@ -226,6 +266,8 @@ public final class RegionBudgetProcessor
   /** What a step did. */
   public static final class Result implements IdentifiedDataSerializable {
     private boolean answered;
+    private long deniedForNanos;
+    private long deniedResetAfterNanos;
     private long held;
     private long refillAsk;
     private long ask;
@@ -237,8 +279,16 @@ public final class RegionBudgetProcessor
     }
 
     Result(
-        boolean answered, long held, long refillAsk, long ask, List<RegionBudget.Grant> giveBack) {
+        boolean answered,
+        long deniedForNanos,
+        long deniedResetAfterNanos,
+        long held,
+        long refillAsk,
+        long ask,
+        List<RegionBudget.Grant> giveBack) {
       this.answered = answered;
+      this.deniedForNanos = deniedForNanos;
+      this.deniedResetAfterNanos = deniedResetAfterNanos;
       this.held = held;
       this.refillAsk = refillAsk;
       this.ask = ask;
@@ -248,6 +298,19 @@ public final class RegionBudgetProcessor
     /** A spend was answered from the budget. */
     public boolean answered() {
       return answered;
+    }
+
+    /**
+     * A spend the budget could not answer that home's last denial still covers: how much longer (0:
+     * none, ask home).
+     */
+    public long deniedForNanos() {
+      return deniedForNanos;
+    }
+
+    /** With {@link #deniedForNanos}: until the key's window resets, as home said. */
+    public long deniedResetAfterNanos() {
+      return deniedResetAfterNanos;
     }
 
     /** The permits the budget holds after the step. */
@@ -283,6 +346,8 @@ public final class RegionBudgetProcessor
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
       out.writeBoolean(answered);
+      out.writeLong(deniedForNanos);
+      out.writeLong(deniedResetAfterNanos);
       out.writeLong(held);
       out.writeLong(refillAsk);
       out.writeLong(ask);
@@ -295,6 +360,8 @@ public final class RegionBudgetProcessor
     @Override
     public void readData(ObjectDataInput in) throws IOException {
       answered = in.readBoolean();
+      deniedForNanos = in.readLong();
+      deniedResetAfterNanos = in.readLong();
       held = in.readLong();
       refillAsk = in.readLong();
       ask = in.readLong();
