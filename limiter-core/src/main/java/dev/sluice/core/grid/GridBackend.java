@@ -17,6 +17,7 @@ import dev.sluice.core.pipeline.DeadlineExceededException;
 import dev.sluice.core.pipeline.Futures;
 import dev.sluice.core.pipeline.KeyCommand;
 import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.rules.RuleCache;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +29,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -51,7 +53,7 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
 
   private final HazelcastInstance hazelcast;
   private final GridWiring wiring;
-  private final GridRuleStore rules;
+  private final RuleStore rules;
   private final @Nullable MemberContext localMember;
   private final GridRateLimiter.Options options;
   private final Executor callbacks;
@@ -62,9 +64,16 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
    */
   private final Set<String> globalRules = ConcurrentHashMap.newKeySet();
 
-  /** Inline policies compiled here, and on a client the rules it read for batch checks. */
-  private final FetchedRules fetchedRules;
+  /**
+   * The rules as a client sees them, fed by the cluster's rule events once followed ({@link
+   * #ruleCache}): on a client what {@link #rules()} answers and batches are validated with; on a
+   * member (whose own copy answers both) what a {@code SluiceClient} wrapping it reads. Inline
+   * policies compile here on both.
+   */
+  private final RuleCache ruleCache;
 
+  private final AtomicBoolean followingRules = new AtomicBoolean();
+  private volatile @Nullable Runnable unfollowRules;
   private volatile boolean closed;
 
   /**
@@ -77,8 +86,51 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
     this.callbacks = GridTransport.callbacks();
     this.wiring = new GridWiring(hazelcast, options);
     this.localMember = GridWiring.isMember(hazelcast) ? MemberContext.of(hazelcast) : null;
-    this.rules = new GridRuleStore(hazelcast, () -> wiring.get().rules(), localMember);
-    this.fetchedRules = new FetchedRules(() -> wiring.get().rules(), callbacks, System::nanoTime);
+    GridRuleStore store = new GridRuleStore(hazelcast, () -> wiring.get().rules(), localMember);
+    this.ruleCache = new RuleCache(store, System::nanoTime);
+    this.rules = localMember != null ? store : ruleCache;
+    if (localMember == null) {
+      followRuleChanges();
+    }
+  }
+
+  /**
+   * The one copy of the rules a client of this runtime reads ({@link RuleCache}), following the
+   * cluster's rule changes from the first call on.
+   */
+  RuleCache ruleCache() {
+    followRuleChanges();
+    return ruleCache;
+  }
+
+  /**
+   * Once: when the grid can first be reached, subscribes the cache to the rule events and reads
+   * every rule into it, on a thread of its own (both are calls to the cluster).
+   */
+  private void followRuleChanges() {
+    if (!followingRules.compareAndSet(false, true)) {
+      return;
+    }
+    wiring
+        .ready()
+        .thenRunAsync(
+            () -> {
+              if (closed) {
+                return;
+              }
+              try {
+                unfollowRules = RuleEvents.subscribe(hazelcast, ruleCache);
+              } catch (RuntimeException e) {
+                // Lost again before the subscription was made: the copies' half-second refresh
+                // covers changes until then (Hazelcast re-registers listeners on reconnection).
+              }
+              ruleCache.preload();
+            },
+            runnable -> {
+              Thread thread = new Thread(runnable, "sluice-rules-follow");
+              thread.setDaemon(true);
+              thread.start();
+            });
   }
 
   HazelcastInstance hazelcast() {
@@ -103,6 +155,11 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
 
   void close() {
     closed = true;
+    Runnable unfollow = unfollowRules;
+    if (unfollow != null) {
+      unfollow.run();
+    }
+    ruleCache.close();
     wiring.close();
   }
 
@@ -290,35 +347,36 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
 
   /**
    * Inline policies compile here. A named rule resolves from a member's local copy once it is
-   * loaded; a client holds no copy, and resolves a rule (with {@code fetched}) only from what
-   * {@link #fetchRules} read for its batches.
+   * loaded; a client resolves a rule (with {@code fetched}) only from its copies ({@link
+   * RuleCache}), which {@link #fetchRules} brings for its batches.
    */
   @Override
   public @Nullable CompiledPolicy policyOf(PolicyRef ref, boolean fetched) {
     if (ref instanceof PolicyRef.Inline) {
-      return fetchedRules.resolve(ref);
+      return ruleCache.resolve(ref);
     }
     MemberContext member = localMember;
     if (member != null) {
       return member.rulesLoaded() ? member.rules().resolve(ref) : null;
     }
-    return fetched ? fetchedRules.resolve(ref) : null;
+    return fetched ? ruleCache.resolve(ref) : null;
   }
 
   /** A member's copy moves with each rule it applies; a client's with each read that differs. */
   @Override
   public long rulesVersion() {
     MemberContext member = localMember;
-    return member != null ? member.rulesVersion() : fetchedRules.version();
+    return member != null ? member.rulesVersion() : ruleCache.version();
   }
 
   /**
-   * A member has its rules here; a client reads them, at most once a second ({@link FetchedRules}).
+   * A member has its rules here; a client reads those it has no current copy of ({@link
+   * RuleCache}).
    */
   @Override
   public CompletableFuture<Void> fetchRules(Set<String> names, Deadline deadline) {
     checkOpen();
-    return localMember != null || names.isEmpty() ? DONE : fetchedRules.fetch(names);
+    return localMember != null || names.isEmpty() ? DONE : ruleCache.fetch(names);
   }
 
   /** One lane of one owning member: a key always travels in the same one. */
