@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.FailurePolicy;
-import dev.sluice.client.LimiterUnavailableException;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;

@@ -165,6 +165,14 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
 
   @Override
   public KeyOutcome execute(KeyCommand command, Deadline deadline) {
+    try {
+      return decide(command, deadline);
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
+  }
+
+  private KeyOutcome decide(KeyCommand command, Deadline deadline) {
     GridTransport transport = transport();
     refuseTooBig(command);
     if (regional(command)) {
@@ -193,6 +201,14 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
 
   @Override
   public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
+    try {
+      return GridOutages.translated(decideAsync(command));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
+  }
+
+  private CompletableFuture<KeyOutcome> decideAsync(KeyCommand command) {
     GridTransport transport = transport();
     refuseTooBig(command);
     if (regional(command)) {
@@ -208,19 +224,23 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   @Override
   public CompletableFuture<List<KeyOutcome>> executeAll(
       List<KeyCommand> commands, Deadline deadline) {
-    GridTransport transport = transport();
-    List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>(commands.size());
-    for (KeyCommand command : commands) {
-      answers.add(
-          regional(command)
-              ? viaRegion(command)
-              : command.readOnly()
-                  ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
-                  : rerouted(
-                      command,
-                      transport.invokeAsync(command.stateKey(), new DecideProcessor(command))));
+    try {
+      GridTransport transport = transport();
+      List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>(commands.size());
+      for (KeyCommand command : commands) {
+        answers.add(
+            regional(command)
+                ? viaRegion(command)
+                : command.readOnly()
+                    ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
+                    : rerouted(
+                        command,
+                        transport.invokeAsync(command.stateKey(), new DecideProcessor(command))));
+      }
+      return GridOutages.translated(Futures.all(answers));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
     }
-    return Futures.all(answers);
   }
 
   /**
@@ -315,16 +335,16 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   @Override
   public CompletableFuture<Void> reset(PolicyRef ref, String stateKey, Deadline deadline) {
     checkOpen();
-    return fetchRules(
-            ref instanceof PolicyRef.Named named ? Set.of(named.rule()) : Set.of(), deadline)
-        .thenCompose(
-            known -> {
-              if (policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
-                throw new UnknownRuleException(named.rule());
-              }
-              return wiring.get().states().deleteAsync(stateKey).toCompletableFuture();
-            })
-        .thenApply(gone -> null);
+    return GridOutages.translated(
+        fetchRules(ref instanceof PolicyRef.Named named ? Set.of(named.rule()) : Set.of(), deadline)
+            .thenCompose(
+                known -> {
+                  if (policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
+                    throw new UnknownRuleException(named.rule());
+                  }
+                  return wiring.get().states().deleteAsync(stateKey).toCompletableFuture();
+                })
+            .thenApply(gone -> null));
   }
 
   @Override
@@ -336,13 +356,21 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   @Override
   public ReceiptKey receiptKey() {
     checkOpen();
-    return wiring.get().receiptKey().current();
+    try {
+      return wiring.get().receiptKey().current();
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   @Override
   public boolean issuedHere(Receipt receipt) {
     checkOpen();
-    return wiring.get().receiptKey().issuedHere(receipt);
+    try {
+      return wiring.get().receiptKey().issuedHere(receipt);
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   /**
@@ -393,22 +421,33 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
     if (regional(command)) {
       return null;
     }
-    int partition = partitionOf(command);
-    Member owner = wiring.get().partitionsById()[partition].getOwner();
-    return new OwnerLane(
-        owner == null ? UNKNOWN_OWNER : owner.getUuid(), partition % options.lanesPerMember());
+    try {
+      int partition = partitionOf(command);
+      Member owner = wiring.get().partitionsById()[partition].getOwner();
+      return new OwnerLane(
+          owner == null ? UNKNOWN_OWNER : owner.getUuid(), partition % options.lanesPerMember());
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   @Override
   public CompletionStage<Map<String, KeyOutcome>> send(
       Object lane, KeyCommand[] batch, Executor completions) {
-    int[] partitions = new int[batch.length];
-    for (int i = 0; i < batch.length; i++) {
-      partitions[i] = partitionOf(batch[i]);
+    try {
+      int[] partitions = new int[batch.length];
+      for (int i = 0; i < batch.length; i++) {
+        partitions[i] = partitionOf(batch[i]);
+      }
+      return GridOutages.translated(
+          transport()
+              .deliver(
+                  ((OwnerLane) lane).owner(), new DecideProcessor(batch, partitions), completions)
+              .thenCompose(outcomes -> reroutedAll(batch, outcomes))
+              .toCompletableFuture());
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
     }
-    return transport()
-        .deliver(((OwnerLane) lane).owner(), new DecideProcessor(batch, partitions), completions)
-        .thenCompose(outcomes -> reroutedAll(batch, outcomes));
   }
 
   /**
