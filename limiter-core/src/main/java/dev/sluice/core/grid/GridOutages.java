@@ -53,7 +53,7 @@ final class GridOutages {
   private static LimiterUnavailableException unavailable(Throwable cause) {
     String why =
         cause instanceof HazelcastClientOfflineException
-            ? "this node has lost its connection to the grid"
+            ? "this node is not connected to the grid"
             : cause instanceof HazelcastInstanceNotActiveException
                 ? "this node is shutting down"
                 : cause instanceof OperationTimeoutException
