@@ -87,6 +87,13 @@ class NodeContractTest {
         "node config file",
         () -> SluiceChart.withDefaults().values("nodeConfig: {rulesReloadInterval: 5s}"));
     scenarios.put(
+        "a region of a home grid",
+        () ->
+            SluiceChart.withDefaults()
+                .values(
+                    "region: {name: eu-west, home: {members: [home-0.example:5701,"
+                        + " home-1.example:5701], clusterName: limits-home, timeout: 300ms}}"));
+    scenarios.put(
         "ServiceMonitor and NetworkPolicy",
         () ->
             SluiceChart.withDefaults()
@@ -147,6 +154,16 @@ class NodeContractTest {
         assertThat(settings.kubernetesNamespace()).isEqualTo(SluiceChart.NAMESPACE);
       }
       case TCP_IP -> assertThat(settings.members()).isNotEmpty();
+    }
+    if (environment.containsKey("SLUICE_HOME_MEMBERS")) {
+      assertThat(settings.home()).isNotNull();
+      assertThat(settings.home().homeMembers())
+          .containsExactly("home-0.example:5701", "home-1.example:5701");
+      assertThat(settings.home().homeClusterName()).isEqualTo("limits-home");
+      assertThat(settings.home().homeTimeout()).isEqualTo(Duration.ofMillis(300));
+      assertThat(settings.region()).isEqualTo("eu-west");
+    } else {
+      assertThat(settings.home()).isNull();
     }
   }
 

@@ -12,6 +12,11 @@ class ArchitectureTest {
   private static final JavaClasses CLASSES = Arrows.mainClasses("dev.sluice.rest");
 
   @Test
+  void packages_importEachOtherInNoLoop() {
+    Arrows.PACKAGES_FREE_OF_CYCLES.check(CLASSES);
+  }
+
+  @Test
   void dependsOnTheCoreOnly() {
     Arrows.REST_KNOWS_NO_NODE_OR_CLIENT.check(CLASSES);
   }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.wire.GridNames;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
@@ -90,9 +90,9 @@ class StarterMvcTest {
         .filteredOn(instance -> instance.getConfig().getClusterName().equals(CLUSTER))
         .containsExactly(member);
     // Sluice's rules and states live in it: its serializers and maps were added before it started.
-    assertThat(member.getMap(SluiceHazelcast.RULES_MAP).containsKey("hello")).isTrue();
+    assertThat(member.getMap(GridNames.RULES_MAP).containsKey("hello")).isTrue();
     http().post("/invite/member-probe");
-    assertThat(member.getMap(SluiceHazelcast.STATE_MAP).size()).isPositive();
+    assertThat(member.getMap(GridNames.STATE_MAP).size()).isPositive();
   }
 
   @Test

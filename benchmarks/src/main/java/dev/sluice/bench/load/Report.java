@@ -346,7 +346,9 @@ public final class Report {
     return lines;
   }
 
-  /** A ratio with two decimals, or "<0.01×" where two decimals would show a misleading 0. */
+  /**
+   * A ratio with two decimals, or "{@literal <}0.01×" where two decimals would show a misleading 0.
+   */
   static String times(double ratio) {
     return ratio < 0.01 ? "<0.01×" : String.format(Locale.ROOT, "%.2f×", ratio);
   }

@@ -11,9 +11,10 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.GridRateLimiter;
-import dev.sluice.core.grid.MemberContext;
 import dev.sluice.core.grid.Sluice;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.wire.GridNames;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -30,11 +31,11 @@ final class SluiceContenders {
   /** Sluice's state map settings, read from the configuration Sluice itself applies. */
   static BenchContext.StateMapSettings stateMapSettings() {
     Config config = SluiceHazelcast.configure(new Config(), TimeSource.system());
-    MapConfig state = config.getMapConfig(SluiceHazelcast.STATE_MAP);
+    MapConfig state = config.getMapConfig(GridNames.STATE_MAP);
     return new BenchContext.StateMapSettings(
         state.getBackupCount(),
         state.getInMemoryFormat(),
-        "read from SluiceHazelcast.configure, map " + SluiceHazelcast.STATE_MAP);
+        "read from SluiceHazelcast.configure, map " + GridNames.STATE_MAP);
   }
 
   /**

@@ -94,7 +94,8 @@ class ReportTest {
             "P2", "t", Optional.of(s), OWNER_PATH, List.of("Bucket4j client"), 2.0, 1.0);
 
     assertThat(row.verdict()).isEqualTo("met");
-    assertThat(row.measured()).startsWith("3.00× Bucket4j client");
+    assertThat(row.measured())
+        .startsWith("3.00× Bucket4j client (300,000 vs 100,000 /s, over-admitted not counted vs");
   }
 
   @Test
@@ -178,7 +179,7 @@ class ReportTest {
         Targets.beside(throughputTarget(s, OWNER_PATH, 2.0, "Redis + Lua"), Optional.of(s), LEASED);
 
     assertThat(row.measured())
-        .startsWith("1.50× Redis + Lua (150,000 vs 100,000 /s)")
+        .startsWith("1.50× Redis + Lua (150,000 vs 100,000 /s, over-admitted 0 vs 0)")
         .endsWith(
             "; leases on (what a user gets): 400,000 /s, 0.00 % answered locally, over-admitted 0")
         .doesNotContain("4.00×");
@@ -319,7 +320,8 @@ class ReportTest {
     TargetRow row = Targets.exact(ratio, Optional.of(s), OWNER_PATH);
 
     assertThat(ratio.verdict()).isEqualTo("met");
-    assertThat(row.measured()).endsWith("; over-admitted 3");
+    assertThat(row.measured())
+        .isEqualTo("3.00× Redis + Lua (300,000 vs 100,000 /s, over-admitted 3 vs 0)");
     assertThat(row.verdict()).isEqualTo("**MISSED**: over-admitted 3");
   }
 

@@ -8,15 +8,20 @@ import dev.sluice.core.Receipt;
 import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.BatchingBackend;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.backend.DeadlineExceededException;
+import dev.sluice.core.backend.Futures;
+import dev.sluice.core.decision.CompiledPolicy;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.member.Decider;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.PeekProcessor;
 import dev.sluice.core.grid.transport.GridTransport;
-import dev.sluice.core.pipeline.Backend;
-import dev.sluice.core.pipeline.BatchingBackend;
-import dev.sluice.core.pipeline.CompiledPolicy;
-import dev.sluice.core.pipeline.Deadline;
-import dev.sluice.core.pipeline.DeadlineExceededException;
-import dev.sluice.core.pipeline.Futures;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.grid.wire.GridNames;
 import dev.sluice.core.rules.RuleCache;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,10 +39,10 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The grid runtime: key states in the partitioned map {@value SluiceHazelcast#STATE_MAP}, each
- * command one {@link DecideProcessor} (or, all peeks, one {@link PeekProcessor}) on the member that
- * owns the key, sent through a {@link GridTransport}: on the caller's thread when synchronous, with
- * at most its deadline's time left.
+ * The grid runtime: key states in the partitioned map {@value GridNames#STATE_MAP}, each command
+ * one {@link DecideProcessor} (or, all peeks, one {@link PeekProcessor}) on the member that owns
+ * the key, sent through a {@link GridTransport}: on the caller's thread when synchronous, with at
+ * most its deadline's time left.
  *
  * <p>It is also where commands meet ({@link BatchingBackend.Lanes}): a few lanes per owning member
  * ({@link GridRateLimiter.Options#lanesPerMember()}, a key always in the same one), each batch one
@@ -46,9 +51,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Asynchronous answers complete on Hazelcast's default async executor, never on its partition or
  * network threads (docs/grid.md); a batch on the executor its lane names (where its first caller
- * takes its answer, {@link dev.sluice.core.pipeline.AnswerExecutor}).
+ * takes its answer, {@link dev.sluice.core.backend.AnswerExecutor}).
  */
-final class GridBackend implements Backend, BatchingBackend.Lanes {
+public final class GridBackend implements Backend, BatchingBackend.Lanes {
   private static final UUID UNKNOWN_OWNER = new UUID(0, 0);
 
   private final HazelcastInstance hazelcast;

@@ -5,7 +5,7 @@ import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import com.hazelcast.core.OperationTimeoutException;
 import dev.sluice.core.LimiterUnavailableException;
-import dev.sluice.core.pipeline.Futures;
+import dev.sluice.core.backend.Futures;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 

@@ -2,10 +2,10 @@ package dev.sluice.core.grid;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.BatchingBackend;
 import dev.sluice.core.grid.transport.GridTransport;
-import dev.sluice.core.pipeline.Backend;
 import dev.sluice.core.pipeline.BackendStack;
-import dev.sluice.core.pipeline.BatchingBackend;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
 import dev.sluice.core.rules.RuleCache;
 import java.util.Objects;

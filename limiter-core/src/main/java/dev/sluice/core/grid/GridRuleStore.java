@@ -4,6 +4,11 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.RulePushTask;
+import dev.sluice.core.grid.member.RuleUpdateProcessor;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.RuleRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -16,14 +21,15 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The named rules of a Sluice cluster: the map {@value SluiceHazelcast#RULES_MAP} of {@link
- * RuleRecord}s, from a member or a client alike. A grid that cannot answer fails a call with {@link
+ * The named rules of a Sluice cluster: the map {@value GridNames#RULES_MAP} of {@link RuleRecord}s,
+ * from a member or a client alike. A grid that cannot answer fails a call with {@link
  * dev.sluice.core.LimiterUnavailableException} ({@link GridOutages}).
  *
  * <p>A put or remove bumps the rule's version in one atomic step on the rules map, then pushes the
  * new record to every member's local copy and waits ({@link RulePushTask}): when it returns, every
  * member decides with the new rule. A changed limit applies to the next decision and keeps the
- * counters; a changed window or algorithm starts the rule's keys afresh (see {@link GridState}).
+ * counters; a changed window or algorithm starts the rule's keys afresh (see {@link
+ * dev.sluice.core.grid.wire.StateFormat}).
  *
  * <p>{@link #find} on a member reads the member's local copy once it is loaded: that copy is what
  * this member's processors decide with, and a put returns only after every member's copy has the
@@ -40,7 +46,7 @@ public final class GridRuleStore implements RuleStore {
   public GridRuleStore(HazelcastInstance hazelcast) {
     this(
         hazelcast,
-        () -> hazelcast.getMap(SluiceHazelcast.RULES_MAP),
+        () -> hazelcast.getMap(GridNames.RULES_MAP),
         GridWiring.isMember(hazelcast) ? MemberContext.of(hazelcast) : null);
   }
 
@@ -150,7 +156,7 @@ public final class GridRuleStore implements RuleStore {
   private void push(RuleRecord record) {
     Collection<Future<Boolean>> acks =
         hazelcast
-            .getExecutorService(SluiceHazelcast.EXECUTOR)
+            .getExecutorService(GridNames.EXECUTOR)
             .submitToAllMembers(new RulePushTask(record))
             .values();
     for (Future<Boolean> ack : acks) {

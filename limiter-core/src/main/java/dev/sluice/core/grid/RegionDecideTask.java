@@ -10,10 +10,17 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Scope;
 import dev.sluice.core.UnknownRuleException;
-import dev.sluice.core.pipeline.CompiledPolicy;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOp;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.decision.CompiledPolicy;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.RegionBudgetProcessor;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.SluiceSerializationIds;
+import dev.sluice.core.grid.wire.StateValue;
+import dev.sluice.core.grid.wire.WireFormat;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -63,7 +70,7 @@ public final class RegionDecideTask
   public KeyOutcome call() {
     HazelcastInstance here = member;
     MemberContext context = here == null ? null : MemberContext.of(here);
-    RegionLink link = context == null ? null : context.region();
+    RegionLink link = here == null ? null : RegionLink.of(here);
     int size = command.ops().length;
     if (context == null || here == null) {
       return KeyOutcome.invalid(size, "member", "member: not configured for Sluice");
@@ -75,7 +82,7 @@ public final class RegionDecideTask
       return KeyOutcome.unknownRule(size, e.rule());
     }
     if (link == null || !policy.policy().global()) {
-      return here.<String, StateValue>getMap(SluiceHazelcast.STATE_MAP)
+      return here.<String, StateValue>getMap(GridNames.STATE_MAP)
           .executeOnKey(command.stateKey(), new DecideProcessor(command));
     }
     KeyOutcome outcome = new KeyOutcome(size, context.timeSource().nowNanos());
@@ -205,7 +212,7 @@ public final class RegionDecideTask
         String subject = command.stateKey().substring(rule.length() + 1);
         KeyCommand local = KeyCommand.of(ref, subject, KeyOp.acquire(permits));
         KeyOutcome decided =
-            here.<String, StateValue>getMap(SluiceHazelcast.STATE_MAP)
+            here.<String, StateValue>getMap(GridNames.STATE_MAP)
                 .executeOnKey(local.stateKey(), new DecideProcessor(local));
         if (decided.code(0) == KeyOutcome.Code.OK) {
           Decision decision = decided.decision(0);

@@ -8,13 +8,15 @@ import com.hazelcast.map.IMap;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
-import dev.sluice.core.pipeline.Backend;
-import dev.sluice.core.pipeline.CompiledPolicy;
-import dev.sluice.core.pipeline.Deadline;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOp;
-import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.LeaseAsk;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.decision.CompiledPolicy;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.decision.LeaseAsk;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.RegionBudgetProcessor;
 import dev.sluice.core.region.RegionBudget;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>Holds a Hazelcast client of the home cluster, and sends it the existing lease asks: an
  *       acquire that asks for a lease to the end of the window ({@link LeaseAsk#UNTIL_WINDOW_END}),
- *       decided by the home owner's {@link dev.sluice.core.pipeline.KeyDecision} as any holder's
+ *       decided by the home owner's {@link dev.sluice.core.decision.KeyDecision} as any holder's
  *       ask is, and the exact undo of a lease ({@link KeyOp#returnLease}) for budget given back.
  *   <li>Refills budgets ahead of need, off the partition thread and off the request's path: a
  *       decision that leaves a key's budget below its low water mark hands the key to {@link
@@ -64,6 +66,9 @@ import org.jspecify.annotations.Nullable;
 public final class RegionLink implements AutoCloseable {
   /** The map that holds each key's regional budget, on the key's owner in the region. */
   public static final String BUDGET_MAP = "sluice.region.budget";
+
+  /** Where a member's link is kept: its user context, beside the {@link MemberContext}. */
+  private static final String USER_CONTEXT_KEY = RegionLink.class.getName();
 
   /** The executor that runs {@link RegionDecideTask}s on each key's regional owner. */
   public static final String EXECUTOR = "sluice.region";
@@ -210,14 +215,14 @@ public final class RegionLink implements AutoCloseable {
           "this member was not configured with SluiceHazelcast.configure");
     }
     RegionLink link = new RegionLink(member, region, home, homeTimeout);
-    context.setRegion(link);
+    member.getUserContext().put(USER_CONTEXT_KEY, link);
+    context.setRegion(region);
     return link;
   }
 
   /** The link of {@code member}, or null if it is in no region. */
   public static @Nullable RegionLink of(HazelcastInstance member) {
-    MemberContext context = MemberContext.of(member);
-    return context == null ? null : context.region();
+    return member.getUserContext().get(USER_CONTEXT_KEY) instanceof RegionLink link ? link : null;
   }
 
   public String region() {
@@ -494,6 +499,7 @@ public final class RegionLink implements AutoCloseable {
     if (context != null) {
       context.setRegion(null);
     }
+    member.getUserContext().remove(USER_CONTEXT_KEY, this);
     home.close();
     homeClient.shutdown();
   }

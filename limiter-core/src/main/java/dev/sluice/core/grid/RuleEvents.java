@@ -11,6 +11,7 @@ import com.hazelcast.map.listener.EntryExpiredListener;
 import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import com.hazelcast.map.listener.MapClearedListener;
+import dev.sluice.core.grid.wire.GridNames;
 import dev.sluice.core.rules.RuleCache;
 import java.util.UUID;
 
@@ -38,7 +39,7 @@ final class RuleEvents
    * unsubscribe.
    */
   static Runnable subscribe(HazelcastInstance hazelcast, RuleCache rules) {
-    IMap<String, Object> map = hazelcast.getMap(SluiceHazelcast.RULES_MAP);
+    IMap<String, Object> map = hazelcast.getMap(GridNames.RULES_MAP);
     UUID registration = map.addEntryListener(new RuleEvents(rules), false);
     UUID reconnects =
         GridWiring.isMember(hazelcast)
