@@ -2,23 +2,17 @@ package dev.sluice.node.envoy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.hazelcast.client.HazelcastClient;
-import com.hazelcast.client.config.ClientConfig;
-import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.grid.GridRateLimiter;
-import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.stats.FrontEnds;
+import dev.sluice.core.test.OfflineGrid;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -42,7 +36,7 @@ class RlsUnavailableTest {
 
   @Test
   void shouldRateLimit_gridOffline_answersUnavailable() throws Exception {
-    HazelcastInstance client = offlineClient();
+    HazelcastInstance client = OfflineGrid.client();
     try (GridRateLimiter limiter = new GridRateLimiter(client)) {
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       RlsService service =
@@ -89,20 +83,5 @@ class RlsUnavailableTest {
     } finally {
       client.shutdown();
     }
-  }
-
-  private static HazelcastInstance offlineClient() throws IOException {
-    ClientConfig config = new ClientConfig().setClusterName("offline-" + UUID.randomUUID());
-    config.setProperty("hazelcast.phone.home.enabled", "false");
-    try (ServerSocket socket = new ServerSocket(0)) {
-      config.getNetworkConfig().addAddress("127.0.0.1:" + socket.getLocalPort());
-    }
-    config
-        .getConnectionStrategyConfig()
-        .setAsyncStart(true)
-        .setReconnectMode(ReconnectMode.ASYNC)
-        .getConnectionRetryConfig()
-        .setClusterConnectTimeoutMillis(-1);
-    return HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(config));
   }
 }

@@ -3,17 +3,12 @@ package dev.sluice.core.grid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.HazelcastClientOfflineException;
-import com.hazelcast.client.config.ClientConfig;
-import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.Check;
 import dev.sluice.core.LimiterUnavailableException;
-import java.io.IOException;
-import java.net.ServerSocket;
+import dev.sluice.core.test.OfflineGrid;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,24 +18,15 @@ import org.junit.jupiter.api.Test;
  * A grid runtime whose grid cannot answer fails with the core's {@link
  * LimiterUnavailableException}, never with Hazelcast's own exceptions, on every path a front end
  * takes: a check, a batch, a rule lookup, the rules list. The grid here is a real Hazelcast client
- * pointed at a loopback port where no member listens.
+ * pointed at a loopback port where no member listens ({@link OfflineGrid}).
  */
 class GridOutagesTest {
   private static HazelcastInstance offlineClient;
   private static GridRateLimiter limiter;
 
   @BeforeAll
-  static void startOffline() throws IOException {
-    ClientConfig config = new ClientConfig().setClusterName("offline-" + UUID.randomUUID());
-    config.setProperty("hazelcast.phone.home.enabled", "false");
-    config.getNetworkConfig().addAddress("127.0.0.1:" + freePort());
-    config
-        .getConnectionStrategyConfig()
-        .setAsyncStart(true)
-        .setReconnectMode(ReconnectMode.ASYNC)
-        .getConnectionRetryConfig()
-        .setClusterConnectTimeoutMillis(-1);
-    offlineClient = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(config));
+  static void startOffline() {
+    offlineClient = OfflineGrid.client();
     limiter = new GridRateLimiter(offlineClient);
   }
 
@@ -82,11 +68,5 @@ class GridOutagesTest {
     assertThatThrownBy(() -> limiter.rules().all())
         .isInstanceOf(LimiterUnavailableException.class)
         .hasMessage("this node is not connected to the grid");
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }
