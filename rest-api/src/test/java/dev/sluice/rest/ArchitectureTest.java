@@ -22,6 +22,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void knowsNoHazelcast() {
+    Arrows.REST_KNOWS_NO_HAZELCAST.check(CLASSES);
+  }
+
+  @Test
   void surfaces_goThroughThePipeline_notTheAlgorithms() {
     Arrows.SURFACES_GO_THROUGH_THE_PIPELINE.check(CLASSES);
   }

@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The named rules of a Sluice cluster: the map {@value GridNames#RULES_MAP} of {@link RuleRecord}s,
- * from a member or a client alike.
+ * from a member or a client alike. A grid that cannot answer fails a call with {@link
+ * dev.sluice.core.LimiterUnavailableException} ({@link GridOutages}).
  *
  * <p>A put or remove bumps the rule's version in one atomic step on the rules map, then pushes the
  * new record to every member's local copy and waits ({@link RulePushTask}): when it returns, every
@@ -69,7 +70,11 @@ public final class GridRuleStore implements RuleStore {
     if (member != null && member.rulesLoaded()) {
       return toRule(member.record(name));
     }
-    return toRule(map.get().get(name));
+    try {
+      return toRule(map.get().get(name));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   /**
@@ -84,9 +89,10 @@ public final class GridRuleStore implements RuleStore {
       return CompletableFuture.completedFuture(toRule(member.record(name)));
     }
     try {
-      return map.get().getAsync(name).toCompletableFuture().thenApply(GridRuleStore::toRule);
+      return GridOutages.translated(
+          map.get().getAsync(name).toCompletableFuture().thenApply(GridRuleStore::toRule));
     } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
+      return CompletableFuture.failedFuture(GridOutages.translated(e));
     }
   }
 
@@ -96,13 +102,24 @@ public final class GridRuleStore implements RuleStore {
 
   /** The stored record of a rule, tombstones included; for tests and tooling. */
   public Optional<RuleRecord> record(String name) {
-    return Optional.ofNullable(map.get().get(Rule.checkName(name)));
+    Rule.checkName(name);
+    try {
+      return Optional.ofNullable(map.get().get(name));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   @Override
   public Collection<Rule> all() {
+    Collection<RuleRecord> records;
+    try {
+      records = map.get().values();
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
     List<Rule> rules = new ArrayList<>();
-    for (RuleRecord record : map.get().values()) {
+    for (RuleRecord record : records) {
       if (!record.isRemoved()) {
         rules.add(record.toRule());
       }
@@ -114,21 +131,26 @@ public final class GridRuleStore implements RuleStore {
   @Override
   public void put(Rule rule) {
     Rule.require(rule);
-    RuleRecord written =
-        map.get().executeOnKey(rule.name(), new RuleUpdateProcessor(rule.policy()));
-    push(written);
+    try {
+      push(map.get().executeOnKey(rule.name(), new RuleUpdateProcessor(rule.policy())));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   @Override
   public boolean remove(String name) {
     Rule.checkName(name);
-    RuleRecord before = map.get().get(name);
-    if (before == null || before.isRemoved()) {
-      return false;
+    try {
+      RuleRecord before = map.get().get(name);
+      if (before == null || before.isRemoved()) {
+        return false;
+      }
+      push(map.get().executeOnKey(name, new RuleUpdateProcessor(null)));
+      return true;
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
     }
-    RuleRecord written = map.get().executeOnKey(name, new RuleUpdateProcessor(null));
-    push(written);
-    return true;
   }
 
   private void push(RuleRecord record) {

@@ -65,7 +65,8 @@ public final class RuleBook {
     if (compiled != null && compiled.seen() == policy) {
       return compiled.policy();
     }
-    // The rules were read again (a client re-reads them every second, a member on each change):
+    // The rules were read again (a client on each change and every half second, a member on each
+    // change):
     // an equal policy keeps its compiled form, and the new object is remembered so that the calls
     // after this one compare references, not policies.
     CompiledPolicy current =

@@ -18,6 +18,7 @@ import java.nio.file.Path;
  *
  * <pre>
  *   limiter-core ← rest-api ← grid-node        limiter-core ← client-sdk
+ *   rest-api: no Hazelcast (outages arrive as LimiterUnavailableException)
  *   algorithm: pure (the model and the JDK)    decision, backend, lease, pipeline, local: no Hazelcast
  *   no package cycles: every package stands above all that it imports
  *   Hazelcast internals: dev.sluice.core.grid.transport only
@@ -104,6 +105,21 @@ public final class Arrows {
           .dependOnClassesThat()
           .resideInAnyPackage("dev.sluice.node..", "dev.sluice.client..")
           .because("limiter-core ← rest-api ← grid-node: docs/architecture.md");
+
+  /**
+   * The REST API knows no Hazelcast: the grid runtime turns its outages into the core's {@code
+   * LimiterUnavailableException}, which the API maps to 503 in its one exception map.
+   */
+  public static final ArchRule REST_KNOWS_NO_HAZELCAST =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.sluice.rest..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("com.hazelcast..")
+          .because(
+              "REST is a thin skin over the core: an outage reaches it as"
+                  + " LimiterUnavailableException (docs/architecture.md)");
 
   /**
    * Front ends (REST, the node and its Envoy and Redis-protocol front ends, the client SDK and its

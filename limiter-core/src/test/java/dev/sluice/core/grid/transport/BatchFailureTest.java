@@ -520,8 +520,8 @@ class BatchFailureTest {
 
   /**
    * A client reads the rules a batch names before it sends the batch, asynchronously, and only the
-   * first time (FetchedRules): read them now, so that the batches under test leave at once and
-   * queue on their lane as the timelines above say, not behind a read held up by the gate.
+   * first time (RuleCache): read them now, so that the batches under test leave at once and queue
+   * on their lane as the timelines above say, not behind a read held up by the gate.
    */
   private static void readRulesFirst(GridRateLimiter limiter, String prefix)
       throws InterruptedException {

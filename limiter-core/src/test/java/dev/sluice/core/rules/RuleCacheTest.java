@@ -1,8 +1,9 @@
-package dev.sluice.client;
+package dev.sluice.core.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.core.LimiterUnavailableException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
@@ -23,11 +24,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rules near cache when no event arrives: an old entry is answered at once and refreshed in the
- * background, a change is reported, and a grid that hangs or fails never holds up a lookup longer
- * than the call timeout; a rule never seen while the grid is away is said to be unknown here.
+ * A client's copies of the rules when no event arrives: an old entry is answered at once and
+ * refreshed in the background, a change is reported, and a grid that hangs or fails never holds up
+ * a lookup longer than the call timeout; a rule never seen while the grid is away is said to be
+ * unknown here.
  */
-class CachedRuleStoreTest {
+class RuleCacheTest {
   private final ConcurrentHashMap<String, Rule> map = new ConcurrentHashMap<>();
   private final AtomicBoolean hang = new AtomicBoolean();
   private final CountDownLatch released = new CountDownLatch(1);
@@ -36,14 +38,14 @@ class CachedRuleStoreTest {
   private final List<String> reads = new CopyOnWriteArrayList<>();
   private final AtomicBoolean breakerOpen = new AtomicBoolean();
   private final AtomicLong gridFailures = new AtomicLong();
-  private final CachedRuleStore rules =
-      new CachedRuleStore(
-          new MapStore(),
-          changes::add,
-          breakerOpen::get,
-          gridFailures::incrementAndGet,
-          LOOKUP_TIMEOUT.toNanos(),
-          clock::get);
+  private final RuleCache rules = new RuleCache(new MapStore(), clock::get);
+
+  RuleCacheTest() {
+    rules.guard(
+        new RuleCache.Guard(
+            breakerOpen::get, gridFailures::incrementAndGet, LOOKUP_TIMEOUT.toNanos()));
+    rules.onChange(changes::add);
+  }
 
   /** The client's call timeout: the longest a lookup of a rule never seen waits for its read. */
   private static final Duration LOOKUP_TIMEOUT = Duration.ofMillis(50);
@@ -61,7 +63,7 @@ class CachedRuleStoreTest {
     map.put("login", rule(10)); // no event: the cache does not know
 
     assertThat(limit()).as("fresh: served from memory").isEqualTo(5);
-    clock.addAndGet(CachedRuleStore.MAX_STALENESS_NANOS);
+    clock.addAndGet(RuleCache.MAX_STALENESS_NANOS);
     assertThat(limit()).as("old: still answered at once, refresh sent").isEqualTo(5);
     awaitLimit(10);
     assertThat(changes).containsExactly("login");
@@ -72,7 +74,7 @@ class CachedRuleStoreTest {
     map.put("login", rule(5));
     assertThat(limit()).isEqualTo(5);
     hang.set(true);
-    clock.addAndGet(CachedRuleStore.MAX_STALENESS_NANOS);
+    clock.addAndGet(RuleCache.MAX_STALENESS_NANOS);
     long start = System.nanoTime();
     for (int i = 0; i < 100; i++) {
       assertThat(limit()).isEqualTo(5);
@@ -96,7 +98,7 @@ class CachedRuleStoreTest {
     map.put("login", rule(10));
     map.put("other", rule("other", 2));
     breakerOpen.set(true);
-    clock.addAndGet(10 * CachedRuleStore.MAX_STALENESS_NANOS);
+    clock.addAndGet(10 * RuleCache.MAX_STALENESS_NANOS);
     for (int i = 0; i < 10; i++) {
       assertThat(limit()).isEqualTo(5);
     }
@@ -112,13 +114,13 @@ class CachedRuleStoreTest {
   }
 
   @Test
-  void find_neverSeenWhileGridHangs_throwsGridUnavailableWithinTheLookupTimeout() {
+  void find_neverSeenWhileGridHangs_throwsUnavailableWithinTheLookupTimeout() {
     map.put("login", rule(5));
     hang.set(true);
     long start = System.nanoTime();
 
     assertThatThrownBy(() -> rules.find("login"))
-        .isInstanceOf(GridUnavailableException.class)
+        .isInstanceOf(LimiterUnavailableException.class)
         .hasMessageContaining("rule 'login' has not been seen by this client")
         .hasMessageContaining("failure policy");
 
@@ -145,7 +147,7 @@ class CachedRuleStoreTest {
         .failsWithin(LOOKUP_TIMEOUT.plusSeconds(1))
         .withThrowableThat()
         .havingCause()
-        .isInstanceOf(GridUnavailableException.class);
+        .isInstanceOf(LimiterUnavailableException.class);
     assertThat(gridFailures).as("the late read counts as a grid failure").hasValue(1);
   }
 
@@ -161,7 +163,7 @@ class CachedRuleStoreTest {
     map.put("login", rule(5));
     breakerOpen.set(true);
 
-    assertThatThrownBy(() -> rules.find("login")).isInstanceOf(GridUnavailableException.class);
+    assertThatThrownBy(() -> rules.find("login")).isInstanceOf(LimiterUnavailableException.class);
     assertThat(reads).isEmpty();
   }
 
@@ -190,7 +192,7 @@ class CachedRuleStoreTest {
   private void awaitLimit(long expected) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (limit() != expected && System.nanoTime() < deadline) {
-      clock.addAndGet(CachedRuleStore.MAX_STALENESS_NANOS); // keep the entry old: ask again
+      clock.addAndGet(RuleCache.MAX_STALENESS_NANOS); // keep the entry old: ask again
       Thread.sleep(5); // waiting for the background refresh, not for limiter time
     }
     assertThat(limit()).isEqualTo(expected);
