@@ -353,7 +353,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
      * gauge {@code sluice_client_grid_state}). Only a configuration error fails the build.
      */
     public SluiceClient build() {
-      HazelcastInstance hazelcast = GridSupport.start(GridSupport.clientConfig(this));
+      HazelcastInstance hazelcast = GridSupport.start(hazelcastClientConfig());
       GridRateLimiter grid;
       try {
         grid =
@@ -373,6 +373,16 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
             grid.close();
             hazelcast.shutdown();
           });
+    }
+
+    /**
+     * The Hazelcast client configuration {@link #build()} starts its client with (cluster,
+     * addresses, routing, reconnects, invocation timeout, Sluice's serialization, then the {@link
+     * #clientConfig} customizer), for a caller that starts and owns the Hazelcast client itself,
+     * such as a grid node in client mode.
+     */
+    public ClientConfig hazelcastClientConfig() {
+      return GridSupport.clientConfig(this);
     }
 
     /** Member addresses ({@code host:port}) to connect to; 127.0.0.1:5701 if none is given. */

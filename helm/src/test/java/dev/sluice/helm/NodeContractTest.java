@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.local.LocalRateLimiter;
 import dev.sluice.node.NodeSettings;
+import dev.sluice.node.Setting;
 import dev.sluice.rest.ApiSettings;
 import dev.sluice.rest.ReadinessProbe;
 import dev.sluice.rest.SluiceApi;
@@ -102,7 +103,7 @@ class NodeContractTest {
     List<String> names = new ArrayList<>(env(chart.get().render().gridNodeContainer()).keySet());
 
     assertThat(names.stream().filter(n -> n.startsWith("SLUICE_")))
-        .isSubsetOf(NodeSettings.ENVIRONMENT_VARIABLES);
+        .isSubsetOf(Setting.ENVIRONMENT_VARIABLES);
     assertThat(names.stream().filter(n -> !n.startsWith("SLUICE_"))).isSubsetOf(JVM_VARIABLES);
   }
 
