@@ -7,6 +7,7 @@ import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.config.LayeredSettings;
 import dev.sluice.core.grid.RegionLink;
 import dev.sluice.node.envoy.EnvoyHeader;
+import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -116,38 +118,26 @@ public record NodeSettings(
   /** What the node is in the grid. */
   public enum Mode {
     /** A member: holds partitions of the counters, decides on the ones it owns. */
-    MEMBER("member"),
+    MEMBER,
     /** A Hazelcast client of a remote grid: serves the REST API, holds no counters. */
-    CLIENT("client");
-
-    private final String wireName;
-
-    Mode(String wireName) {
-      this.wireName = wireName;
-    }
+    CLIENT;
 
     public String wireName() {
-      return wireName;
+      return NodeSettings.wireName(this);
     }
   }
 
   /** How members find each other. */
   public enum Discovery {
     /** A fixed list of {@code host:port} ({@code members}). */
-    TCP_IP("tcp-ip"),
+    TCP_IP,
     /** The A records of a headless Kubernetes Service ({@code kubernetesServiceDns}). */
-    KUBERNETES_DNS("kubernetes-dns"),
+    KUBERNETES_DNS,
     /** The Kubernetes API: the endpoints of a Service, or every pod of the namespace. */
-    KUBERNETES_API("kubernetes-api");
-
-    private final String wireName;
-
-    Discovery(String wireName) {
-      this.wireName = wireName;
-    }
+    KUBERNETES_API;
 
     public String wireName() {
-      return wireName;
+      return NodeSettings.wireName(this);
     }
   }
 
@@ -184,73 +174,54 @@ public record NodeSettings(
     return adminToken != null && !adminToken.isEmpty();
   }
 
-  /** Never prints the admin token. */
+  /**
+   * Every component as a setting is written ({@code callTimeout=250ms}, {@code
+   * failurePolicy=fail-closed}), so that a component added later is shown too; never the admin
+   * token (the settings are logged at start).
+   */
   @Override
   public String toString() {
-    return "NodeSettings[mode="
-        + mode.wireName()
-        + ", clusterName="
-        + clusterName
-        + ", restPort="
-        + restPort
-        + ", memberPort="
-        + memberPort
-        + ", bindAddress="
-        + bindAddress
-        + ", publicAddress="
-        + publicAddress
-        + ", discovery="
-        + discovery.wireName()
-        + ", members="
-        + members
-        + ", kubernetesServiceDns="
-        + kubernetesServiceDns
-        + ", kubernetesNamespace="
-        + kubernetesNamespace
-        + ", kubernetesServiceName="
-        + kubernetesServiceName
-        + ", rulesFile="
-        + (rulesFile == null ? "<default>" : rulesFile)
-        + ", rulesReloadInterval="
-        + Durations.format(rulesReloadInterval)
-        + ", adminToken="
-        + (hasAdminToken() ? "<set>" : "<none>")
-        + ", backupCount="
-        + backupCount
-        + ", insecure="
-        + insecure
-        + ", failurePolicy="
-        + wireName(failurePolicy)
-        + ", failurePolicies="
-        + failurePolicies.entrySet().stream()
-            .sorted(Map.Entry.comparingByKey())
-            .map(e -> e.getKey() + "=" + wireName(e.getValue()))
-            .collect(Collectors.joining(",", "{", "}"))
-        + ", callTimeout="
-        + Durations.format(callTimeout)
-        + ", rlsPort="
-        + rlsPort
-        + ", envoyConfig="
-        + (envoyConfig == null ? "<none>" : envoyConfig)
-        + ", envoyShadowMode="
-        + envoyShadowMode
-        + ", envoyHeaders="
-        + envoyHeaders.stream()
-            .sorted()
-            .map(EnvoyHeader::wireName)
-            .collect(Collectors.joining(",", "{", "}"))
-        + ", respPort="
-        + respPort
-        + ", home="
-        + (home == null
-            ? "<none>"
-            : home.region() + " -> " + home.homeClusterName() + home.homeMembers())
-        + "]";
+    StringJoiner text = new StringJoiner(", ", "NodeSettings[", "]");
+    for (RecordComponent component : NodeSettings.class.getRecordComponents()) {
+      Object value;
+      try {
+        value = component.getAccessor().invoke(this);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException(e);
+      }
+      if (component.getName().equals("adminToken")) {
+        value = hasAdminToken() ? "<set>" : "<none>";
+      }
+      text.add(component.getName() + "=" + written(value));
+    }
+    return text.toString();
   }
 
-  /** {@code fail-open} or {@code fail-closed}, as the settings spell them. */
-  public static String wireName(FailurePolicy policy) {
-    return policy.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  private static String written(@Nullable Object value) {
+    if (value instanceof Map<?, ?> map) {
+      return map.entrySet().stream()
+          .map(entry -> entry.getKey() + "=" + written(entry.getValue()))
+          .sorted()
+          .collect(Collectors.joining(",", "{", "}"));
+    }
+    if (value instanceof Set<?> set) {
+      return set.stream()
+          .map(NodeSettings::written)
+          .sorted()
+          .collect(Collectors.joining(",", "{", "}"));
+    }
+    return value == null
+        ? "<none>"
+        : value instanceof Duration duration
+            ? Durations.format(duration)
+            : value instanceof EnvoyHeader header
+                ? header.wireName()
+                : value instanceof Enum<?> named ? wireName(named) : value.toString();
+  }
+
+  /** An enum constant as the settings spell it: {@code FAIL_OPEN} is {@code fail-open}. */
+  public static String wireName(Enum<?> value) {
+    return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
   /**

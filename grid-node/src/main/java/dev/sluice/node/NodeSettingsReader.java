@@ -53,7 +53,7 @@ final class NodeSettingsReader {
           "must be an address such as 127.0.0.1 or 0.0.0.0, was '" + bindAddress + "'");
     }
     Discovery discovery =
-        source.choice(Setting.DISCOVERY, List.of(Discovery.values()), Discovery::wireName);
+        source.choice(Setting.DISCOVERY, List.of(Discovery.values()), NodeSettings::wireName);
     List<String> members = hostPorts(Setting.MEMBERS);
     String serviceDns = source.optional(Setting.KUBERNETES_SERVICE_DNS);
     if (discovery == Discovery.KUBERNETES_DNS && serviceDns == null) {
@@ -68,12 +68,8 @@ final class NodeSettingsReader {
     }
     Duration reload =
         source.duration(Setting.RULES_RELOAD_INTERVAL, Duration.ofMillis(100), Duration.ofHours(1));
-    long backups = source.wholeNumber(Setting.BACKUP_COUNT);
-    if (backups < 0 || backups > 6) {
-      throw source.problem(
-          Setting.BACKUP_COUNT, "must be between 0 and 6 (Hazelcast's limit), was " + backups);
-    }
-    Mode mode = source.choice(Setting.MODE, List.of(Mode.values()), Mode::wireName);
+    long backups = source.wholeNumber(Setting.BACKUP_COUNT, 0, 6); // Hazelcast's limit
+    Mode mode = source.choice(Setting.MODE, List.of(Mode.values()), NodeSettings::wireName);
     if (mode == Mode.CLIENT && discovery == Discovery.TCP_IP && members.isEmpty()) {
       throw source.problem(
           Setting.MEMBERS,

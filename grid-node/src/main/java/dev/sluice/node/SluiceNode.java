@@ -234,6 +234,14 @@ public final class SluiceNode implements AutoCloseable {
       return start(settings, timeSource, rulesFile, started);
     } catch (RuntimeException e) {
       started.close();
+      for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+        if (cause instanceof BindException) {
+          // A port was taken after requirePortsFree looked. What started is closed now, so a port
+          // still taken is the one that failed: named like any bad setting, not by a stack trace.
+          requirePortsFree(settings, e);
+          break;
+        }
+      }
       throw e;
     }
   }
@@ -247,18 +255,13 @@ public final class SluiceNode implements AutoCloseable {
             "Envoy config watcher",
             EnvoyFrontEnd.load(settings.envoyConfig(), settings.rulesReloadInterval()),
             EnvoyFrontEnd::close);
-    requirePortsFree(settings, client);
+    requirePortsFree(settings, null);
     HazelcastInstance member =
         started.push(
             client ? "Hazelcast client" : "member",
-            binding(
-                Setting.MEMBER_PORT,
-                settings.memberPort(),
-                settings,
-                () ->
-                    client
-                        ? HazelcastClient.newHazelcastClient(MemberConfig.buildClient(settings))
-                        : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource))),
+            client
+                ? HazelcastClient.newHazelcastClient(MemberConfig.buildClient(settings))
+                : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource)),
             HazelcastInstance::shutdown);
     GridRateLimiter.Options options = GridRateLimiter.Options.defaults();
     if (timeSource != TimeSource.system()) {
@@ -324,73 +327,46 @@ public final class SluiceNode implements AutoCloseable {
             : null;
     RateLimiter decisions =
         front != null ? front : DecisionMetrics.record(limiter, registry, stats);
+    EnvoyFrontEnd.Options envoyOptions =
+        new EnvoyFrontEnd.Options(
+            settings.bindAddress(),
+            settings.rlsPort(),
+            settings.envoyShadowMode(),
+            settings.envoyHeaders());
+    // Pushed again: the gRPC server it opens closes with the front ends, before the member leaves.
     started.push(
         "Envoy rate limit service",
-        binding(
-            Setting.RLS_PORT,
-            settings.rlsPort(),
-            settings,
-            () ->
-                envoy.start(
-                    decisions,
-                    registry,
-                    timeSource,
-                    new EnvoyFrontEnd.Options(
-                        settings.bindAddress(),
-                        settings.rlsPort(),
-                        settings.envoyShadowMode(),
-                        settings.envoyHeaders()),
-                    stats.frontEnds())),
+        envoy.start(decisions, registry, timeSource, envoyOptions, stats.frontEnds()),
         EnvoyFrontEnd::close);
-    RespFrontEnd resp =
-        settings.respPort() == 0
-            ? null
-            : started.push(
-                "Redis protocol",
-                binding(
-                    Setting.RESP_PORT,
-                    settings.respPort(),
-                    settings,
-                    () ->
-                        RespFrontEnd.start(
-                            decisions,
-                            registry,
-                            stats.frontEnds(),
-                            client
-                                ? ClusterView.alone(advertisedHost(settings), settings.respPort())
-                                : ClusterView.members(member),
-                            new RespFrontEnd.Options(
-                                settings.bindAddress(),
-                                settings.respPort(),
-                                settings.adminToken(),
-                                RespLimits.defaults()))),
-                RespFrontEnd::close);
+    RespFrontEnd resp = null;
+    if (settings.respPort() != 0) {
+      ClusterView view =
+          client
+              ? ClusterView.alone(advertisedHost(settings), settings.respPort())
+              : ClusterView.members(member);
+      RespFrontEnd.Options respOptions =
+          new RespFrontEnd.Options(
+              settings.bindAddress(),
+              settings.respPort(),
+              settings.adminToken(),
+              RespLimits.defaults());
+      resp =
+          started.push(
+              "Redis protocol",
+              RespFrontEnd.start(decisions, registry, stats.frontEnds(), view, respOptions),
+              RespFrontEnd::close);
+    }
     SluiceApi api =
-        started.push(
-            "REST API",
-            binding(
-                Setting.REST_PORT,
-                settings.restPort(),
-                settings,
-                () ->
-                    new SluiceApi(
-                            decisions,
-                            registry,
-                            ApiSettings.withAdminToken(settings.adminToken()),
-                            front != null
-                                ? new ClientReadiness(member, front)
-                                : new MemberReadiness(member),
-                            client ? () -> 0L : () -> ownedStates(member),
-                            List.of(envoy.jsonRoute()),
-                            console(
-                                settings,
-                                member,
-                                client,
-                                stats,
-                                watcher,
-                                bundledRulesIfUsed(rulesFile)))
-                        .start(settings.bindAddress(), settings.restPort())),
-            SluiceApi::stop);
+        new SluiceApi(
+            decisions,
+            registry,
+            ApiSettings.withAdminToken(settings.adminToken()),
+            front != null ? new ClientReadiness(member, front) : new MemberReadiness(member),
+            client ? () -> 0L : () -> ownedStates(member),
+            List.of(envoy.jsonRoute()),
+            console(settings, member, client, stats, watcher, bundledRulesIfUsed(rulesFile)));
+    started.push(
+        "REST API", api.start(settings.bindAddress(), settings.restPort()), SluiceApi::stop);
     LOG.info(
         "Sluice node ready: REST http://{}:{}/ (try /v1/rules), Envoy RLS {}, Redis protocol {},"
             + " {} in cluster '{}' of {}",
@@ -445,26 +421,15 @@ public final class SluiceNode implements AutoCloseable {
   }
 
   /**
-   * Runs a step that listens on {@code setting}'s port: if the port is taken, the step fails with
-   * the one-line error of {@link #portInUse}.
+   * Fails with a one-line error naming the setting if a port this node will listen on is taken:
+   * checked before the member or Jetty try it, since they log their own ERROR with a stack trace
+   * before throwing, which would come before our message and bury it.
+   *
+   * @param cause the failed bind that made a failed start check again, or null at the start
    */
-  private static <T> T binding(Setting setting, int port, NodeSettings settings, Supplier<T> step) {
-    try {
-      return step.get();
-    } catch (RuntimeException e) {
-      throw portInUse(e, setting, port, settings).orElseThrow(() -> e);
-    }
-  }
-
-  /**
-   * Fails with the one-line error of {@link #portInUse} if a port this node will listen on is taken
-   * now, before the member or Jetty try it: they log their own ERROR with a stack trace before
-   * throwing, which would come before our message and bury it. (A port taken between this check and
-   * the bind still fails the start with our message, after theirs.)
-   */
-  private static void requirePortsFree(NodeSettings settings, boolean client) {
+  private static void requirePortsFree(NodeSettings settings, @Nullable Throwable cause) {
     Map<Setting, Integer> ports = new LinkedHashMap<>();
-    if (!client) {
+    if (settings.mode() == NodeSettings.Mode.MEMBER) {
       ports.put(Setting.MEMBER_PORT, settings.memberPort());
     }
     ports.put(Setting.RLS_PORT, settings.rlsPort());
@@ -479,44 +444,33 @@ public final class SluiceNode implements AutoCloseable {
             probe.setReuseAddress(true); // as the member and Jetty bind: TIME_WAIT is no conflict
             probe.bind(new InetSocketAddress(settings.bindAddress(), port), 1);
           } catch (BindException e) {
-            RuntimeException failure = new UncheckedIOException(e);
-            throw portInUse(failure, setting, port, settings).orElseThrow(() -> failure);
+            throw portInUse(setting, port, settings, cause == null ? e : cause);
           } catch (IOException e) {
             // Not a taken port: the bind itself will say what is wrong.
           }
         });
   }
 
-  /**
-   * A failure to listen because the port is taken, as the one-line error of a bad setting (the
-   * member's and Jetty's own errors come with a stack trace and, for Jetty, after the member
-   * started).
-   */
-  private static Optional<NodeConfigException> portInUse(
-      RuntimeException e, Setting setting, int port, NodeSettings settings) {
-    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof BindException) {
-        return Optional.of(
-            new NodeConfigException(
-                setting.key()
-                    + ": port "
-                    + port
-                    + " on "
-                    + settings.bindAddress()
-                    + " is already in use; stop what holds it, or set "
-                    + setting.environmentVariable()
-                    + " to another port"
-                    + (setting == Setting.REST_PORT
-                        ? " (0: any free port)"
-                        : setting == Setting.RLS_PORT || setting == Setting.RESP_PORT
-                            ? " (0: turns it off)"
-                            : "")
-                    + "; several nodes on one host: give each its own "
-                    + Setting.PORT_OFFSET.environmentVariable(),
-                e));
-      }
-    }
-    return Optional.empty();
+  /** A port that is taken, as the one-line error of a bad setting. */
+  private static NodeConfigException portInUse(
+      Setting setting, int port, NodeSettings settings, Throwable cause) {
+    return new NodeConfigException(
+        setting.key()
+            + ": port "
+            + port
+            + " on "
+            + settings.bindAddress()
+            + " is already in use; stop what holds it, or set "
+            + setting.environmentVariable()
+            + " to another port"
+            + (setting == Setting.REST_PORT
+                ? " (0: any free port)"
+                : setting == Setting.RLS_PORT || setting == Setting.RESP_PORT
+                    ? " (0: turns it off)"
+                    : "")
+            + "; several nodes on one host: give each its own "
+            + Setting.PORT_OFFSET.environmentVariable(),
+        cause);
   }
 
   /**
