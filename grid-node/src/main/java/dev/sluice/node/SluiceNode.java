@@ -364,7 +364,13 @@ public final class SluiceNode implements AutoCloseable {
             front != null ? new ClientReadiness(member, front) : new MemberReadiness(member),
             client ? () -> 0L : () -> ownedStates(member),
             List.of(envoy.jsonRoute()),
-            console(settings, member, client, stats, watcher, bundledRulesIfUsed(rulesFile)));
+            console(
+                settings,
+                member,
+                client,
+                stats,
+                watcher,
+                rulesFile.isPresent() ? List.of() : bundledRules()));
     started.push(
         "REST API", api.start(settings.bindAddress(), settings.restPort()), SluiceApi::stop);
     LOG.info(
@@ -494,7 +500,7 @@ public final class SluiceNode implements AutoCloseable {
         watcher.start();
       };
     }
-    List<Rule> rules = RulesFile.parse("the bundled rules.yaml", bundledRules());
+    List<Rule> rules = bundledRules();
     return () -> {
       for (Rule rule : rules) {
         if (!limiter.rules().find(rule.name()).equals(Optional.of(rule))) {
@@ -577,13 +583,6 @@ public final class SluiceNode implements AutoCloseable {
         new GridStatsView(member, settings.clusterName(), stats, CONSOLE_GATHER_TIMEOUT),
         origin,
         failurePolicy);
-  }
-
-  /** The bundled example rules when no rules file is used (the console names them so). */
-  private static List<Rule> bundledRulesIfUsed(Optional<Path> rulesFile) {
-    return rulesFile.isPresent()
-        ? List.of()
-        : RulesFile.parse("the bundled rules.yaml", bundledRules());
   }
 
   /**
@@ -697,12 +696,14 @@ public final class SluiceNode implements AutoCloseable {
     return DEFAULT_RULES_FILES.stream().filter(Files::isRegularFile).findFirst();
   }
 
-  private static String bundledRules() {
+  /** The example rules bundled in the jar, used when no rules file is (the console names them). */
+  private static List<Rule> bundledRules() {
     try (InputStream in = SluiceNode.class.getResourceAsStream(BUNDLED_RULES)) {
       if (in == null) {
         throw new IllegalStateException("rules.yaml is missing from the grid-node jar");
       }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return RulesFile.parse(
+          "the bundled rules.yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
