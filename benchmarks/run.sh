@@ -5,8 +5,10 @@
 #   benchmarks/run.sh            full run (5 rounds per contender; about 40 minutes)
 #   benchmarks/run.sh --quick    smoke run for CI (short rounds, 20k keys for memory; a minute or two);
 #                                it reports to benchmarks/target/benchmarks-quick.md, not docs/
+#   benchmarks/run.sh --only S10 two regions and a home grid at 50 ms on a global rule (about a
+#                                minute and a half): benchmarks/target/benchmarks-only.md
 #
-# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S9,
+# Other options: --no-build (use what `./mvnw package` or `verify` built), --only S1,S2,...,S10,
 # --doc FILE, --img DIR, --strict (exit 1 if a Sluice contender could not run; peers may be absent).
 # An --only run reports to benchmarks/target/benchmarks-only.md unless --doc says otherwise: the
 # report writes a whole page, so a partial run written to docs/benchmarks.md would drop every other
@@ -82,8 +84,15 @@ JVM_FLAGS=(-Xms1g -Xmx2g -Djava.awt.headless=true
   --add-opens=java.management/sun.management=ALL-UNNAMED
   --add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED)
 
+# S1b runs with S1: in a full run, or an --only list that names S1 itself (S10 is not S1).
 RUN_GRID=1
-if [[ " $* " == *" --only "* && " ${*^^} " != *S1* ]]; then RUN_GRID=0; fi
+ONLY=""
+PREVIOUS=""
+for arg in "$@"; do
+  [ "$PREVIOUS" = --only ] && ONLY=",${arg^^},"
+  PREVIOUS=$arg
+done
+if [ -n "$ONLY" ] && [[ "$ONLY" != *,S1,* ]]; then RUN_GRID=0; fi
 
 if [ "$QUICK" = 1 ]; then
   LIMIT=600

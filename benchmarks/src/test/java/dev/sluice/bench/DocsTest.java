@@ -127,4 +127,24 @@ class DocsTest {
 
     assertThat(linking).contains("algorithms.md", "grid.md", "client.md", "rest-api.md");
   }
+
+  /** A newcomer finds every page from the README in one click, and the decision records too. */
+  @Test
+  void readme_linksEveryPage() throws IOException {
+    String readme = read(REPOSITORY.resolve("README.md"));
+    List<String> links = matches(LINK, readme, 1);
+    List<String> topPages;
+    try (Stream<Path> top = Files.list(DOCS)) {
+      topPages =
+          top.filter(p -> p.toString().endsWith(".md"))
+              .map(p -> "docs/" + p.getFileName())
+              .sorted()
+              .toList();
+    }
+    assertThat(topPages).hasSizeGreaterThan(10);
+    assertThat(links)
+        .as("README's links")
+        .containsAll(topPages)
+        .contains("docs/decisions/README.md");
+  }
 }

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * inline policy) for {@code q >= p} permits is answered locally:
  *
  * <pre>
- *   denied locally iff  q >= p  and  nowMono < sentAt + d        retryAfter = sentAt + d - nowMono
+ *   denied locally iff  q >= p  and  sentAt + d > nowMono        retryAfter = sentAt + d - nowMono
  * </pre>
  *
  * <h2>Why it is never more permissive than the grid</h2>

@@ -2,18 +2,19 @@ package dev.sluice.client;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.Durations;
+import dev.sluice.core.LimiterUnavailableException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
-import dev.sluice.core.pipeline.Backend;
-import dev.sluice.core.pipeline.BackendDecorator;
-import dev.sluice.core.pipeline.Deadline;
-import dev.sluice.core.pipeline.Futures;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOp;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.BackendDecorator;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.backend.Futures;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
+import dev.sluice.core.decision.KeyOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,9 +37,9 @@ import java.util.function.Supplier;
  *
  * <p>A command of acquires is a decision: the policy answers each of them. Any other (a release, a
  * peek, a reservation, a commit, a reset) has no local answer: with the breaker open, or when the
- * grid does not answer in time, it fails with {@link GridUnavailableException}. A batch's read of
- * its rules is bounded too, and while the grid is away it reads nothing: its checks then meet the
- * open breaker and are answered by their policies.
+ * grid does not answer in time, it fails with {@link LimiterUnavailableException}. A batch's read
+ * of its rules is bounded too, and while the grid is away it reads nothing: its checks then meet
+ * the open breaker and are answered by their policies.
  *
  * <p>Errors that belong to the request (an unknown rule, a cost above the capacity) are thrown as
  * they are: the grid answered, the request is wrong. A command that timed out may still be decided
@@ -113,8 +114,8 @@ final class FailurePolicyBackend extends BackendDecorator {
   }
 
   /**
-   * @throws GridUnavailableException (through the future) if the breaker is open, or the grid did
-   *     not answer within the call timeout (the key may still be reset)
+   * @throws LimiterUnavailableException (through the future) if the breaker is open, or the grid
+   *     did not answer within the call timeout (the key may still be reset)
    */
   @Override
   public CompletableFuture<Void> reset(PolicyRef ref, String stateKey, Deadline deadline) {
@@ -228,13 +229,13 @@ final class FailurePolicyBackend extends BackendDecorator {
     };
   }
 
-  private static GridUnavailableException unreachable(String operation) {
-    return new GridUnavailableException(
+  private static LimiterUnavailableException unreachable(String operation) {
+    return new LimiterUnavailableException(
         "the grid is unreachable; " + operation + " has no local answer");
   }
 
-  private GridUnavailableException timedOut(String operation, Throwable error) {
-    return new GridUnavailableException(
+  private LimiterUnavailableException timedOut(String operation, Throwable error) {
+    return new LimiterUnavailableException(
         "the grid did not answer "
             + operation
             + " within the call timeout of "

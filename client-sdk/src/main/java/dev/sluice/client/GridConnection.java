@@ -4,11 +4,11 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent.LifecycleState;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
 import dev.sluice.core.grid.GridRateLimiter;
-import dev.sluice.core.pipeline.Backend;
-import dev.sluice.core.pipeline.Deadline;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOp;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -26,18 +26,18 @@ import org.jspecify.annotations.Nullable;
  * <h2>Starting without the grid</h2>
  *
  * Nothing here waits on the caller's thread. When the grid limiter can first reach the cluster
- * ({@link GridRateLimiter#ready()}), a background thread subscribes the rules cache to the
- * cluster's rule changes ({@link RuleEvents}), reads every rule into it, and warms the decision
- * paths up; only then is the state {@link GridState#CONNECTED}. Until then every decision follows
- * the failure policy (the grid limiter fails fast while it cannot reach the cluster). {@link
- * #awaitConnected} lets {@code build()} wait a bounded time for it, so that a grid that is up
- * decides an application's first call.
+ * ({@link GridRateLimiter#ready()}), a background thread warms the decision paths up (the grid
+ * limiter meanwhile subscribes its rules cache to the cluster's rule changes and reads every rule
+ * into it, {@link GridRateLimiter#ruleCache()}); only then is the state {@link
+ * GridState#CONNECTED}. Until then every decision follows the failure policy (the grid limiter
+ * fails fast while it cannot reach the cluster). {@link #awaitConnected} lets {@code build()} wait
+ * a bounded time for it, so that a grid that is up decides an application's first call.
  *
  * <h2>After that</h2>
  *
- * The Hazelcast client reconnects by itself. Each reconnection outdates the rules cache (events may
- * have been missed) and reads every rule again. Over a Hazelcast client, a {@link GridProbe} tells
- * a connected grid that answers from one that hangs.
+ * The Hazelcast client reconnects by itself (the grid limiter then outdates its rules cache, since
+ * events may have been missed). Over a Hazelcast client, a {@link GridProbe} tells a connected grid
+ * that answers from one that hangs.
  */
 final class GridConnection implements AutoCloseable {
   /** The gauge of the state: one time series per state, 1 for the current one. */
@@ -47,14 +47,12 @@ final class GridConnection implements AutoCloseable {
 
   private final GridRateLimiter grid;
   private final Backend transport;
-  private final CachedRuleStore rules;
   private final Duration warmUpTimeout;
   private final @Nullable GridProbe probe;
   private final CountDownLatch connectedOnce = new CountDownLatch(1);
   private volatile boolean linked;
   private volatile boolean connected;
   private volatile boolean closed;
-  private volatile @Nullable Runnable unsubscribe;
   private final @Nullable UUID lifecycle;
 
   /**
@@ -65,13 +63,11 @@ final class GridConnection implements AutoCloseable {
   GridConnection(
       GridRateLimiter grid,
       Backend transport,
-      CachedRuleStore rules,
       Duration callTimeout,
       Duration warmUpTimeout,
       MeterRegistry registry) {
     this.grid = grid;
     this.transport = transport;
-    this.rules = rules;
     this.warmUpTimeout = warmUpTimeout;
     HazelcastInstance hazelcast = grid.hazelcast();
     boolean client = !(hazelcast.getLocalEndpoint() instanceof com.hazelcast.cluster.Member);
@@ -85,9 +81,6 @@ final class GridConnection implements AutoCloseable {
                     event -> {
                       if (event.getState() == LifecycleState.CLIENT_CONNECTED) {
                         connected = true;
-                        if (linked) {
-                          rules.invalidateAll(); // events may have been missed meanwhile
-                        }
                       } else if (event.getState() == LifecycleState.CLIENT_DISCONNECTED) {
                         connected = false;
                       }
@@ -147,10 +140,6 @@ final class GridConnection implements AutoCloseable {
     if (probe != null) {
       probe.close();
     }
-    Runnable stop = unsubscribe;
-    if (stop != null) {
-      stop.run();
-    }
     if (lifecycle != null) {
       try {
         grid.hazelcast().getLifecycleService().removeLifecycleListener(lifecycle);
@@ -160,18 +149,11 @@ final class GridConnection implements AutoCloseable {
     }
   }
 
-  /** The first link: subscribe to rule changes, read the rules, warm up; then connected. */
+  /** The first link: warm up, then connected. */
   private void link() {
     if (closed) {
       return;
     }
-    try {
-      unsubscribe = RuleEvents.subscribe(grid.hazelcast(), rules);
-    } catch (RuntimeException e) {
-      // Lost again before the subscription was made: the lookups' 500 ms refresh covers changes
-      // until a later link. (Hazelcast re-registers listeners it has on reconnection.)
-    }
-    rules.preload();
     warmUp();
     connected = true;
     linked = true;

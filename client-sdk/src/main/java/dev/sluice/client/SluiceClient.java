@@ -10,12 +10,13 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
+import dev.sluice.core.backend.BatchingBackend;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.metrics.DecisionMetrics;
 import dev.sluice.core.pipeline.BackendStack;
-import dev.sluice.core.pipeline.BatchingBackend;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
+import dev.sluice.core.rules.RuleCache;
 import dev.sluice.core.stats.NodeStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -87,7 +88,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
   private final PipelineRateLimiter delegate;
   private final @Nullable Runnable shutdown;
   private final Layers layers;
-  private final CachedRuleStore rules;
+  private final RuleCache rules;
   private final @Nullable GridConnection connection;
 
   /**
@@ -115,7 +116,6 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
             ? new GridConnection(
                 gridLimiter,
                 layers.stack.transport(),
-                rules,
                 builder.callTimeout,
                 warmUpTimeout,
                 builder.meterRegistry)
@@ -145,7 +145,9 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
   private static final class Layers {
     PipelineRateLimiter delegate;
     BackendStack stack;
-    CachedRuleStore rules;
+    RuleCache rules;
+    boolean ownsRules;
+    Runnable stopRuleChanges;
     FailurePolicyBackend failurePolicy;
     @Nullable DeniedCacheBackend deniedCache;
     volatile @Nullable GridConnection connection;
@@ -156,17 +158,22 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
       CircuitBreaker breaker =
           new CircuitBreaker(builder.probeInterval.toNanos(), builder.breakerClock);
       LocalDecisionMetrics metrics = new LocalDecisionMetrics(builder.meterRegistry, breaker);
-      // Wall time, not the injected clock: the staleness bound covers events lost in real time,
-      // and tests that freeze the client's clock must still see rule changes.
+      // A grid limiter's own copy of the rules, the one its batches are validated with; in front
+      // of a limiter whose rules are in this JVM, a copy that answers its reads at once. Wall time,
+      // not the injected clock: the staleness bound covers events lost in real time, and tests
+      // that freeze the client's clock must still see rule changes.
+      layers.ownsRules = !(delegate instanceof GridRateLimiter);
       layers.rules =
-          new CachedRuleStore(
-              delegate.rules(),
-              layers::onRuleChange,
+          delegate instanceof GridRateLimiter grid
+              ? grid.ruleCache()
+              : new RuleCache(delegate.rules(), System::nanoTime);
+      layers.rules.guard(
+          new RuleCache.Guard(
               () -> breaker.isOpen() || layers.offline(),
               breaker::onFailure,
-              builder.callTimeout.toNanos(),
-              System::nanoTime);
-      CachedRuleStore rules = layers.rules;
+              builder.callTimeout.toNanos()));
+      layers.stopRuleChanges = layers.rules.onChange(layers::onRuleChange);
+      RuleCache rules = layers.rules;
       layers.stack =
           delegate.stack().toBuilder()
               .deniedCache(
@@ -229,8 +236,8 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
   }
 
   /**
-   * The grid's rules, near-cached here and invalidated by the cluster (see {@link
-   * CachedRuleStore}); a change also drops this client's local denials under that rule.
+   * The grid's rules, near-cached here and invalidated by the cluster (see {@link RuleCache}); a
+   * change also drops this client's local denials under that rule.
    */
   @Override
   public RuleStore rules() {
@@ -293,7 +300,10 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
     if (connection != null) {
       connection.close();
     }
-    rules.close();
+    layers.stopRuleChanges.run();
+    if (layers.ownsRules) {
+      rules.close();
+    }
     if (shutdown != null) {
       shutdown.run();
     }

@@ -14,6 +14,11 @@ class ArchitectureTest {
   private static final JavaClasses CLASSES = Arrows.mainClasses("dev.sluice.client");
 
   @Test
+  void packages_importEachOtherInNoLoop() {
+    Arrows.PACKAGES_FREE_OF_CYCLES.check(CLASSES);
+  }
+
+  @Test
   void dependsOnTheCoreOnly() {
     Arrows.CLIENT_KNOWS_NO_REST_OR_NODE.check(CLASSES);
   }

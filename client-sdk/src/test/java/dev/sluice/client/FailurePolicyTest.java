@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.Decision.DecidedBy;
+import dev.sluice.core.LimiterUnavailableException;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -142,14 +143,14 @@ class FailurePolicyTest {
   void rulesFind_gridDown_servesTheLastKnownRule_unknownRuleFails() {
     assertThat(client.rules().find("login")).isPresent();
     grid.down = true;
-    // (An old entry is answered at once and refreshed in the background: CachedRuleStoreTest.)
+    // (An old entry is answered at once and refreshed in the background: RuleCacheTest.)
     assertThat(client.rules().find("login")).map(r -> r.policy().limit()).contains(5L);
     // The breaker opens on the first failed decision; lookups then do not ask the grid at all.
     assertThat(client.tryAcquire("login", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_CLOSED);
     assertThat(client.rules().find("login")).isPresent();
     // A rule never seen has no local answer, and the exception says why.
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.rules().find("api"))
-        .isInstanceOf(GridUnavailableException.class)
+        .isInstanceOf(LimiterUnavailableException.class)
         .hasMessageContaining("rule 'api' has not been seen by this client");
   }
 

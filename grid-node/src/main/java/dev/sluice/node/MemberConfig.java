@@ -8,6 +8,7 @@ import com.hazelcast.config.NetworkConfig;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.wire.GridNames;
 import dev.sluice.node.resp.ClusterView;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -78,10 +79,8 @@ final class MemberConfig {
     config
         .getMemberAttributeConfig()
         .setAttribute(ClusterView.PORT_ATTRIBUTE, Integer.toString(settings.respPort()));
-    config.getMapConfig(SluiceHazelcast.STATE_MAP).setBackupCount(settings.backupCount());
-    config
-        .getMapConfig(SluiceHazelcast.RULES_MAP)
-        .setBackupCount(Math.max(1, settings.backupCount()));
+    config.getMapConfig(GridNames.STATE_MAP).setBackupCount(settings.backupCount());
+    config.getMapConfig(GridNames.RULES_MAP).setBackupCount(Math.max(1, settings.backupCount()));
     return config;
   }
 

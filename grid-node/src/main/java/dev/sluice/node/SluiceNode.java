@@ -14,10 +14,10 @@ import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridStatsView;
 import dev.sluice.core.grid.RegionLink;
-import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.lease.LeaseHolder;
 import dev.sluice.core.metrics.DecisionMetrics;
 import dev.sluice.core.metrics.LimitedKeysMetrics;
-import dev.sluice.core.pipeline.LeaseHolder;
 import dev.sluice.core.rules.RulesFile;
 import dev.sluice.core.rules.RulesFileWatcher;
 import dev.sluice.core.stats.LeaseTotals;
@@ -680,7 +680,7 @@ public final class SluiceNode implements AutoCloseable {
 
   /** Limiter entries whose primary copy this member holds (backups not counted). */
   private static long ownedStates(HazelcastInstance member) {
-    return member.getMap(SluiceHazelcast.STATE_MAP).getLocalMapStats().getOwnedEntryCount();
+    return member.getMap(GridNames.STATE_MAP).getLocalMapStats().getOwnedEntryCount();
   }
 
   private static Optional<Path> rulesFile(NodeSettings settings) {

@@ -12,6 +12,11 @@ class ArchitectureTest {
   private static final JavaClasses CLASSES = Arrows.mainClasses("dev.sluice.node");
 
   @Test
+  void packages_importEachOtherInNoLoop() {
+    Arrows.PACKAGES_FREE_OF_CYCLES.check(CLASSES);
+  }
+
+  @Test
   void surfaces_goThroughThePipeline_notTheAlgorithms() {
     Arrows.SURFACES_GO_THROUGH_THE_PIPELINE.check(CLASSES);
   }

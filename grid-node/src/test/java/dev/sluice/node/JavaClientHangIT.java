@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.FailurePolicy;
-import dev.sluice.client.GridUnavailableException;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Decision.DecidedBy;
+import dev.sluice.core.LimiterUnavailableException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Timeout;
  *   batch (mode all)    answered by policy
  *   coalesced hot key   8 threads on one key, one batch in flight, each caller within its deadline
  *   unknown rule        a rule the client never saw: answered by the failure policy, limit 0
- *   peek, reset         no local answer: GridUnavailableException within the deadline
+ *   peek, reset         no local answer: LimiterUnavailableException within the deadline
  *   SIGCONT             decided by the grid again, by itself
  * </pre>
  *
@@ -164,14 +164,14 @@ class JavaClientHangIT {
           "peek",
           () ->
               assertThatThrownBy(() -> client.peek("api", "warm"))
-                  .isInstanceOf(GridUnavailableException.class));
+                  .isInstanceOf(LimiterUnavailableException.class));
       probeInterval();
       timedRun(
           millis,
           "reset",
           () ->
               assertThatThrownBy(() -> client.reset("api", "warm"))
-                  .isInstanceOf(GridUnavailableException.class));
+                  .isInstanceOf(LimiterUnavailableException.class));
 
       System.out.printf(
           "grid hung (SIGSTOP), call timeout %d ms: %s%n",

@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The chart configures the node only through what grid-node actually reads (docs/configuration.md):
- * every {@code SLUICE_*} variable it sets is in {@link NodeSettings#ENVIRONMENT_VARIABLES}, and the
+ * every {@code SLUICE_*} variable it sets is in {@link Setting#ENVIRONMENT_VARIABLES}, and the
  * environment and config file a pod would see, fed to the node's own {@link NodeSettings#load},
  * give a node that listens on the ports the probes and Services use, finds its peers the way the
  * values say, and would not refuse to start.
@@ -87,6 +87,13 @@ class NodeContractTest {
     scenarios.put(
         "node config file",
         () -> SluiceChart.withDefaults().values("nodeConfig: {rulesReloadInterval: 5s}"));
+    scenarios.put(
+        "a region of a home grid",
+        () ->
+            SluiceChart.withDefaults()
+                .values(
+                    "region: {name: eu-west, home: {members: [home-0.example:5701,"
+                        + " home-1.example:5701], clusterName: limits-home, timeout: 300ms}}"));
     scenarios.put(
         "ServiceMonitor and NetworkPolicy",
         () ->
@@ -148,6 +155,16 @@ class NodeContractTest {
         assertThat(settings.kubernetesNamespace()).isEqualTo(SluiceChart.NAMESPACE);
       }
       case TCP_IP -> assertThat(settings.members()).isNotEmpty();
+    }
+    if (environment.containsKey("SLUICE_HOME_MEMBERS")) {
+      assertThat(settings.home()).isNotNull();
+      assertThat(settings.home().homeMembers())
+          .containsExactly("home-0.example:5701", "home-1.example:5701");
+      assertThat(settings.home().homeClusterName()).isEqualTo("limits-home");
+      assertThat(settings.home().homeTimeout()).isEqualTo(Duration.ofMillis(300));
+      assertThat(settings.region()).isEqualTo("eu-west");
+    } else {
+      assertThat(settings.home()).isNull();
     }
   }
 

@@ -113,8 +113,14 @@ class ValuesSchemaTest {
             "string"),
         // A typo is an error too, not a silently ignored key.
         Arguments.of("replicas: 3", "", "additional properties 'replicas'"),
+        Arguments.of("cluster: {discovry: tcp-ip}", "/cluster", "additional properties 'discovry'"),
         Arguments.of(
-            "cluster: {discovry: tcp-ip}", "/cluster", "additional properties 'discovry'"));
+            "region: {home: {members: [home.example]}}",
+            "/region/home/members/0",
+            "does not match pattern"),
+        Arguments.of(
+            "region: {home: {timeout: soon}}", "/region/home/timeout", "does not match pattern"),
+        Arguments.of("region: {name: eu west}", "/region/name", "does not match pattern"));
   }
 
   @ParameterizedTest(name = "{0}")

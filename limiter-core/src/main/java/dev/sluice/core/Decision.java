@@ -56,7 +56,10 @@ public record Decision(
   public enum DecidedBy {
     /** The algorithm, on the state that owns the key. */
     LIMITER(0),
-    /** The client's denied-until cache: a recent denial has not expired yet. */
+    /**
+     * A denied-until cache: a recent denial has not expired yet. The client's, or, for a global
+     * rule, the region's, which remembers home's last denial of the key (docs/multi-region.md).
+     */
     DENIED_CACHE(1),
     /** The grid was unreachable and the rule fails open. */
     FAIL_OPEN(2),

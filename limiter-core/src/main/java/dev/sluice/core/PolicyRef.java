@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * <p>An inline policy under a state name ({@link #inlineUnder}) is the other way round: one state
  * per (state name, subject), whatever parameters each call carries, as a redis-cell key keeps one
  * state however {@code CL.THROTTLE} is called on it. A call with other parameters carries the state
- * over as a rule's change does ({@link dev.sluice.core.pipeline.KeyDecision}): what was admitted
+ * over as a rule's change does ({@link dev.sluice.core.decision.KeyDecision}): what was admitted
  * still counts, so changing the parameters never hands a key a fresh budget.
  */
 public sealed interface PolicyRef permits PolicyRef.Named, PolicyRef.Inline {

@@ -35,6 +35,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void packages_importEachOtherInNoLoop() {
+    Arrows.PACKAGES_FREE_OF_CYCLES.check(CORE);
+  }
+
+  @Test
   void everyLimiter_isAPipeline() {
     Arrows.LIMITERS_ARE_PIPELINES.check(CORE);
   }

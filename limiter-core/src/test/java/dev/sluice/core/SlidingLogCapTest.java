@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The sliding log's cap is the JVM-wide system property {@value
- * Policy#SLIDING_LOG_MAX_LIMIT_PROPERTY}, read once when {@link Policy} loads. The parsing is
- * tested directly; that the property really sets the cap is tested in child JVMs, since this one
- * loaded {@code Policy} long ago.
+ * Limit#SLIDING_LOG_MAX_LIMIT_PROPERTY}, read once when {@link Limit} loads. The parsing is tested
+ * directly; that the property really sets the cap is tested in child JVMs, since this one loaded
+ * {@code Policy} long ago.
  */
 class SlidingLogCapTest {
 

@@ -1,11 +1,11 @@
 package dev.sluice.rest;
 
-import com.hazelcast.core.HazelcastException;
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.LimiterUnavailableException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.RateLimiter;
@@ -315,7 +315,7 @@ final class CheckRoutes {
     Optional<Rule> found;
     try {
       found = limiter.rules().find(rule);
-    } catch (HazelcastException unknownHere) {
+    } catch (LimiterUnavailableException unknownHere) {
       return null;
     }
     return found

@@ -1,9 +1,7 @@
 package dev.sluice.rest;
 
-import com.hazelcast.client.HazelcastClientOfflineException;
-import com.hazelcast.core.HazelcastException;
-import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.LimiterUnavailableException;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
@@ -256,35 +254,25 @@ public final class SluiceApi {
             case EXPIRED -> error(ctx, 410, ApiError.RECEIPT_EXPIRED, e.getMessage());
           }
         });
+    routes.exception(
+        LimiterUnavailableException.class,
+        (e, ctx) -> {
+          LOG.warn("grid unavailable for {} {}: {}", ctx.method(), ctx.path(), e.toString());
+          // The message says why in the caller's words; the node's log has the cause.
+          error(
+              ctx,
+              503,
+              ApiError.UNAVAILABLE,
+              "the grid cannot decide right now: " + e.getMessage() + "; retry");
+        });
     routes.exception(HttpResponseException.class, SluiceApi::httpError);
     routes.exception(
         Exception.class,
         (e, ctx) -> {
-          if (e instanceof HazelcastException
-              || e instanceof HazelcastInstanceNotActiveException
-              || e instanceof HazelcastClientOfflineException) {
-            LOG.warn("grid unavailable for {} {}: {}", ctx.method(), ctx.path(), e.toString());
-            error(ctx, 503, ApiError.UNAVAILABLE, unavailable(e));
-            return;
-          }
           LOG.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
           error(
               ctx, 500, ApiError.INTERNAL_ERROR, "an internal error occurred; see the node's log");
         });
-  }
-
-  /**
-   * Why the grid cannot answer, in the caller's words: no Java class names in answers (the node's
-   * log has the exception).
-   */
-  private static String unavailable(Exception e) {
-    String why =
-        e instanceof HazelcastClientOfflineException
-            ? ": this node has lost its connection to the grid"
-            : e instanceof HazelcastInstanceNotActiveException
-                ? ": this node is shutting down"
-                : "";
-    return "the grid cannot decide right now" + why + "; retry";
   }
 
   /** Javalin's own refusals: no such route, wrong method, body too large. */

@@ -12,8 +12,18 @@ class ArchitectureTest {
   private static final JavaClasses CLASSES = Arrows.mainClasses("dev.sluice.rest");
 
   @Test
+  void packages_importEachOtherInNoLoop() {
+    Arrows.PACKAGES_FREE_OF_CYCLES.check(CLASSES);
+  }
+
+  @Test
   void dependsOnTheCoreOnly() {
     Arrows.REST_KNOWS_NO_NODE_OR_CLIENT.check(CLASSES);
+  }
+
+  @Test
+  void knowsNoHazelcast() {
+    Arrows.REST_KNOWS_NO_HAZELCAST.check(CLASSES);
   }
 
   @Test

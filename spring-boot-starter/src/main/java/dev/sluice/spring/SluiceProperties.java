@@ -57,7 +57,7 @@ public class SluiceProperties implements Validator {
    * Rules defined here, put into the grid's rules at start and kept there, with the fields of a
    * rules file; each: name, limit, window, algorithm, burst, buckets, permit-ttl, limits (a list of
    * limit, window, algorithm, burst, buckets, permit-ttl), shadow, count-denied, leases, on-denied,
-   * release.
+   * release, scope, on-home-unreachable, local-shares (a map of region to share).
    */
   private List<RuleProperties> rules = new ArrayList<>();
 
@@ -332,6 +332,21 @@ public class SluiceProperties implements Validator {
      */
     private @Nullable String release;
 
+    /**
+     * local (default) or global: a global rule is counted at a home grid for every region, each
+     * region answering from budget home leased to it (docs/multi-region.md).
+     */
+    private @Nullable String scope;
+
+    /**
+     * A global rule, when home is slow or unreachable: fail_closed (default; only budget already
+     * held), fail_open, or local_share (each region alone, from its share of the limit).
+     */
+    private @Nullable String onHomeUnreachable;
+
+    /** local_share only: each region's share of the limit, by region name, summing to at most 1. */
+    private @Nullable Map<String, Double> localShares;
+
     public @Nullable String getName() {
       return name;
     }
@@ -388,6 +403,30 @@ public class SluiceProperties implements Validator {
       this.release = release;
     }
 
+    public @Nullable String getScope() {
+      return scope;
+    }
+
+    public void setScope(@Nullable String scope) {
+      this.scope = scope;
+    }
+
+    public @Nullable String getOnHomeUnreachable() {
+      return onHomeUnreachable;
+    }
+
+    public void setOnHomeUnreachable(@Nullable String onHomeUnreachable) {
+      this.onHomeUnreachable = onHomeUnreachable;
+    }
+
+    public @Nullable Map<String, Double> getLocalShares() {
+      return localShares;
+    }
+
+    public void setLocalShares(@Nullable Map<String, Double> localShares) {
+      this.localShares = localShares;
+    }
+
     /** As a rules file states it: validated by the same code, with the same messages. */
     RuleSpec toSpec() {
       List<LimitSpec> specs = null;
@@ -411,11 +450,9 @@ public class SluiceProperties implements Validator {
           leases,
           onDenied,
           release,
-          // A global rule is counted at a home grid, which a region's nodes connect to
-          // (docs/multi-region.md); the starter defines local rules.
-          null,
-          null,
-          null);
+          scope,
+          onHomeUnreachable,
+          localShares);
     }
   }
 

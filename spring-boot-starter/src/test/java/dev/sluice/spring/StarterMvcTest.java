@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Scope.OnHomeUnreachable;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.RuleRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
@@ -90,9 +93,9 @@ class StarterMvcTest {
         .filteredOn(instance -> instance.getConfig().getClusterName().equals(CLUSTER))
         .containsExactly(member);
     // Sluice's rules and states live in it: its serializers and maps were added before it started.
-    assertThat(member.getMap(SluiceHazelcast.RULES_MAP).containsKey("hello")).isTrue();
+    assertThat(member.getMap(GridNames.RULES_MAP).containsKey("hello")).isTrue();
     http().post("/invite/member-probe");
-    assertThat(member.getMap(SluiceHazelcast.STATE_MAP).size()).isPositive();
+    assertThat(member.getMap(GridNames.STATE_MAP).size()).isPositive();
   }
 
   @Test
@@ -209,6 +212,18 @@ class StarterMvcTest {
         .contains(
             "\"sluice\":{\"details\":{\"state\":\"connected\",\"gridUnavailable\":false},"
                 + "\"status\":\"UP\"}");
+  }
+
+  @Test
+  void globalRule_fromYaml_reachesTheGridAsGlobal_withItsShares() {
+    HazelcastInstance member = context.getBean(HazelcastInstance.class);
+    RuleRecord record = (RuleRecord) member.getMap(GridNames.RULES_MAP).get("api-global");
+
+    Policy policy = record.policy();
+    assertThat(policy).isNotNull();
+    assertThat(policy.global()).isTrue();
+    assertThat(policy.scope().onHomeUnreachable()).isEqualTo(OnHomeUnreachable.LOCAL_SHARE);
+    assertThat(policy.scope().localShares()).containsEntry("eu-west", 0.5).hasSize(2);
   }
 
   @Test

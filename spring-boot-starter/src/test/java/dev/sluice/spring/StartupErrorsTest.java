@@ -36,6 +36,8 @@ class StartupErrorsTest {
       value = {
         "sluice.rules[0].limit     | -1    | sluice.rules[0].limit     | must be",
         "sluice.rules[0].algorithm | magic | sluice.rules[0].algorithm | unknown algorithm 'magic'",
+        "sluice.rules[0].scope     | wide  | sluice.rules[0].scope     | must be 'local' or 'global'",
+        "sluice.rules[0].local-shares.eu | 0.5 | sluice.rules[0].scope | set scope: global",
         "sluice.gates[1].paths     | /x    | sluice.gates[1].rule      | a gate needs a rule",
         "sluice.gates[0].cost      | 0     | sluice.gates[0].cost      | must be at least 1, was 0",
         "sluice.call-timeout       | 0s    | sluice.call-timeout       | must be positive"

@@ -4,7 +4,7 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
-import dev.sluice.core.pipeline.LeaseHolder;
+import dev.sluice.core.lease.LeaseHolder;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

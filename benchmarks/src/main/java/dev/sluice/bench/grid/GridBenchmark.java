@@ -16,6 +16,7 @@ import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.grid.transport.GridTransport;
+import dev.sluice.core.grid.wire.GridNames;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.BucketProxy;
@@ -145,7 +146,7 @@ public final class GridBenchmark {
     SluiceHazelcast.configure(config, TimeSource.system(), format);
     HazelcastProxyManager.addCustomSerializers(config.getSerializationConfig(), 10_000);
     // Bucket4j's map gets the state map's settings that bear on speed and memory.
-    MapConfig state = config.getMapConfig(SluiceHazelcast.STATE_MAP);
+    MapConfig state = config.getMapConfig(GridNames.STATE_MAP);
     config
         .getMapConfig("bucket4j.state")
         .setBackupCount(state.getBackupCount())
@@ -517,7 +518,7 @@ public final class GridBenchmark {
       inFlight.acquire(1_024);
       System.gc();
       long heapAfter = usedHeap();
-      IMap<String, ?> map = member.getMap(SluiceHazelcast.STATE_MAP);
+      IMap<String, ?> map = member.getMap(GridNames.STATE_MAP);
       LocalMapStats stats = map.getLocalMapStats();
       System.out.printf(
           Locale.ROOT,

@@ -1,6 +1,6 @@
 package dev.sluice.bench.lease;
 
-import dev.sluice.core.pipeline.LeasePolicy;
+import dev.sluice.core.lease.LeasePolicy;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;

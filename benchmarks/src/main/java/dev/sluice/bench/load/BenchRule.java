@@ -4,6 +4,7 @@ import dev.sluice.core.Algorithm;
 import dev.sluice.core.Durations;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
+import dev.sluice.core.Scope;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -65,6 +66,21 @@ public record BenchRule(String name, Policy policy) {
 
   /** {@link #SKEW} as GCRA with the same rate and burst as {@link #SKEW_TOKEN_BUCKET}. */
   public static final BenchRule SKEW_GCRA = new BenchRule("skew-gcra", bucket(Algorithm.GCRA, 50));
+
+  /**
+   * A global rule (S10): counted at the home grid, decided in each region from the budget home
+   * leased to it. Its hottest keys exceed it from both regions together, most stay under it. Not in
+   * {@link #ALL}: only the clusters of S10, which know it is global, serve it.
+   */
+  public static final BenchRule GLOBAL =
+      new BenchRule(
+          "global",
+          Policy.builder()
+              .algorithm(Algorithm.SLIDING_WINDOW)
+              .limit(100)
+              .window(second())
+              .scope(Scope.atHome())
+              .build());
 
   /** Every rule; the grid node serves all of them. */
   public static final List<BenchRule> ALL =

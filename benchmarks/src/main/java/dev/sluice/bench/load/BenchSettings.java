@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param round one measured round
  * @param rounds measured rounds per contender, interleaved across contenders
  * @param memoryKeys keys filled in the memory scenario
- * @param only scenario ids to run ({@code S1..S9}); empty for all
+ * @param only scenario ids to run ({@code S1..S10}); empty for all
  * @param strict exit 1 when a Sluice contender could not run
  * @param gridOutput the grid benchmark's output for S1b, or null
  */

@@ -119,7 +119,10 @@ public final class Contenders {
     return sluiceClient("Sluice client", UnaryOperator.identity());
   }
 
-  /** Sluice's client SDK named {@code name}, with the scenario's rule (see {@link #withRule}). */
+  /**
+   * Sluice's client SDK named {@code name}, with the scenario's rule (see {@link
+   * ContenderSpec#withRule}).
+   */
   public static ContenderSpec sluiceClient(String name) {
     return sluiceClient(name, UnaryOperator.identity());
   }

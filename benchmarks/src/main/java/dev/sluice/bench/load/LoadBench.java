@@ -30,9 +30,10 @@ import java.util.concurrent.TimeUnit;
  * {@link #SCENARIOS} lists the scenarios (one class each: {@link EmbeddedScenario} S1, {@link
  * ClientScenario} S2, {@link HotKeyScenario} S3, {@link AttackScenario} S4, {@link RestScenario}
  * S5, {@link MemoryScenario} S6, {@link SkewedKeysScenario} S7, {@link GatewayScenario} S8, {@link
- * RespScenario} S9); each lists its contenders, one line each, from {@link Contenders}. {@link
- * Measurement} runs them, {@link LoadDriver} is the load, {@link dev.sluice.bench.load.exactness}
- * judges admissions, {@link Targets} the targets, {@link Report} writes the document.
+ * RespScenario} S9, {@link RegionScenario} S10); each lists its contenders, one line each, from
+ * {@link Contenders}. {@link Measurement} runs them, {@link LoadDriver} is the load, {@link
+ * dev.sluice.bench.load.exactness} judges admissions, {@link Targets} the targets, {@link Report}
+ * writes the document.
  *
  * <h2>How it stays fair</h2>
  *
@@ -54,7 +55,8 @@ public final class LoadBench {
           new MemoryScenario(),
           new SkewedKeysScenario(),
           new GatewayScenario(),
-          new RespScenario());
+          new RespScenario(),
+          new RegionScenario());
 
   static final String USAGE =
       """

@@ -6,13 +6,16 @@ import dev.sluice.bench.load.exactness.EpochClock;
 import dev.sluice.bench.load.exactness.Exactness;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
@@ -81,75 +84,133 @@ public final class LoadDriver {
   public static RoundResult round(
       Contender contender, Workload workload, Duration leadIn, Duration duration, long maxOps) {
     int threads = workload.threads();
-    long opsPerThread = Math.max(1, maxOps / threads);
-    CountDownLatch ready = new CountDownLatch(threads);
-    CountDownLatch go = new CountDownLatch(1);
-    Worker[] workers = new Worker[threads];
-    Thread[] running = new Thread[threads];
-    long[] times = new long[2]; // when the measured part starts, and its deadline
     AdmissionBound bound =
         workload.countExactness()
             ? contender.enforced().map(AdmissionBound::of).orElse(null)
             : null;
-    EpochClock clock = EpochClock.calibrate();
-    long roundStartEpoch = clock.epochNanos(System.nanoTime());
-    for (int t = 0; t < threads; t++) {
-      AdmissionTally tally =
-          bound == null
-              ? null
-              : new AdmissionTally(bound.subWindowNanos(), CLOCK_SLACK_NANOS, roundStartEpoch);
-      Worker worker =
-          new Worker(
-              contender,
-              workload.keys(),
-              new SplittableRandom(SEED + t),
-              opsPerThread,
-              clock,
-              tally);
-      workers[t] = worker;
-      running[t] =
-          new Thread(
-              () -> {
-                ready.countDown();
-                awaitQuietly(go);
-                worker.run(times[0], times[1]);
-              },
-              "load-" + t);
-      running[t].setDaemon(true);
-      running[t].start();
-    }
-    awaitQuietly(ready);
-    long start = System.nanoTime() + leadIn.toNanos();
-    times[0] = start;
-    times[1] = start + duration.toNanos();
-    go.countDown();
-    for (Thread thread : running) {
-      joinQuietly(thread, leadIn.plus(duration).plusSeconds(30));
-    }
-    long elapsed = System.nanoTime() - start;
+    Threads ran =
+        Threads.run(
+            t -> contender,
+            threads,
+            workload.keys(),
+            bound,
+            leadIn,
+            duration,
+            Math.max(1, maxOps / threads));
+    return ran.result(0, threads, ran.exactness());
+  }
 
-    Histogram merged = new Histogram(HIGHEST_TRACKABLE_NANOS, 3);
-    Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
-    long operations = 0;
-    String firstError = null;
-    List<AdmissionTally> tallies = new ArrayList<>();
-    for (Worker worker : workers) {
-      if (worker.tally != null) {
-        tallies.add(worker.tally);
-      }
-      merged.add(worker.latency);
-      operations += worker.operations;
-      for (Outcome outcome : Outcome.values()) {
-        outcomes.merge(outcome, worker.counts[outcome.ordinal()], Long::sum);
-      }
-      if (firstError == null && worker.firstError.get() != null) {
-        firstError = worker.firstError.get();
-      }
+  /**
+   * The threads of one round after they stopped: each one's private counters, and the measured time
+   * from the start signal until the last one stopped. A scenario whose threads stand for different
+   * callers (S10: the threads of two regions) gives each its own contender and reads the counters
+   * per group ({@link #result}), while exactness is judged over all of them ({@link #exactness}).
+   */
+  static final class Threads {
+    private final Worker[] workers;
+    private final long elapsedNanos;
+    private final KeySpace keys;
+    private final @Nullable AdmissionBound bound;
+
+    private Threads(
+        Worker[] workers, long elapsedNanos, KeySpace keys, @Nullable AdmissionBound bound) {
+      this.workers = workers;
+      this.elapsedNanos = elapsedNanos;
+      this.keys = keys;
+      this.bound = bound;
     }
-    Exactness exactness =
-        bound == null ? null : Exactness.judge(tallies, bound, workload.keys()::key);
-    return new RoundResult(
-        operations, elapsed, Latency.of(merged), outcomes, firstError, exactness);
+
+    /**
+     * Runs {@code threads} closed-loop threads, thread {@code t} calling {@code contenderOf(t)}: a
+     * lead-in of {@code leadIn} (tallied, not measured), then at most {@code duration} and at most
+     * {@code opsPerThread} measured decisions per thread. With a {@code bound}, every admission is
+     * tallied for it.
+     */
+    static Threads run(
+        IntFunction<Contender> contenderOf,
+        int threads,
+        KeySpace keys,
+        @Nullable AdmissionBound bound,
+        Duration leadIn,
+        Duration duration,
+        long opsPerThread) {
+      CountDownLatch ready = new CountDownLatch(threads);
+      CountDownLatch go = new CountDownLatch(1);
+      Worker[] workers = new Worker[threads];
+      Thread[] running = new Thread[threads];
+      long[] times = new long[2]; // when the measured part starts, and its deadline
+      EpochClock clock = EpochClock.calibrate();
+      long roundStartEpoch = clock.epochNanos(System.nanoTime());
+      for (int t = 0; t < threads; t++) {
+        AdmissionTally tally =
+            bound == null
+                ? null
+                : new AdmissionTally(bound.subWindowNanos(), CLOCK_SLACK_NANOS, roundStartEpoch);
+        Worker worker =
+            new Worker(
+                contenderOf.apply(t),
+                keys,
+                new SplittableRandom(SEED + t),
+                opsPerThread,
+                clock,
+                tally);
+        workers[t] = worker;
+        running[t] =
+            new Thread(
+                () -> {
+                  ready.countDown();
+                  awaitQuietly(go);
+                  worker.run(times[0], times[1]);
+                },
+                "load-" + t);
+        running[t].setDaemon(true);
+        running[t].start();
+      }
+      awaitQuietly(ready);
+      long start = System.nanoTime() + leadIn.toNanos();
+      times[0] = start;
+      times[1] = start + duration.toNanos();
+      go.countDown();
+      for (Thread thread : running) {
+        joinQuietly(thread, leadIn.plus(duration).plusSeconds(30));
+      }
+      return new Threads(workers, System.nanoTime() - start, keys, bound);
+    }
+
+    /**
+     * What threads {@code from} (inclusive) to {@code to} (exclusive) measured, over the round's
+     * time, with {@code exactness} as judged by the caller (null: not counted).
+     */
+    RoundResult result(int from, int to, @Nullable Exactness exactness) {
+      Histogram merged = new Histogram(HIGHEST_TRACKABLE_NANOS, 3);
+      Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
+      long operations = 0;
+      String firstError = null;
+      for (Worker worker : Arrays.copyOfRange(workers, from, to)) {
+        merged.add(worker.latency);
+        operations += worker.operations;
+        for (Outcome outcome : Outcome.values()) {
+          outcomes.merge(outcome, worker.counts[outcome.ordinal()], Long::sum);
+        }
+        if (firstError == null && worker.firstError.get() != null) {
+          firstError = worker.firstError.get();
+        }
+      }
+      return new RoundResult(
+          operations, elapsedNanos, Latency.of(merged), outcomes, firstError, exactness);
+    }
+
+    /** Every thread's admissions judged together against the bound; null without one. */
+    @Nullable Exactness exactness() {
+      if (bound == null) {
+        return null;
+      }
+      List<AdmissionTally> tallies = new ArrayList<>();
+      for (Worker worker : workers) {
+        tallies.add(Objects.requireNonNull(worker.tally, "a tally per thread with a bound"));
+      }
+      return Exactness.judge(tallies, bound, keys::key);
+    }
   }
 
   private static void awaitQuietly(CountDownLatch latch) {

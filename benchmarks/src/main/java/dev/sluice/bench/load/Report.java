@@ -124,7 +124,7 @@ public final class Report {
     for (ScenarioResult s : scenarios) {
       md.append("\n### ").append(s.id()).append(" ").append(s.title()).append("\n");
       md.append(s.setup()).append("\n\n");
-      table(md, s);
+      s.table().ifPresentOrElse(md::append, () -> table(md, s));
       if (!s.measured().isEmpty() && !exactnessCounted(s)) {
         // Where this scenario does not count over-admission, say where it is counted (S9s for S9).
         s.overAdmissionNote().ifPresent(note -> md.append("\n").append(note).append("\n"));
@@ -346,7 +346,9 @@ public final class Report {
     return lines;
   }
 
-  /** A ratio with two decimals, or "<0.01×" where two decimals would show a misleading 0. */
+  /**
+   * A ratio with two decimals, or "{@literal <}0.01×" where two decimals would show a misleading 0.
+   */
   static String times(double ratio) {
     return ratio < 0.01 ? "<0.01×" : String.format(Locale.ROOT, "%.2f×", ratio);
   }

@@ -6,7 +6,7 @@ package dev.sluice.bench.load;
  */
 interface Scenario {
 
-  /** The id {@code --only} selects it by: {@code S1} .. {@code S9}. */
+  /** The id {@code --only} selects it by: {@code S1} .. {@code S10}. */
   String id();
 
   void run(BenchContext context) throws Exception;

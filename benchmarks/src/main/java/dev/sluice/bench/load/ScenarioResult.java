@@ -17,6 +17,7 @@ public final class ScenarioResult {
   private final List<ContenderRun> runs = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
   private @Nullable String overAdmissionNote;
+  private @Nullable String table;
 
   public ScenarioResult(String id, String title, String setup) {
     this.id = id;
@@ -66,6 +67,20 @@ public final class ScenarioResult {
 
   public Optional<String> overAdmissionNote() {
     return Optional.ofNullable(overAdmissionNote);
+  }
+
+  /**
+   * The scenario's own table, printed instead of the one row per contender: for a measurement whose
+   * rows are not contenders (S10: two designs, each measured in two regions at once and judged over
+   * both).
+   */
+  public ScenarioResult table(String markdown) {
+    table = markdown;
+    return this;
+  }
+
+  public Optional<String> table() {
+    return Optional.ofNullable(table);
   }
 
   public Optional<ContenderRun> run(String name) {

@@ -11,9 +11,10 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.GridRateLimiter;
-import dev.sluice.core.grid.MemberContext;
 import dev.sluice.core.grid.Sluice;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.wire.GridNames;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -30,11 +31,11 @@ final class SluiceContenders {
   /** Sluice's state map settings, read from the configuration Sluice itself applies. */
   static BenchContext.StateMapSettings stateMapSettings() {
     Config config = SluiceHazelcast.configure(new Config(), TimeSource.system());
-    MapConfig state = config.getMapConfig(SluiceHazelcast.STATE_MAP);
+    MapConfig state = config.getMapConfig(GridNames.STATE_MAP);
     return new BenchContext.StateMapSettings(
         state.getBackupCount(),
         state.getInMemoryFormat(),
-        "read from SluiceHazelcast.configure, map " + SluiceHazelcast.STATE_MAP);
+        "read from SluiceHazelcast.configure, map " + GridNames.STATE_MAP);
   }
 
   /**
@@ -134,14 +135,24 @@ final class SluiceContenders {
     private final RateLimiter limiter;
     private final BenchRule rule;
     private final String ruleName;
-    private final String keyPrefix = ContenderKeys.prefix();
+    private final String keyPrefix;
     private final Runnable close;
 
     LimiterContender(String name, RateLimiter limiter, BenchRule rule, Runnable close) {
+      this(name, limiter, rule, ContenderKeys.prefix(), close);
+    }
+
+    /**
+     * A contender that shares its keys ({@code keyPrefix}, from {@link ContenderKeys#prefix}) with
+     * others: the limiters of one design on several members (S10).
+     */
+    LimiterContender(
+        String name, RateLimiter limiter, BenchRule rule, String keyPrefix, Runnable close) {
       this.name = name;
       this.limiter = limiter;
       this.rule = rule;
       this.ruleName = rule.name();
+      this.keyPrefix = keyPrefix;
       this.close = close;
     }
 

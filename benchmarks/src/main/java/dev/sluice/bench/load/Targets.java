@@ -238,11 +238,13 @@ final class Targets {
         new StringBuilder(
             String.format(
                 Locale.ROOT,
-                "%s× %s (%,.0f vs %,.0f /s)",
+                "%s× %s (%,.0f vs %,.0f /s, over-admitted %s vs %s)",
                 besideBound(ratio, minRatio),
                 peer.get().name(),
                 sluice.get().medianThroughput(),
-                peer.get().medianThroughput()));
+                peer.get().medianThroughput(),
+                overAdmitted(sluice.get()),
+                overAdmitted(peer.get())));
     List<String> misses = new ArrayList<>();
     if (ratio < minRatio) {
       misses.add(
@@ -289,7 +291,21 @@ final class Targets {
     return String.format(Locale.ROOT, "%.4f", ratio);
   }
 
-  /** {@code row}, also missed when {@code sluiceName} over-admitted in {@code scenario}. */
+  /**
+   * What {@code run} admitted over its bound in all measured rounds, or "not counted" where the
+   * scenario does not judge admissions: printed beside every throughput of a target row, Sluice's
+   * and the peer's, so a fast figure never stands without its exactness.
+   */
+  static String overAdmitted(ContenderRun run) {
+    return run.exactness()
+        .map(exactness -> String.format(Locale.ROOT, "%,d", exactness.overAdmitted()))
+        .orElse("not counted");
+  }
+
+  /**
+   * {@code row}, also missed when {@code sluiceName} over-admitted in {@code scenario} (the count
+   * is in the row already, beside the throughput).
+   */
   static TargetRow exact(TargetRow row, Optional<ScenarioResult> scenario, String sluiceName) {
     Optional<Exactness> exactness =
         scenario.flatMap(s -> s.run(sluiceName)).flatMap(ContenderRun::exactness);
@@ -297,14 +313,13 @@ final class Targets {
       return row;
     }
     long over = exactness.get().overAdmitted();
-    String measured = row.measured() + String.format(Locale.ROOT, "; over-admitted %,d", over);
     if (over == 0) {
-      return new TargetRow(row.id(), row.target(), measured, row.verdict());
+      return row;
     }
     String miss = String.format(Locale.ROOT, "over-admitted %,d", over);
     String verdict =
         row.verdict().equals("met") ? "**MISSED**: " + miss : row.verdict() + "; " + miss;
-    return new TargetRow(row.id(), row.target(), measured, verdict);
+    return new TargetRow(row.id(), row.target(), row.measured(), verdict);
   }
 
   /**

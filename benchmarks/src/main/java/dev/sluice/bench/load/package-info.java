@@ -3,12 +3,13 @@
  * dev.sluice.bench.load.LoadBench}: its {@code SCENARIOS} list names one class per scenario (S1
  * embedded, S2 client, S3 hot key and the same key saturated, S4 attack, S5 REST under the Java
  * driver and wrk, S6 memory, S7 skewed keys, S8 gateway paths: REST, Envoy RLS over gRPC, {@code
- * /json}), and each scenario lists its contenders one line each from {@link
- * dev.sluice.bench.load.Contenders}. Then {@link dev.sluice.bench.load.Measurement} (warm-up and
- * interleaved rounds), {@link dev.sluice.bench.load.LoadDriver} (the closed-loop generator every
- * Java-driven contender runs under) and {@link dev.sluice.bench.load.Contender} (what a rate
- * limiter must offer to be measured, including the rule whose bound its admissions are judged
- * against, see {@link dev.sluice.bench.load.exactness}).
+ * /json}, S9 the Redis protocol, S10 two regions on a global rule), and each scenario lists its
+ * contenders one line each from {@link dev.sluice.bench.load.Contenders}. Then {@link
+ * dev.sluice.bench.load.Measurement} (warm-up and interleaved rounds), {@link
+ * dev.sluice.bench.load.LoadDriver} (the closed-loop generator every Java-driven contender runs
+ * under) and {@link dev.sluice.bench.load.Contender} (what a rate limiter must offer to be
+ * measured, including the rule whose bound its admissions are judged against, see {@link
+ * dev.sluice.bench.load.exactness}).
  *
  * <p>Peers: {@link dev.sluice.bench.load.Bucket4jContender} (Bucket4j on Hazelcast, embedded or
  * client, plain or with its {@code batching} or {@code delaying} optimization; its member in {@link

@@ -21,9 +21,10 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.algorithm.LimiterAlgorithm;
+import dev.sluice.core.decision.CompiledPolicy;
 import dev.sluice.core.grid.Sluice;
 import dev.sluice.core.grid.SluiceHazelcast;
-import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.grid.wire.GridNames;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.RemoteBucketBuilder;
@@ -276,7 +277,7 @@ public final class MemoryProbe {
       this.options = options;
       this.mapName =
           switch (options.store()) {
-            case "sluice" -> SluiceHazelcast.STATE_MAP;
+            case "sluice" -> GridNames.STATE_MAP;
             case "candidate", "bucket" -> CANDIDATE_MAP;
             case "bucket4j" -> BenchMembers.BUCKET4J_MAP;
             default -> throw new IllegalArgumentException("unknown store " + options.store());
@@ -331,9 +332,9 @@ public final class MemoryProbe {
                 sizes.valueArrays * copies,
                 options.store().equals("bucket4j") || options.format() == InMemoryFormat.BINARY,
                 List.of(
-                    "dev.sluice.core.grid.StateValue$Packed",
-                    "dev.sluice.core.grid.StateValue$Wide",
-                    "dev.sluice.core.pipeline.StoredState",
+                    "dev.sluice.core.grid.wire.StateValue$Packed",
+                    "dev.sluice.core.grid.wire.StateValue$Wide",
+                    "dev.sluice.core.decision.StoredState",
                     "[J",
                     "dev.sluice.bench.memory.TightState"));
         double heapPerKey = (heapAfter - heapBefore) / (double) options.keys();
@@ -428,9 +429,9 @@ public final class MemoryProbe {
       BenchSerialization.configure(config.getSerializationConfig());
       MapConfig map;
       if (options.store().equals("sluice")) {
-        map = config.getMapConfig(SluiceHazelcast.STATE_MAP);
+        map = config.getMapConfig(GridNames.STATE_MAP);
       } else {
-        map = new MapConfig(config.getMapConfig(SluiceHazelcast.STATE_MAP)).setName(CANDIDATE_MAP);
+        map = new MapConfig(config.getMapConfig(GridNames.STATE_MAP)).setName(CANDIDATE_MAP);
         config.addMapConfig(map);
       }
       map.setInMemoryFormat(options.format());

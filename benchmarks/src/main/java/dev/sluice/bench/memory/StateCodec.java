@@ -1,6 +1,6 @@
 package dev.sluice.bench.memory;
 
-import dev.sluice.core.pipeline.StoredState;
+import dev.sluice.core.decision.StoredState;
 import org.jspecify.annotations.Nullable;
 
 /** How a candidate stores a sliding_window state ({@code long[] {start, current, previous}}). */

@@ -14,6 +14,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.Sluice;
 import dev.sluice.core.grid.SluiceHazelcast;
+import dev.sluice.core.grid.wire.GridNames;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -171,7 +172,7 @@ public final class ThroughputProbe {
     Config config = BenchMembers.member(cluster, port);
     SluiceHazelcast.configure(config, TimeSource.system());
     BenchSerialization.configure(config.getSerializationConfig());
-    MapConfig state = config.getMapConfig(SluiceHazelcast.STATE_MAP);
+    MapConfig state = config.getMapConfig(GridNames.STATE_MAP);
     for (String name : List.of("today", "sweep", "compact", "bucket64")) {
       MapConfig map = new MapConfig(state).setName("tp." + name);
       if (name.equals("compact") || name.equals("bucket64")) {

@@ -15,9 +15,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Redis peer's Lua script must make the same decisions as Sluice's {@link SlidingWindow}, or
- * the comparison is between different algorithms. Runs against a real redis-server (skipped, with
- * the reason, where none is installed; benchmarks/run.sh installs one).
+ * The Redis peer's Lua script must make the same decisions as Sluice's {@link
+ * dev.sluice.core.algorithm.SlidingWindow}, or the comparison is between different algorithms. Runs
+ * against a real redis-server (skipped, with the reason, where none is installed; benchmarks/run.sh
+ * installs one).
  */
 @ExtendWith(Seeds.class)
 class RedisSlidingWindowTest {

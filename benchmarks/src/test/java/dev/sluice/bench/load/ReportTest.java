@@ -94,7 +94,8 @@ class ReportTest {
             "P2", "t", Optional.of(s), OWNER_PATH, List.of("Bucket4j client"), 2.0, 1.0);
 
     assertThat(row.verdict()).isEqualTo("met");
-    assertThat(row.measured()).startsWith("3.00× Bucket4j client");
+    assertThat(row.measured())
+        .startsWith("3.00× Bucket4j client (300,000 vs 100,000 /s, over-admitted not counted vs");
   }
 
   @Test
@@ -178,7 +179,7 @@ class ReportTest {
         Targets.beside(throughputTarget(s, OWNER_PATH, 2.0, "Redis + Lua"), Optional.of(s), LEASED);
 
     assertThat(row.measured())
-        .startsWith("1.50× Redis + Lua (150,000 vs 100,000 /s)")
+        .startsWith("1.50× Redis + Lua (150,000 vs 100,000 /s, over-admitted 0 vs 0)")
         .endsWith(
             "; leases on (what a user gets): 400,000 /s, 0.00 % answered locally, over-admitted 0")
         .doesNotContain("4.00×");
@@ -253,6 +254,24 @@ class ReportTest {
   }
 
   @Test
+  void write_scenarioWithItsOwnTable_printsItInsteadOfTheContenderRows(@TempDir Path dir)
+      throws Exception {
+    ScenarioResult regions = new ScenarioResult("S10", "Regions", "setup words");
+    regions.table("| design | a: decisions/s |\n|---|---:|\n| in the region | 300 |\n");
+    regions.note("a note");
+    Path doc = dir.resolve("benchmarks.md");
+
+    new Report().scenario(regions).write(doc, dir.resolve("img"));
+
+    String md = Files.readString(doc);
+    String s10 = md.substring(md.indexOf("### S10"), md.indexOf("### S6"));
+    assertThat(s10)
+        .contains("setup words\n\n| design | a: decisions/s |", "| in the region | 300 |")
+        .contains("- a note")
+        .doesNotContain("| contender |");
+  }
+
+  @Test
   void contenderRun_exactness_sumsRoundsAndGivesTheMedianAdmissionRate() {
     ContenderRun run =
         ContenderRun.measured(
@@ -319,7 +338,8 @@ class ReportTest {
     TargetRow row = Targets.exact(ratio, Optional.of(s), OWNER_PATH);
 
     assertThat(ratio.verdict()).isEqualTo("met");
-    assertThat(row.measured()).endsWith("; over-admitted 3");
+    assertThat(row.measured())
+        .isEqualTo("3.00× Redis + Lua (300,000 vs 100,000 /s, over-admitted 3 vs 0)");
     assertThat(row.verdict()).isEqualTo("**MISSED**: over-admitted 3");
   }
 

@@ -1,8 +1,6 @@
 package dev.sluice.node.envoy;
 
-import com.hazelcast.client.HazelcastClientOfflineException;
-import com.hazelcast.core.HazelcastException;
-import com.hazelcast.core.HazelcastInstanceNotActiveException;
+import dev.sluice.core.LimiterUnavailableException;
 import dev.sluice.core.stats.FrontEnd;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
@@ -73,9 +71,7 @@ final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
   private Status failure(Throwable error) {
     Throwable cause = unwrap(error);
     metrics.limiterError();
-    if (cause instanceof HazelcastException
-        || cause instanceof HazelcastInstanceNotActiveException
-        || cause instanceof HazelcastClientOfflineException) {
+    if (cause instanceof LimiterUnavailableException) {
       LOG.warn("ShouldRateLimit: the grid cannot decide: {}", cause.toString());
       return Status.UNAVAILABLE.withDescription("the grid cannot decide right now; retry");
     }

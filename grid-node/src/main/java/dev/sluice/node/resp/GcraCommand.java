@@ -14,7 +14,7 @@ import dev.sluice.core.PolicyRef;
  *   GCRA k 10 5 60            max_burst must be an integer >= 0      value is out of range, must be positive
  *   GCRA k 10 0 60            tokens_per_period >= 1                 value is out of range, value must between 1 and 9223372036854775807
  *   GCRA k 10 x 60                                                   value is not an integer or out of range
- *   GCRA k 10 5 0             0 < period < 1e12                      period must be > 0 and < 1e12
+ *   GCRA k 10 5 0             0 &lt; period &lt; 1e12                period must be > 0 and &lt; 1e12
  *   GCRA k 10 5 x                                                    value is not a valid float
  *   GCRA k 10 5 60 TOKENS     TOKENS n, n >= 1                       Missing TOKENS value
  *   GCRA k 10 5 60 FOO 1                                             syntax error

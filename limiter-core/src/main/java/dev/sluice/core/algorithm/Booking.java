@@ -13,8 +13,8 @@ import dev.sluice.core.Decision;
  * <pre>
  *   a = max(now, notBefore(state))            the state may already be booked ahead
  *   repeat: decide at a ({@link LimiterAlgorithm#applyAt}, on a copy)
- *     admitted and a - now <= maxWait → keep the copy, answer allowed, delay = a - now (+ own delay)
- *     denied with retryAfter r        → a += r, while a - now <= maxWait (at most 16 steps)
+ *     admitted and a - now ≤ maxWait → keep the copy, answer allowed, delay = a - now (+ own delay)
+ *     denied with retryAfter r        → a += r, while a - now ≤ maxWait (at most 16 steps)
  *   otherwise denied, nothing kept
  * </pre>
  *

@@ -13,7 +13,7 @@ import dev.sluice.core.Limit;
  *
  * <pre>
  *   inFlight(now) = permits admitted and neither released nor expired (expiresAt > now)
- *   allow iff  inFlight(now) + permits <= limit          then log (id, now + permitTtl) per permit
+ *   allow iff  inFlight(now) + permits ≤ limit          then log (id, now + permitTtl) per permit
  *   retryAfter = the instant enough permits expire for the request to fit, minus now
  *   resetAfter = the latest expiry, minus now
  * </pre>

@@ -11,7 +11,7 @@ import dev.sluice.core.Limit;
  *
  * <pre>
  *   windowStart = now - now mod W                 (aligned to the Unix epoch on every member)
- *   allow iff  count(windowStart) + permits <= limit
+ *   allow iff  count(windowStart) + permits ≤ limit
  *   retryAfter = windowStart + W - now            (the count is 0 again in the next window)
  *   resetAfter = windowStart + W - now            (0 while the window's count is 0)
  * </pre>

@@ -13,7 +13,7 @@ import dev.sluice.core.Limit;
  *
  * <pre>
  *   T = W / L          limit = burst + 1          tolerance = T × limit
- *   allow iff  max(TAT, now) + T·permits - tolerance <= now      then TAT' = max(TAT, now) + T·permits
+ *   allow iff  max(TAT, now) + T·permits - tolerance ≤ now      then TAT' = max(TAT, now) + T·permits
  * </pre>
  *
  * and, as {@code CL.THROTTLE} reports them, with {@code ttl} the TAT after the call minus now:

@@ -16,12 +16,12 @@ import dev.sluice.core.Limit;
  *
  * <pre>
  *   start = max(tail, now)         delay = start - now          (the queue ahead: delay / T permits)
- *   allow iff  delay + (p - 1)·T <= burst · T                   then tail' = start + p·T
+ *   allow iff  delay + (p - 1)·T ≤ burst · T                   then tail' = start + p·T
  * </pre>
  *
  * that is: the request's last permit waits behind at most {@code burst} others. For one permit it
  * is denied iff the queue (delay / T) would exceed burst (docs/algorithms.md, "leaky_bucket"). It
- * admits exactly when {@link Gcra} with the same burst does ({@code delay + p·T <= (burst + 1)·T});
+ * admits exactly when {@link Gcra} with the same burst does ({@code delay + p·T ≤ (burst + 1)·T});
  * GCRA is the meter form of this queue. What differs is the answer: here every admitted request
  * gets its place in the queue as {@code delay}, and GCRA admits it at once.
  *

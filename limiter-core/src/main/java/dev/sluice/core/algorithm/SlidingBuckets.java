@@ -16,7 +16,7 @@ import java.util.Arrays;
  *
  * <pre>
  *   kNow = floor(now / b)        kMin = floor((now - W + 1) / b)
- *   allow iff  sum(count[kMin .. kNow]) + permits <= limit
+ *   allow iff  sum(count[kMin .. kNow]) + permits ≤ limit
  * </pre>
  *
  * The partial oldest bucket counts whole. So the sum covers a superset of the trailing window and
@@ -46,8 +46,8 @@ import java.util.Arrays;
  *
  * The ring holds buckets {@code newest - N .. newest} and the state keeps their sum. A trailing
  * window spans {@code W - 1} ns, and {@code b >= W / N}, so it overlaps buckets {@code kMin ..
- * kNow} with {@code kNow - kMin <= N}: every bucket it needs is in the ring once {@code kNow} is
- * the newest. Then
+ * kNow} with {@code kNow - kMin ≤ N}: every bucket it needs is in the ring once {@code kNow} is the
+ * newest. Then
  *
  * <pre>
  *   sum(count[kMin .. kNow]) = ringSum - sum(count[newest - N .. kMin - 1])

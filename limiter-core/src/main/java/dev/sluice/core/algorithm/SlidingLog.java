@@ -11,7 +11,7 @@ import dev.sluice.core.Limit;
  *
  * <pre>
  *   live      = #{ ts in log : ts > now - W }                 (the trailing window (now - W, now])
- *   allow iff  live + permits <= limit                        then append permits × now
+ *   allow iff  live + permits ≤ limit                        then append permits × now
  *   retryAfter = ts_k + W - now     with k = live + permits - limit: the k-th oldest live entry
  *   resetAfter = newest + W - now                             (every entry has left the window)
  * </pre>
@@ -36,7 +36,7 @@ import dev.sluice.core.Limit;
  *
  * <h2>Why a ring of exactly {@code limit}</h2>
  *
- * Admission needs {@code live <= limit} after appending, so no more than {@code limit} entries are
+ * Admission needs {@code live ≤ limit} after appending, so no more than {@code limit} entries are
  * ever live; older ones are dead and can be overwritten. The ring is allocated at full size because
  * the caller owns the array and {@link #apply} cannot grow it. Entries are appended at {@code
  * max(now, newest)}, so the ring stays sorted even if the clock steps back.
@@ -45,9 +45,9 @@ import dev.sluice.core.Limit;
  *
  * It is the reference every approximation is measured against, and it costs memory: {@code 8 ×
  * (limit + 2)} bytes per key (80 KB at the default cap of {@value
- * Policy#DEFAULT_SLIDING_LOG_MAX_LIMIT}; the cap is {@link Policy#SLIDING_LOG_MAX_LIMIT}), and O(p
- * + expired) time per decision. With {@code countDenied} denied permits are logged too (evicting
- * the oldest): the log stays full of the newest attempts, so a client is limited until it has been
+ * Limit#DEFAULT_SLIDING_LOG_MAX_LIMIT}; the cap is {@link Limit#SLIDING_LOG_MAX_LIMIT}), and O(p +
+ * expired) time per decision. With {@code countDenied} denied permits are logged too (evicting the
+ * oldest): the log stays full of the newest attempts, so a client is limited until it has been
  * quiet for {@code W}.
  *
  * <h2>Giving permits back</h2>

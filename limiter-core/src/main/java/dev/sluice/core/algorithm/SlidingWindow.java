@@ -14,7 +14,7 @@ import dev.sluice.core.Limit;
  *
  * <pre>
  *   estimate = floor(previous * (W - elapsed) / W) + current        elapsed = now - currentStart
- *   allow iff  estimate + permits <= limit
+ *   allow iff  estimate + permits ≤ limit
  * </pre>
  *
  * <h2>Worked example: 5 per 10 s</h2>
@@ -23,23 +23,22 @@ import dev.sluice.core.Limit;
  *   window [0,10)                 window [10,20)
  *   |x  x  x x x     |            |  ^ t=12s
  *   0s ... five by 8s        10s     elapsed 2s, weight (10-2)/10 = 0.8
- *   estimate = floor(5 * 0.8) + 0 = 4;  4 + 1 <= 5: allowed
+ *   estimate = floor(5 * 0.8) + 0 = 4;  4 + 1 ≤ 5: allowed
  * </pre>
  *
  * With 7 per minute, previous 5, current 3, at 30 % of the current window: {@code floor(5 * 0.7) +
- * 3 = 6}, and {@code 6 + 1 <= 7} is allowed; the next request sees 7 and is denied. At a window
+ * 3 = 6}, and {@code 6 + 1 ≤ 7} is allowed; the next request sees 7 and is denied. At a window
  * boundary the previous window still weighs 1.0, so the fixed-window boundary burst (5 at 11:00:59,
  * 5 more at 11:01:00) cannot happen here.
  *
  * <h2>Exact delays</h2>
  *
- * {@code retryAfter} solves {@code estimate(now + d) + permits <= limit} for the smallest integer
- * {@code d}, exactly: {@code floor(c × (W - e) / W) <= a} holds iff {@code W - e <= ceil((a + 1) ×
- * W / c) - 1}, computed with 128-bit products where 64 bits would overflow. First within the
- * current window (only the previous window's share shrinks), else in the next one (where the
- * current count becomes the shrinking share). The estimate never rises without traffic, so waiting
- * {@code d} succeeds and {@code d - 1} does not. {@code resetAfter} is the same for an estimate of
- * 0.
+ * {@code retryAfter} solves {@code estimate(now + d) + permits ≤ limit} for the smallest integer
+ * {@code d}, exactly: {@code floor(c × (W - e) / W) ≤ a} holds iff {@code W - e ≤ ceil((a + 1) × W
+ * / c) - 1}, computed with 128-bit products where 64 bits would overflow. First within the current
+ * window (only the previous window's share shrinks), else in the next one (where the current count
+ * becomes the shrinking share). The estimate never rises without traffic, so waiting {@code d}
+ * succeeds and {@code d - 1} does not. {@code resetAfter} is the same for an estimate of 0.
  *
  * <h2>Penalty, and clocks that step back</h2>
  *

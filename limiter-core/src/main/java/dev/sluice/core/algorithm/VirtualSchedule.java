@@ -19,7 +19,7 @@ import java.math.BigInteger;
  *
  * <pre>
  *   debt  = max(TAT, now) - now
- *   allow iff  debt + p·T <= slots·T            then TAT' = max(TAT, now) + p·T
+ *   allow iff  debt + p·T ≤ slots·T            then TAT' = max(TAT, now) + p·T
  * </pre>
  *
  * That is GCRA with {@code slots = burst + 1}. It is also a token bucket of capacity {@code slots}
@@ -33,8 +33,8 @@ import java.math.BigInteger;
  * {@code T = W / L} is rarely a whole number of nanoseconds (7 per second: 142,857,142.857 ns).
  * Truncating it, as redis-cell does, admits slightly faster than {@code L} per {@code W} (at 1.9 ns
  * per permit almost twice as fast); rounding up admits slower. Instead every span is an exact
- * rational {@code nanos + fraction / L} with {@code 0 <= fraction < L}: the TAT is stored as two
- * longs, and {@code k × T = k·(W div L) + (k·(W mod L)) / L}. With {@code L <= 1e9} every product
+ * rational {@code nanos + fraction / L} with {@code 0 ≤ fraction < L}: the TAT is stored as two
+ * longs, and {@code k × T = k·(W div L) + (k·(W mod L)) / L}. With {@code L ≤ 1e9} every product
  * fits in 64 bits ({@code k·(W mod L) < 2e9 · 1e9}), so no 128-bit arithmetic is needed on the hot
  * path, and {@code n} single permits move the TAT exactly as far as one request for {@code n}.
  * {@code Policy} guarantees {@code T >= 1 ns} and a tolerance of at most a century, so TATs stay

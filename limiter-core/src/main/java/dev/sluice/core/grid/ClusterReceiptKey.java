@@ -5,6 +5,7 @@ import com.hazelcast.core.LifecycleEvent.LifecycleState;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.Receipt;
 import dev.sluice.core.ReceiptKey;
+import dev.sluice.core.grid.wire.GridNames;
 import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.ForkJoinPool;
@@ -18,10 +19,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Where it lives</h2>
  *
- * One entry of the map {@value SluiceHazelcast#SECRETS_MAP}, backed up on every member (up to
- * Hazelcast's 6): the first member or client to ask writes 32 random bytes with {@code
- * putIfAbsent}, and every other reads what won. Each instance keeps a copy, and reads the entry
- * again when it may have changed:
+ * One entry of the map {@value GridNames#SECRETS_MAP}, backed up on every member (up to Hazelcast's
+ * 6): the first member or client to ask writes 32 random bytes with {@code putIfAbsent}, and every
+ * other reads what won. Each instance keeps a copy, and reads the entry again when it may have
+ * changed:
  *
  * <ul>
  *   <li>after a split brain heals ({@code MERGED}): the side that joins the other keeps the other's
@@ -47,7 +48,7 @@ final class ClusterReceiptKey implements AutoCloseable {
 
   private ClusterReceiptKey(HazelcastInstance hazelcast) {
     this.hazelcast = hazelcast;
-    this.secrets = hazelcast.getMap(SluiceHazelcast.SECRETS_MAP);
+    this.secrets = hazelcast.getMap(GridNames.SECRETS_MAP);
     this.current = read();
     this.lifecycleListener =
         hazelcast

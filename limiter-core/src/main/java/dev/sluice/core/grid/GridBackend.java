@@ -8,15 +8,21 @@ import dev.sluice.core.Receipt;
 import dev.sluice.core.ReceiptKey;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.BatchingBackend;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.backend.DeadlineExceededException;
+import dev.sluice.core.backend.Futures;
+import dev.sluice.core.decision.CompiledPolicy;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.member.Decider;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.PeekProcessor;
 import dev.sluice.core.grid.transport.GridTransport;
-import dev.sluice.core.pipeline.Backend;
-import dev.sluice.core.pipeline.BatchingBackend;
-import dev.sluice.core.pipeline.CompiledPolicy;
-import dev.sluice.core.pipeline.Deadline;
-import dev.sluice.core.pipeline.DeadlineExceededException;
-import dev.sluice.core.pipeline.Futures;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.rules.RuleCache;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,14 +34,15 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The grid runtime: key states in the partitioned map {@value SluiceHazelcast#STATE_MAP}, each
- * command one {@link DecideProcessor} (or, all peeks, one {@link PeekProcessor}) on the member that
- * owns the key, sent through a {@link GridTransport}: on the caller's thread when synchronous, with
- * at most its deadline's time left.
+ * The grid runtime: key states in the partitioned map {@value GridNames#STATE_MAP}, each command
+ * one {@link DecideProcessor} (or, all peeks, one {@link PeekProcessor}) on the member that owns
+ * the key, sent through a {@link GridTransport}: on the caller's thread when synchronous, with at
+ * most its deadline's time left.
  *
  * <p>It is also where commands meet ({@link BatchingBackend.Lanes}): a few lanes per owning member
  * ({@link GridRateLimiter.Options#lanesPerMember()}, a key always in the same one), each batch one
@@ -44,14 +51,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Asynchronous answers complete on Hazelcast's default async executor, never on its partition or
  * network threads (docs/grid.md); a batch on the executor its lane names (where its first caller
- * takes its answer, {@link dev.sluice.core.pipeline.AnswerExecutor}).
+ * takes its answer, {@link dev.sluice.core.backend.AnswerExecutor}).
  */
-final class GridBackend implements Backend, BatchingBackend.Lanes {
+public final class GridBackend implements Backend, BatchingBackend.Lanes {
   private static final UUID UNKNOWN_OWNER = new UUID(0, 0);
 
   private final HazelcastInstance hazelcast;
   private final GridWiring wiring;
-  private final GridRuleStore rules;
+  private final RuleStore rules;
   private final @Nullable MemberContext localMember;
   private final GridRateLimiter.Options options;
   private final Executor callbacks;
@@ -62,9 +69,16 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
    */
   private final Set<String> globalRules = ConcurrentHashMap.newKeySet();
 
-  /** Inline policies compiled here, and on a client the rules it read for batch checks. */
-  private final FetchedRules fetchedRules;
+  /**
+   * The rules as a client sees them, fed by the cluster's rule events once followed ({@link
+   * #ruleCache}): on a client what {@link #rules()} answers and batches are validated with; on a
+   * member (whose own copy answers both) what a {@code SluiceClient} wrapping it reads. Inline
+   * policies compile here on both.
+   */
+  private final RuleCache ruleCache;
 
+  private final AtomicBoolean followingRules = new AtomicBoolean();
+  private volatile @Nullable Runnable unfollowRules;
   private volatile boolean closed;
 
   /**
@@ -77,8 +91,51 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
     this.callbacks = GridTransport.callbacks();
     this.wiring = new GridWiring(hazelcast, options);
     this.localMember = GridWiring.isMember(hazelcast) ? MemberContext.of(hazelcast) : null;
-    this.rules = new GridRuleStore(hazelcast, () -> wiring.get().rules(), localMember);
-    this.fetchedRules = new FetchedRules(() -> wiring.get().rules(), callbacks, System::nanoTime);
+    GridRuleStore store = new GridRuleStore(hazelcast, () -> wiring.get().rules(), localMember);
+    this.ruleCache = new RuleCache(store, System::nanoTime);
+    this.rules = localMember != null ? store : ruleCache;
+    if (localMember == null) {
+      followRuleChanges();
+    }
+  }
+
+  /**
+   * The one copy of the rules a client of this runtime reads ({@link RuleCache}), following the
+   * cluster's rule changes from the first call on.
+   */
+  RuleCache ruleCache() {
+    followRuleChanges();
+    return ruleCache;
+  }
+
+  /**
+   * Once: when the grid can first be reached, subscribes the cache to the rule events and reads
+   * every rule into it, on a thread of its own (both are calls to the cluster).
+   */
+  private void followRuleChanges() {
+    if (!followingRules.compareAndSet(false, true)) {
+      return;
+    }
+    wiring
+        .ready()
+        .thenRunAsync(
+            () -> {
+              if (closed) {
+                return;
+              }
+              try {
+                unfollowRules = RuleEvents.subscribe(hazelcast, ruleCache);
+              } catch (RuntimeException e) {
+                // Lost again before the subscription was made: the copies' half-second refresh
+                // covers changes until then (Hazelcast re-registers listeners on reconnection).
+              }
+              ruleCache.preload();
+            },
+            runnable -> {
+              Thread thread = new Thread(runnable, "sluice-rules-follow");
+              thread.setDaemon(true);
+              thread.start();
+            });
   }
 
   HazelcastInstance hazelcast() {
@@ -103,11 +160,24 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
 
   void close() {
     closed = true;
+    Runnable unfollow = unfollowRules;
+    if (unfollow != null) {
+      unfollow.run();
+    }
+    ruleCache.close();
     wiring.close();
   }
 
   @Override
   public KeyOutcome execute(KeyCommand command, Deadline deadline) {
+    try {
+      return decide(command, deadline);
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
+  }
+
+  private KeyOutcome decide(KeyCommand command, Deadline deadline) {
     GridTransport transport = transport();
     refuseTooBig(command);
     if (regional(command)) {
@@ -136,6 +206,14 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
 
   @Override
   public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
+    try {
+      return GridOutages.translated(decideAsync(command));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
+  }
+
+  private CompletableFuture<KeyOutcome> decideAsync(KeyCommand command) {
     GridTransport transport = transport();
     refuseTooBig(command);
     if (regional(command)) {
@@ -151,19 +229,23 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   @Override
   public CompletableFuture<List<KeyOutcome>> executeAll(
       List<KeyCommand> commands, Deadline deadline) {
-    GridTransport transport = transport();
-    List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>(commands.size());
-    for (KeyCommand command : commands) {
-      answers.add(
-          regional(command)
-              ? viaRegion(command)
-              : command.readOnly()
-                  ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
-                  : rerouted(
-                      command,
-                      transport.invokeAsync(command.stateKey(), new DecideProcessor(command))));
+    try {
+      GridTransport transport = transport();
+      List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>(commands.size());
+      for (KeyCommand command : commands) {
+        answers.add(
+            regional(command)
+                ? viaRegion(command)
+                : command.readOnly()
+                    ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
+                    : rerouted(
+                        command,
+                        transport.invokeAsync(command.stateKey(), new DecideProcessor(command))));
+      }
+      return GridOutages.translated(Futures.all(answers));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
     }
-    return Futures.all(answers);
   }
 
   /**
@@ -258,16 +340,16 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   @Override
   public CompletableFuture<Void> reset(PolicyRef ref, String stateKey, Deadline deadline) {
     checkOpen();
-    return fetchRules(
-            ref instanceof PolicyRef.Named named ? Set.of(named.rule()) : Set.of(), deadline)
-        .thenCompose(
-            known -> {
-              if (policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
-                throw new UnknownRuleException(named.rule());
-              }
-              return wiring.get().states().deleteAsync(stateKey).toCompletableFuture();
-            })
-        .thenApply(gone -> null);
+    return GridOutages.translated(
+        fetchRules(ref instanceof PolicyRef.Named named ? Set.of(named.rule()) : Set.of(), deadline)
+            .thenCompose(
+                known -> {
+                  if (policyOf(ref, true) == null && ref instanceof PolicyRef.Named named) {
+                    throw new UnknownRuleException(named.rule());
+                  }
+                  return wiring.get().states().deleteAsync(stateKey).toCompletableFuture();
+                })
+            .thenApply(gone -> null));
   }
 
   @Override
@@ -279,46 +361,55 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
   @Override
   public ReceiptKey receiptKey() {
     checkOpen();
-    return wiring.get().receiptKey().current();
+    try {
+      return wiring.get().receiptKey().current();
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   @Override
   public boolean issuedHere(Receipt receipt) {
     checkOpen();
-    return wiring.get().receiptKey().issuedHere(receipt);
+    try {
+      return wiring.get().receiptKey().issuedHere(receipt);
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   /**
    * Inline policies compile here. A named rule resolves from a member's local copy once it is
-   * loaded; a client holds no copy, and resolves a rule (with {@code fetched}) only from what
-   * {@link #fetchRules} read for its batches.
+   * loaded; a client resolves a rule (with {@code fetched}) only from its copies ({@link
+   * RuleCache}), which {@link #fetchRules} brings for its batches.
    */
   @Override
   public @Nullable CompiledPolicy policyOf(PolicyRef ref, boolean fetched) {
     if (ref instanceof PolicyRef.Inline) {
-      return fetchedRules.resolve(ref);
+      return ruleCache.resolve(ref);
     }
     MemberContext member = localMember;
     if (member != null) {
       return member.rulesLoaded() ? member.rules().resolve(ref) : null;
     }
-    return fetched ? fetchedRules.resolve(ref) : null;
+    return fetched ? ruleCache.resolve(ref) : null;
   }
 
   /** A member's copy moves with each rule it applies; a client's with each read that differs. */
   @Override
   public long rulesVersion() {
     MemberContext member = localMember;
-    return member != null ? member.rulesVersion() : fetchedRules.version();
+    return member != null ? member.rulesVersion() : ruleCache.version();
   }
 
   /**
-   * A member has its rules here; a client reads them, at most once a second ({@link FetchedRules}).
+   * A member has its rules here; a client reads those it has no current copy of ({@link
+   * RuleCache}).
    */
   @Override
   public CompletableFuture<Void> fetchRules(Set<String> names, Deadline deadline) {
     checkOpen();
-    return localMember != null || names.isEmpty() ? DONE : fetchedRules.fetch(names);
+    return localMember != null || names.isEmpty() ? DONE : ruleCache.fetch(names);
   }
 
   /** One lane of one owning member: a key always travels in the same one. */
@@ -335,22 +426,33 @@ final class GridBackend implements Backend, BatchingBackend.Lanes {
     if (regional(command)) {
       return null;
     }
-    int partition = partitionOf(command);
-    Member owner = wiring.get().partitionsById()[partition].getOwner();
-    return new OwnerLane(
-        owner == null ? UNKNOWN_OWNER : owner.getUuid(), partition % options.lanesPerMember());
+    try {
+      int partition = partitionOf(command);
+      Member owner = wiring.get().partitionsById()[partition].getOwner();
+      return new OwnerLane(
+          owner == null ? UNKNOWN_OWNER : owner.getUuid(), partition % options.lanesPerMember());
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   @Override
   public CompletionStage<Map<String, KeyOutcome>> send(
       Object lane, KeyCommand[] batch, Executor completions) {
-    int[] partitions = new int[batch.length];
-    for (int i = 0; i < batch.length; i++) {
-      partitions[i] = partitionOf(batch[i]);
+    try {
+      int[] partitions = new int[batch.length];
+      for (int i = 0; i < batch.length; i++) {
+        partitions[i] = partitionOf(batch[i]);
+      }
+      return GridOutages.translated(
+          transport()
+              .deliver(
+                  ((OwnerLane) lane).owner(), new DecideProcessor(batch, partitions), completions)
+              .thenCompose(outcomes -> reroutedAll(batch, outcomes))
+              .toCompletableFuture());
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
     }
-    return transport()
-        .deliver(((OwnerLane) lane).owner(), new DecideProcessor(batch, partitions), completions)
-        .thenCompose(outcomes -> reroutedAll(batch, outcomes));
   }
 
   /**

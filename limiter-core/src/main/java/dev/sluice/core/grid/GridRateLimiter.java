@@ -2,11 +2,12 @@ package dev.sluice.core.grid;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.BatchingBackend;
 import dev.sluice.core.grid.transport.GridTransport;
-import dev.sluice.core.pipeline.Backend;
 import dev.sluice.core.pipeline.BackendStack;
-import dev.sluice.core.pipeline.BatchingBackend;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
+import dev.sluice.core.rules.RuleCache;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -141,6 +142,16 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
    */
   public CompletableFuture<Void> ready() {
     return grid.ready();
+  }
+
+  /**
+   * The one copy of the grid's rules that a client in front of this limiter reads ({@code
+   * SluiceClient}): over a Hazelcast client also what {@link #rules()} answers; over a member,
+   * whose own copy {@link #rules()} answers, one that follows the cluster's rule events from the
+   * first call on.
+   */
+  public RuleCache ruleCache() {
+    return grid.ruleCache();
   }
 
   /** The number of key states held in the grid (owned entries only). */

@@ -4,6 +4,11 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.RulePushTask;
+import dev.sluice.core.grid.member.RuleUpdateProcessor;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.RuleRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -16,13 +21,15 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The named rules of a Sluice cluster: the map {@value SluiceHazelcast#RULES_MAP} of {@link
- * RuleRecord}s, from a member or a client alike.
+ * The named rules of a Sluice cluster: the map {@value GridNames#RULES_MAP} of {@link RuleRecord}s,
+ * from a member or a client alike. A grid that cannot answer fails a call with {@link
+ * dev.sluice.core.LimiterUnavailableException} ({@link GridOutages}).
  *
  * <p>A put or remove bumps the rule's version in one atomic step on the rules map, then pushes the
  * new record to every member's local copy and waits ({@link RulePushTask}): when it returns, every
  * member decides with the new rule. A changed limit applies to the next decision and keeps the
- * counters; a changed window or algorithm starts the rule's keys afresh (see {@link GridState}).
+ * counters; a changed window or algorithm starts the rule's keys afresh (see {@link
+ * dev.sluice.core.grid.wire.StateFormat}).
  *
  * <p>{@link #find} on a member reads the member's local copy once it is loaded: that copy is what
  * this member's processors decide with, and a put returns only after every member's copy has the
@@ -39,7 +46,7 @@ public final class GridRuleStore implements RuleStore {
   public GridRuleStore(HazelcastInstance hazelcast) {
     this(
         hazelcast,
-        () -> hazelcast.getMap(SluiceHazelcast.RULES_MAP),
+        () -> hazelcast.getMap(GridNames.RULES_MAP),
         GridWiring.isMember(hazelcast) ? MemberContext.of(hazelcast) : null);
   }
 
@@ -63,7 +70,11 @@ public final class GridRuleStore implements RuleStore {
     if (member != null && member.rulesLoaded()) {
       return toRule(member.record(name));
     }
-    return toRule(map.get().get(name));
+    try {
+      return toRule(map.get().get(name));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   /**
@@ -78,9 +89,10 @@ public final class GridRuleStore implements RuleStore {
       return CompletableFuture.completedFuture(toRule(member.record(name)));
     }
     try {
-      return map.get().getAsync(name).toCompletableFuture().thenApply(GridRuleStore::toRule);
+      return GridOutages.translated(
+          map.get().getAsync(name).toCompletableFuture().thenApply(GridRuleStore::toRule));
     } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
+      return CompletableFuture.failedFuture(GridOutages.translated(e));
     }
   }
 
@@ -90,13 +102,24 @@ public final class GridRuleStore implements RuleStore {
 
   /** The stored record of a rule, tombstones included; for tests and tooling. */
   public Optional<RuleRecord> record(String name) {
-    return Optional.ofNullable(map.get().get(Rule.checkName(name)));
+    Rule.checkName(name);
+    try {
+      return Optional.ofNullable(map.get().get(name));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   @Override
   public Collection<Rule> all() {
+    Collection<RuleRecord> records;
+    try {
+      records = map.get().values();
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
     List<Rule> rules = new ArrayList<>();
-    for (RuleRecord record : map.get().values()) {
+    for (RuleRecord record : records) {
       if (!record.isRemoved()) {
         rules.add(record.toRule());
       }
@@ -108,27 +131,32 @@ public final class GridRuleStore implements RuleStore {
   @Override
   public void put(Rule rule) {
     Rule.require(rule);
-    RuleRecord written =
-        map.get().executeOnKey(rule.name(), new RuleUpdateProcessor(rule.policy()));
-    push(written);
+    try {
+      push(map.get().executeOnKey(rule.name(), new RuleUpdateProcessor(rule.policy())));
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
+    }
   }
 
   @Override
   public boolean remove(String name) {
     Rule.checkName(name);
-    RuleRecord before = map.get().get(name);
-    if (before == null || before.isRemoved()) {
-      return false;
+    try {
+      RuleRecord before = map.get().get(name);
+      if (before == null || before.isRemoved()) {
+        return false;
+      }
+      push(map.get().executeOnKey(name, new RuleUpdateProcessor(null)));
+      return true;
+    } catch (RuntimeException e) {
+      throw GridOutages.translated(e);
     }
-    RuleRecord written = map.get().executeOnKey(name, new RuleUpdateProcessor(null));
-    push(written);
-    return true;
   }
 
   private void push(RuleRecord record) {
     Collection<Future<Boolean>> acks =
         hazelcast
-            .getExecutorService(SluiceHazelcast.EXECUTOR)
+            .getExecutorService(GridNames.EXECUTOR)
             .submitToAllMembers(new RulePushTask(record))
             .values();
     for (Future<Boolean> ack : acks) {

@@ -3,6 +3,8 @@ package dev.sluice.core.grid;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.IExecutorService;
+import dev.sluice.core.grid.member.GridStats;
+import dev.sluice.core.grid.member.NodeStatsTask;
 import dev.sluice.core.stats.ClusterStats;
 import dev.sluice.core.stats.ConnectedClient;
 import dev.sluice.core.stats.GridView;

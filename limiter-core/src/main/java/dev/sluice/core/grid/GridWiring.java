@@ -7,6 +7,9 @@ import com.hazelcast.core.LifecycleEvent.LifecycleState;
 import com.hazelcast.map.IMap;
 import com.hazelcast.partition.Partition;
 import dev.sluice.core.grid.transport.GridTransport;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.RuleRecord;
+import dev.sluice.core.grid.wire.StateValue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -152,10 +155,9 @@ final class GridWiring implements AutoCloseable {
     for (Partition partition : all) {
       partitionsById[partition.getPartitionId()] = partition;
     }
-    IMap<String, StateValue> states = hazelcast.getMap(SluiceHazelcast.STATE_MAP);
-    IMap<String, RuleRecord> rules = hazelcast.getMap(SluiceHazelcast.RULES_MAP);
-    GridTransport transport =
-        GridTransport.of(options.transport(), hazelcast, SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = hazelcast.getMap(GridNames.STATE_MAP);
+    IMap<String, RuleRecord> rules = hazelcast.getMap(GridNames.RULES_MAP);
+    GridTransport transport = GridTransport.of(options.transport(), hazelcast, GridNames.STATE_MAP);
     return new Objects(states, rules, transport, partitionsById, ClusterReceiptKey.open(hazelcast));
   }
 

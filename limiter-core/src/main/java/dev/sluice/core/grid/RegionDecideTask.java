@@ -10,10 +10,17 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Scope;
 import dev.sluice.core.UnknownRuleException;
-import dev.sluice.core.pipeline.CompiledPolicy;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOp;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.decision.CompiledPolicy;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.RegionBudgetProcessor;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.SluiceSerializationIds;
+import dev.sluice.core.grid.wire.StateValue;
+import dev.sluice.core.grid.wire.WireFormat;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -26,10 +33,13 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Spend from the key's regional budget ({@link RegionBudgetProcessor}, one entry processor on
  *       this member): most requests end here, at in-region latency. When the budget runs low the
- *       step says so, and {@link RegionLink#refillAhead} asks home in the background.
+ *       step says so, and {@link RegionLink#refillAhead} asks home in the background. A check the
+ *       budget cannot answer while home's last denial of the key holds is denied here ({@code
+ *       DENIED_CACHE}, {@link dev.sluice.core.region.RegionBudget#deniedFor}).
  *   <li>A budget that cannot answer: ask home for the request's permits and a lease to the end of
  *       the window on top (the lease ask every holder sends, decided by the home owner's {@code
- *       KeyDecision}); home's answer is the request's, and the lease is deposited in the budget.
+ *       KeyDecision}); home's answer is the request's, and the lease is deposited in the budget, or
+ *       home's denial remembered with it until its retry-after.
  *   <li>Home does not answer within the home timeout, or the link is down: the rule's {@code
  *       onHomeUnreachable} answers ({@link Scope.OnHomeUnreachable}).
  * </ol>
@@ -63,7 +73,7 @@ public final class RegionDecideTask
   public KeyOutcome call() {
     HazelcastInstance here = member;
     MemberContext context = here == null ? null : MemberContext.of(here);
-    RegionLink link = context == null ? null : context.region();
+    RegionLink link = here == null ? null : RegionLink.of(here);
     int size = command.ops().length;
     if (context == null || here == null) {
       return KeyOutcome.invalid(size, "member", "member: not configured for Sluice");
@@ -75,7 +85,7 @@ public final class RegionDecideTask
       return KeyOutcome.unknownRule(size, e.rule());
     }
     if (link == null || !policy.policy().global()) {
-      return here.<String, StateValue>getMap(SluiceHazelcast.STATE_MAP)
+      return here.<String, StateValue>getMap(GridNames.STATE_MAP)
           .executeOnKey(command.stateKey(), new DecideProcessor(command));
     }
     KeyOutcome outcome = new KeyOutcome(size, context.timeSource().nowNanos());
@@ -136,6 +146,22 @@ public final class RegionDecideTask
               Decision.DecidedBy.LEASE));
       return;
     }
+    // More than the limit is an error home reports, never a denial to remember.
+    if (spent.deniedForNanos() > 0 && permits <= policy.limit()) {
+      link.answeredFromDenial.increment();
+      outcome.setDecision(
+          index,
+          new Decision(
+              false,
+              policy.limit(),
+              0,
+              spent.deniedForNanos(),
+              spent.deniedResetAfterNanos(),
+              0,
+              false,
+              Decision.DecidedBy.DENIED_CACHE));
+      return;
+    }
     if (link.tryHome()) {
       link.waitedOnHome.increment();
       Optional<RegionLink.HomeAnswer> answer = link.ask(rule, stateKey, permits, spent.ask());
@@ -146,7 +172,11 @@ public final class RegionDecideTask
           link.deposit(rule, stateKey, grant);
         }
         if (home.code(0) == KeyOutcome.Code.OK) {
-          outcome.setDecision(index, home.decision(0).withReceipt(null));
+          Decision decided = home.decision(0);
+          if (!decided.allowed()) {
+            link.rememberDenial(stateKey, permits, answer.get().sentAtNanos(), decided);
+          }
+          outcome.setDecision(index, decided.withReceipt(null));
         } else {
           outcome.setError(index, home.code(0), home.subject(0), home.message(0));
         }
@@ -205,7 +235,7 @@ public final class RegionDecideTask
         String subject = command.stateKey().substring(rule.length() + 1);
         KeyCommand local = KeyCommand.of(ref, subject, KeyOp.acquire(permits));
         KeyOutcome decided =
-            here.<String, StateValue>getMap(SluiceHazelcast.STATE_MAP)
+            here.<String, StateValue>getMap(GridNames.STATE_MAP)
                 .executeOnKey(local.stateKey(), new DecideProcessor(local));
         if (decided.code(0) == KeyOutcome.Code.OK) {
           Decision decision = decided.decision(0);

@@ -3,18 +3,23 @@ package dev.sluice.core.grid;
 import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig;
+import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.LifecycleListener;
 import com.hazelcast.map.IMap;
+import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
-import dev.sluice.core.pipeline.Backend;
-import dev.sluice.core.pipeline.CompiledPolicy;
-import dev.sluice.core.pipeline.Deadline;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOp;
-import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.LeaseAsk;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.decision.CompiledPolicy;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.decision.LeaseAsk;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.RegionBudgetProcessor;
 import dev.sluice.core.region.RegionBudget;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
@@ -45,11 +51,13 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>Holds a Hazelcast client of the home cluster, and sends it the existing lease asks: an
  *       acquire that asks for a lease to the end of the window ({@link LeaseAsk#UNTIL_WINDOW_END}),
- *       decided by the home owner's {@link dev.sluice.core.pipeline.KeyDecision} as any holder's
+ *       decided by the home owner's {@link dev.sluice.core.decision.KeyDecision} as any holder's
  *       ask is, and the exact undo of a lease ({@link KeyOp#returnLease}) for budget given back.
  *   <li>Refills budgets ahead of need, off the partition thread and off the request's path: a
  *       decision that leaves a key's budget below its low water mark hands the key to {@link
  *       #refillAhead}, whose threads ask home and deposit the grant.
+ *   <li>Remembers home's denials of a key with its budget ({@link #rememberDenial}), so that a hot
+ *       key past its limit is denied in the region until home's retry-after, not asked again.
  *   <li>Gives back budgets that went idle (a second without an answer), and grants that landed on a
  *       member that no longer holds the key.
  *   <li>Knows the shape of each global rule at home (read every {@value #SHAPES_PERIOD_MILLIS} ms),
@@ -64,6 +72,9 @@ import org.jspecify.annotations.Nullable;
 public final class RegionLink implements AutoCloseable {
   /** The map that holds each key's regional budget, on the key's owner in the region. */
   public static final String BUDGET_MAP = "sluice.region.budget";
+
+  /** Where a member's link is kept: its user context, beside the {@link MemberContext}. */
+  private static final String USER_CONTEXT_KEY = RegionLink.class.getName();
 
   /** The executor that runs {@link RegionDecideTask}s on each key's regional owner. */
   public static final String EXECUTOR = "sluice.region";
@@ -126,6 +137,7 @@ public final class RegionLink implements AutoCloseable {
       long roundTripNanos,
       long heldPermits,
       long answeredFromBudget,
+      long answeredFromDenial,
       long waitedOnHome,
       long deniedWhileWaiting,
       long failOpen,
@@ -148,7 +160,15 @@ public final class RegionLink implements AutoCloseable {
   private volatile long downUntilNanos;
   private volatile long roundTripNanos;
 
+  /**
+   * Whether the home client holds a connection to home, as its lifecycle events say: a region with
+   * no connection does not wait for home at all, and reports the link down without a call having to
+   * fail first (a home killed while no check needed it).
+   */
+  private final AtomicBoolean homeConnected = new AtomicBoolean();
+
   final LongAdder answeredFromBudget = new LongAdder();
+  final LongAdder answeredFromDenial = new LongAdder();
   final LongAdder waitedOnHome = new LongAdder();
   final LongAdder deniedWhileWaiting = new LongAdder();
   final LongAdder failOpen = new LongAdder();
@@ -168,6 +188,17 @@ public final class RegionLink implements AutoCloseable {
     strategy.setAsyncStart(true);
     strategy.setReconnectMode(ClientConnectionStrategyConfig.ReconnectMode.ASYNC);
     strategy.getConnectionRetryConfig().setMaxBackoffMillis(1_000);
+    AtomicBoolean connected = homeConnected;
+    home.addListenerConfig(
+        new ListenerConfig(
+            (LifecycleListener)
+                event -> {
+                  switch (event.getState()) {
+                    case CLIENT_CONNECTED -> connected.set(true);
+                    case CLIENT_DISCONNECTED, SHUTTING_DOWN, SHUTDOWN -> connected.set(false);
+                    default -> {}
+                  }
+                }));
     this.homeClient = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(home));
     this.home =
         new GridRateLimiter(
@@ -210,14 +241,14 @@ public final class RegionLink implements AutoCloseable {
           "this member was not configured with SluiceHazelcast.configure");
     }
     RegionLink link = new RegionLink(member, region, home, homeTimeout);
-    context.setRegion(link);
+    member.getUserContext().put(USER_CONTEXT_KEY, link);
+    context.setRegion(region);
     return link;
   }
 
   /** The link of {@code member}, or null if it is in no region. */
   public static @Nullable RegionLink of(HazelcastInstance member) {
-    MemberContext context = MemberContext.of(member);
-    return context == null ? null : context.region();
+    return member.getUserContext().get(USER_CONTEXT_KEY) instanceof RegionLink link ? link : null;
   }
 
   public String region() {
@@ -230,7 +261,7 @@ public final class RegionLink implements AutoCloseable {
   }
 
   public State state() {
-    return System.nanoTime() - downUntilNanos < 0 ? State.DOWN : State.UP;
+    return homeConnected.get() && System.nanoTime() - downUntilNanos >= 0 ? State.UP : State.DOWN;
   }
 
   public Statistics statistics() {
@@ -243,6 +274,7 @@ public final class RegionLink implements AutoCloseable {
         roundTripNanos,
         held,
         answeredFromBudget.sum(),
+        answeredFromDenial.sum(),
         waitedOnHome.sum(),
         deniedWhileWaiting.sum(),
         failOpen.sum(),
@@ -410,6 +442,25 @@ public final class RegionLink implements AutoCloseable {
     giveBack(rule, stateKey, result.giveBack());
   }
 
+  /**
+   * Remembers home's {@code denial} of {@code permits} on {@code stateKey}, asked at {@code
+   * sentAtNanos} on this member's clock, with the key's budget on this member.
+   */
+  void rememberDenial(String stateKey, long permits, long sentAtNanos, Decision denial) {
+    try {
+      budgets()
+          .executeOnKey(
+              stateKey,
+              RegionBudgetProcessor.denied(
+                  localId(),
+                  permits,
+                  new RegionBudgetProcessor.Denial(
+                      sentAtNanos, denial.retryAfterNanos(), denial.resetAfterNanos())));
+    } catch (RuntimeException e) {
+      // Not remembered: the next check asks home again.
+    }
+  }
+
   private void refillFailed(String stateKey) {
     try {
       budgets().executeOnKey(stateKey, RegionBudgetProcessor.refillFailed());
@@ -494,6 +545,7 @@ public final class RegionLink implements AutoCloseable {
     if (context != null) {
       context.setRegion(null);
     }
+    member.getUserContext().remove(USER_CONTEXT_KEY, this);
     home.close();
     homeClient.shutdown();
   }

@@ -5,6 +5,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.grid.member.MemberContext;
 import dev.sluice.core.metrics.DecisionMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 

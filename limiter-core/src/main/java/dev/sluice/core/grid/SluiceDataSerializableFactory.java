@@ -2,6 +2,20 @@ package dev.sluice.core.grid;
 
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.member.MostConsumedMergePolicy;
+import dev.sluice.core.grid.member.NodeStatsTask;
+import dev.sluice.core.grid.member.PeekProcessor;
+import dev.sluice.core.grid.member.RegionBudgetProcessor;
+import dev.sluice.core.grid.member.RulePushTask;
+import dev.sluice.core.grid.member.RuleUpdateProcessor;
+import dev.sluice.core.grid.member.StoreStatesBackup;
+import dev.sluice.core.grid.member.SweepBackup;
+import dev.sluice.core.grid.member.SweepProcessor;
+import dev.sluice.core.grid.wire.KeyOutcomeSerializer;
+import dev.sluice.core.grid.wire.RuleRecord;
+import dev.sluice.core.grid.wire.SluiceSerializationIds;
+import dev.sluice.core.grid.wire.StoredStateSerializer;
 
 /**
  * Creates every IdentifiedDataSerializable Sluice type: all but the state map's values, which have

@@ -12,9 +12,16 @@ import com.hazelcast.config.MemberAttributeConfig;
 import com.hazelcast.config.SerializationConfig;
 import com.hazelcast.config.SerializerConfig;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.decision.StoredState;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.MostConsumedMergePolicy;
 import dev.sluice.core.grid.transport.AsyncCallbackExecutor;
-import dev.sluice.core.pipeline.KeyOutcome;
-import dev.sluice.core.pipeline.StoredState;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.KeyOutcomeSerializer;
+import dev.sluice.core.grid.wire.SluiceSerializationIds;
+import dev.sluice.core.grid.wire.StateValue;
+import dev.sluice.core.grid.wire.StoredStateSerializer;
 import java.util.function.LongPredicate;
 
 /**
@@ -36,32 +43,17 @@ import java.util.function.LongPredicate;
  * pipeline's types ({@link StoredStateSerializer}, {@link KeyOutcomeSerializer}); Hazelcast's Java
  * serialization filter with an allow-list of {@code com.hazelcast.}, {@code java.} and {@code
  * javax.} (Sluice itself never uses Java serialization, so any other {@code Serializable} class is
- * refused); the state map {@value #STATE_MAP} (backup count 1, in-memory format {@link
+ * refused); the state map {@value GridNames#STATE_MAP} (backup count 1, in-memory format {@link
  * #DEFAULT_STATE_FORMAT}, statistics on, no cached deserialized values, split-brain healing by
- * {@link MostConsumedMergePolicy}); the rules map {@value #RULES_MAP}; the receipt secret's map
- * {@value #SECRETS_MAP} (backed up on every member, up to Hazelcast's 6); and on members the {@link
- * MemberContext} (clock, local rules copy, and the sweep that removes idle states every {@value
- * #SWEEP_PERIOD_MILLIS_PROPERTY}) in the config's user context, with the member attribute that says
- * this member sweeps ({@link MemberContext#CLEANUP_ATTRIBUTE}).
+ * {@link MostConsumedMergePolicy}); the rules map {@value GridNames#RULES_MAP}; the receipt
+ * secret's map {@value GridNames#SECRETS_MAP} (backed up on every member, up to Hazelcast's 6); and
+ * on members the {@link MemberContext} (clock, local rules copy, and the sweep that removes idle
+ * states every {@value #SWEEP_PERIOD_MILLIS_PROPERTY}) in the config's user context, with the
+ * member attribute that says this member sweeps ({@link MemberContext#CLEANUP_ATTRIBUTE}).
  *
  * <p>Configure each member's {@code Config} once; members must not share one {@code Config} object.
  */
 public final class SluiceHazelcast {
-  /** The partitioned map of key states. */
-  public static final String STATE_MAP = "sluice.state";
-
-  /** The map of named rules ({@link RuleRecord}). */
-  public static final String RULES_MAP = "sluice.rules";
-
-  /**
-   * The map that holds the grid's receipt secret ({@link ClusterReceiptKey}): one small entry,
-   * backed up on as many members as Hazelcast allows, so that losing members loses no receipt.
-   */
-  public static final String SECRETS_MAP = "sluice.secrets";
-
-  /** The executor that pushes rule changes to every member. */
-  public static final String EXECUTOR = "sluice.rules.push";
-
   /**
    * The state map's in-memory format, chosen by measurement (docs/grid.md, "In-memory format"):
    * OBJECT keeps each value as the 24-byte {@link StateValue} the processors hand it, where BINARY
@@ -112,7 +104,7 @@ public final class SluiceHazelcast {
     configureSerialization(config.getSerializationConfig());
     AsyncCallbackExecutor.installIfThreadPerTask();
 
-    MapConfig state = config.getMapConfig(STATE_MAP);
+    MapConfig state = config.getMapConfig(GridNames.STATE_MAP);
     state.setBackupCount(1);
     state.setAsyncBackupCount(0);
     state.setInMemoryFormat(stateFormat);
@@ -125,7 +117,7 @@ public final class SluiceHazelcast {
     state.getMergePolicyConfig().setPolicy(MostConsumedMergePolicy.class.getName());
     sweepEveryPartitionForExpiredStates(config);
 
-    MapConfig rules = config.getMapConfig(RULES_MAP);
+    MapConfig rules = config.getMapConfig(GridNames.RULES_MAP);
     rules.setBackupCount(1);
     rules.setInMemoryFormat(InMemoryFormat.BINARY);
 
@@ -137,14 +129,14 @@ public final class SluiceHazelcast {
     budgets.setInMemoryFormat(InMemoryFormat.OBJECT);
     config.getExecutorConfig(RegionLink.EXECUTOR).setPoolSize(RegionLink.EXECUTOR_THREADS);
 
-    MapConfig secrets = config.getMapConfig(SECRETS_MAP);
+    MapConfig secrets = config.getMapConfig(GridNames.SECRETS_MAP);
     secrets.setBackupCount(MapConfig.MAX_BACKUP_COUNT);
     secrets.setAsyncBackupCount(0);
 
     MemberContext context =
         new MemberContext(
             timeSource,
-            RULES_MAP,
+            GridNames.RULES_MAP,
             millisProperty(
                 config,
                 MIN_STATE_TTL_MILLIS_PROPERTY,
@@ -206,7 +198,7 @@ public final class SluiceHazelcast {
     return config;
   }
 
-  static void configureSerialization(SerializationConfig serialization) {
+  public static void configureSerialization(SerializationConfig serialization) {
     serialization.addDataSerializableFactory(
         SluiceSerializationIds.FACTORY_ID, new SluiceDataSerializableFactory());
     // One format for both: a StoredState (what members of earlier builds store) and the compact

@@ -19,7 +19,7 @@ import java.util.Objects;
  * }</pre>
  *
  * Every decision goes through the shared pipeline ({@link PipelineRateLimiter}, {@link
- * dev.sluice.core.pipeline.KeyDecision}) over a map of key states in this JVM ({@link
+ * dev.sluice.core.decision.KeyDecision}) over a map of key states in this JVM ({@link
  * LocalBackend}, which explains the locking and when a state is forgotten), with no layer in front
  * of it: nothing here pays for a round trip.
  *

@@ -1,6 +1,6 @@
 package dev.sluice.core.metrics;
 
-import dev.sluice.core.pipeline.LeaseHolder;
+import dev.sluice.core.lease.LeaseHolder;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.function.ToDoubleFunction;

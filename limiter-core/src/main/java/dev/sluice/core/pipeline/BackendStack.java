@@ -1,6 +1,18 @@
 package dev.sluice.core.pipeline;
 
 import dev.sluice.core.PolicyRef;
+import dev.sluice.core.backend.AdmissionReceipts;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.BatchingBackend;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.decision.CompiledPolicy;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
+import dev.sluice.core.lease.LeaseAnswers;
+import dev.sluice.core.lease.LeaseAsks;
+import dev.sluice.core.lease.LeaseHolder;
+import dev.sluice.core.lease.LeasePolicy;
+import dev.sluice.core.lease.LeaseReturns;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

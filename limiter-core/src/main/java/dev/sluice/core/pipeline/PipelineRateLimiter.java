@@ -1,6 +1,6 @@
 package dev.sluice.core.pipeline;
 
-import static dev.sluice.core.pipeline.Futures.await;
+import static dev.sluice.core.backend.Futures.await;
 
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.BatchOutcome;
@@ -18,6 +18,16 @@ import dev.sluice.core.ReservationId;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.backend.AdmissionReceipts;
+import dev.sluice.core.backend.AnswerExecutor;
+import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.decision.CompiledPolicy;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyDecision;
+import dev.sluice.core.decision.KeyOp;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.lease.LeaseHolder;
 import dev.sluice.core.spec.LimitSpec;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.decision.CompiledPolicy;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
@@ -64,7 +65,8 @@ public final class RuleBook {
     if (compiled != null && compiled.seen() == policy) {
       return compiled.policy();
     }
-    // The rules were read again (a client re-reads them every second, a member on each change):
+    // The rules were read again (a client on each change and every half second, a member on each
+    // change):
     // an equal policy keeps its compiled form, and the new object is remembered so that the calls
     // after this one compare references, not policies.
     CompiledPolicy current =

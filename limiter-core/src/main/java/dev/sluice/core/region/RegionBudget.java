@@ -37,6 +37,20 @@ import java.util.List;
  * home"): they are dropped, never returned (a return under the new shape would free the wrong
  * permits).
  *
+ * <h2>Home's denials</h2>
+ *
+ * A check the budget cannot answer goes home; when home denies {@code p} permits with {@code
+ * retryAfter = d}, the budget remembers {@code (p, sentAt + d)}, {@code sentAt} on the holder's
+ * clock just before the ask left, and answers a check of {@code q >= p} permits "denied" until then
+ * without asking home ({@link #deniedFor}): a hot key past its limit costs one round trip per
+ * retry-after instead of one per check. The rule and why it only makes answers stricter are the
+ * client's denied-until cache's (docs/client.md): home decided after {@code sentAt}, so the marker
+ * ends no later than home's denial; more traffic only keeps the key denied longer; a smaller check
+ * may fit, so it goes home. What it may deny that home would admit: permits given back to home by
+ * another region, or a rule raised at home, before the marker ends (at most {@code d}). A grant
+ * from home (there is room again) and a move to another member (another clock) drop it; no refill
+ * is asked while it holds.
+ *
  * <h2>Asking ahead</h2>
  *
  * The budget observes the region's demand for the key (permits asked in the last second) and asks
@@ -46,10 +60,14 @@ import java.util.List;
  * <p>Not thread-safe: it is read from and written back to the key's entry in one atomic step.
  */
 public final class RegionBudget {
-  /** The stored format; part of the regional map's values. */
+  /**
+   * The stored format; part of the regional map's values. A budget in any other format is read as
+   * empty: it holds less, which is only stricter (home still counts what it granted). Compatibility
+   * between builds starts at the first release.
+   */
   private static final long FORMAT = 1;
 
-  private static final int HEADER = 9;
+  private static final int HEADER = 12;
   private static final int GRANT = 5;
 
   /** How long a refill may be in flight before another may be asked for. */
@@ -79,6 +97,9 @@ public final class RegionBudget {
   private long rateStartNanos;
   private long rateCount;
   private long ratePerSecond;
+  private long deniedPermits;
+  private long deniedUntilNanos;
+  private long deniedResetUntilNanos;
   private final List<Grant> grants;
 
   private RegionBudget(List<Grant> grants) {
@@ -111,6 +132,9 @@ public final class RegionBudget {
     budget.rateStartNanos = values[5];
     budget.rateCount = values[6];
     budget.ratePerSecond = values[7];
+    budget.deniedPermits = values[9];
+    budget.deniedUntilNanos = values[10];
+    budget.deniedResetUntilNanos = values[11];
     return budget;
   }
 
@@ -126,6 +150,9 @@ public final class RegionBudget {
     values[6] = rateCount;
     values[7] = ratePerSecond;
     values[8] = grants.size();
+    values[9] = deniedPermits;
+    values[10] = deniedUntilNanos;
+    values[11] = deniedResetUntilNanos;
     for (int i = 0; i < grants.size(); i++) {
       Grant grant = grants.get(i);
       int at = HEADER + i * GRANT;
@@ -164,6 +191,7 @@ public final class RegionBudget {
       this.holderMost = holderMost;
       this.holderLeast = holderLeast;
       this.refillAskedAtNanos = 0;
+      forgetDenial(); // its end was read on another member's clock
     }
     return giveBack;
   }
@@ -228,6 +256,7 @@ public final class RegionBudget {
     if (grant.permits() <= 0 || nowNanos - grant.endsAtNanos() >= 0) {
       return false;
     }
+    forgetDenial(); // home granted permits: it has room again
     grants.add(grant);
     lastAnswerAtNanos = Math.max(lastAnswerAtNanos, nowNanos);
     return true;
@@ -236,6 +265,55 @@ public final class RegionBudget {
   /** A refill that failed: another may be asked for at once. */
   public void refillFailed() {
     refillAskedAtNanos = 0;
+  }
+
+  /**
+   * Remembers home's denial of {@code permits}, asked at {@code sentAtNanos} on the holder's clock
+   * (before the ask left), with home's retry-after and reset-after: checks of at least {@code
+   * permits} are denied here until {@code sentAtNanos + retryAfterNanos}. A later denial replaces
+   * an earlier one (it is home's newer word), unless it is for more permits while the earlier one
+   * still holds (the earlier one covers more checks).
+   */
+  public void denied(long permits, long sentAtNanos, long retryAfterNanos, long resetAfterNanos) {
+    if (permits <= 0 || retryAfterNanos <= 0) {
+      return;
+    }
+    long until = sentAtNanos + retryAfterNanos;
+    boolean earlierHolds = deniedUntilNanos != 0 && sentAtNanos - deniedUntilNanos < 0;
+    if (earlierHolds && permits > deniedPermits) {
+      return;
+    }
+    deniedPermits = permits;
+    deniedUntilNanos = until == 0 ? 1 : until;
+    deniedResetUntilNanos = sentAtNanos + Math.max(retryAfterNanos, resetAfterNanos);
+  }
+
+  /**
+   * How much longer a check of {@code permits} is denied by home's last denial at {@code nowNanos}:
+   * 0 if no denial holds for it (none, it ran out, or the check asks fewer permits than were denied
+   * and may fit).
+   */
+  public long deniedFor(long permits, long nowNanos) {
+    if (deniedUntilNanos == 0 || permits < deniedPermits) {
+      return 0;
+    }
+    long left = deniedUntilNanos - nowNanos;
+    if (left <= 0) {
+      forgetDenial();
+      return 0;
+    }
+    return left;
+  }
+
+  /** Until the key's window resets, as home said with its denial, from {@code nowNanos}. */
+  public long deniedResetAfter(long nowNanos) {
+    return Math.max(0, deniedResetUntilNanos - nowNanos);
+  }
+
+  private void forgetDenial() {
+    deniedPermits = 0;
+    deniedUntilNanos = 0;
+    deniedResetUntilNanos = 0;
   }
 
   /**
@@ -248,6 +326,9 @@ public final class RegionBudget {
     }
     if (refillAskedAtNanos != 0 && nowNanos - refillAskedAtNanos < REFILL_TIMEOUT_NANOS) {
       return false;
+    }
+    if (deniedUntilNanos != 0 && nowNanos - deniedUntilNanos < 0) {
+      return false; // home denied the key: a refill would be denied too until then
     }
     if (held() >= lowWater(roundTripNanos)) {
       return false;

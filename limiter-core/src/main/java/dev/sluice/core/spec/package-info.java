@@ -4,6 +4,8 @@
  * dev.sluice.core.spec.PolicySpec}, {@link dev.sluice.core.spec.LimitSpec}), with one conversion
  * into a validated {@link dev.sluice.core.Policy} whose errors name the field as it was written
  * ({@code limits[1].window}).
+ *
+ * <p>Start with {@link dev.sluice.core.spec.PolicySpec}.
  */
 @NullMarked
 package dev.sluice.core.spec;

@@ -1,9 +1,10 @@
 /**
  * What a node's console shows, kept on the node in bounded memory: per-rule decision rates for the
- * last 15 minutes at one-second resolution ({@link dev.sluice.core.stats.RateHistory}), decision
- * latency, the keys being denied now ({@link dev.sluice.core.stats.SpaceSaving}, a heavy-hitters
- * sketch; {@link dev.sluice.core.stats.KeySummary} merges sketches across members) and what each
- * front end served ({@link dev.sluice.core.stats.FrontEnds}).
+ * last 15 minutes at one-second resolution ({@link dev.sluice.core.stats.RuleTally} into a {@link
+ * dev.sluice.core.stats.SecondRing}), decision latency, the keys being denied now ({@link
+ * dev.sluice.core.stats.SpaceSaving}, a heavy-hitters sketch; {@link
+ * dev.sluice.core.stats.KeySummary} merges sketches across members) and what each front end served
+ * ({@link dev.sluice.core.stats.FrontEnds}).
  *
  * <p>Start at {@link dev.sluice.core.stats.NodeStats}: the one object a node records into (from
  * {@link dev.sluice.core.metrics.DecisionMetrics}, at the cost of a few striped counter increments

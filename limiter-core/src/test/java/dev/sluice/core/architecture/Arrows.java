@@ -2,6 +2,7 @@ package dev.sluice.core.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -17,7 +18,9 @@ import java.nio.file.Path;
  *
  * <pre>
  *   limiter-core ← rest-api ← grid-node        limiter-core ← client-sdk
- *   algorithm: pure (the model and the JDK)    pipeline, local, spec, metrics: no Hazelcast
+ *   rest-api: no Hazelcast (outages arrive as LimiterUnavailableException)
+ *   algorithm: pure (the model and the JDK)    decision, backend, lease, pipeline, local: no Hazelcast
+ *   no package cycles: every package stands above all that it imports
  *   Hazelcast internals: dev.sluice.core.grid.transport only
  *   client, REST, node and front ends: no dev.sluice.core.algorithm (through the pipeline)
  *   every RateLimiter is a PipelineRateLimiter: optimizations decorate its Backend seam
@@ -49,6 +52,9 @@ public final class Arrows {
           .resideInAnyPackage(
               "dev.sluice.core",
               "dev.sluice.core.algorithm..",
+              "dev.sluice.core.decision..",
+              "dev.sluice.core.backend..",
+              "dev.sluice.core.lease..",
               "dev.sluice.core.pipeline..",
               "dev.sluice.core.local..",
               "dev.sluice.core.spec..",
@@ -101,6 +107,21 @@ public final class Arrows {
           .because("limiter-core ← rest-api ← grid-node: docs/architecture.md");
 
   /**
+   * The REST API knows no Hazelcast: the grid runtime turns its outages into the core's {@code
+   * LimiterUnavailableException}, which the API maps to 503 in its one exception map.
+   */
+  public static final ArchRule REST_KNOWS_NO_HAZELCAST =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.sluice.rest..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("com.hazelcast..")
+          .because(
+              "REST is a thin skin over the core: an outage reaches it as"
+                  + " LimiterUnavailableException (docs/architecture.md)");
+
+  /**
    * Front ends (REST, the node and its Envoy and Redis-protocol front ends, the client SDK and its
    * gates) go through the pipeline: they turn their wire format into checks and write its answers
    * back, and never apply, size or read an algorithm themselves, so that what a policy means is
@@ -118,6 +139,18 @@ public final class Arrows {
           .because(
               "front ends parse their wire format into the pipeline's checks and write its answers;"
                   + " what a policy admits is the pipeline's to say (docs/architecture.md)");
+
+  /**
+   * No two packages import each other, directly or round a loop: each package stands above all that
+   * it imports, so a newcomer can read the code from the bottom (the model, the algorithms, the
+   * decision) up (the pipeline, the grid, the front ends) without meeting a name from above.
+   */
+  public static final ArchRule PACKAGES_FREE_OF_CYCLES =
+      slices()
+          .matching("dev.sluice.(**)")
+          .should()
+          .beFreeOfCycles()
+          .because("packages are layered by where their code runs: docs/architecture.md");
 
   /** Hazelcast's internal APIs only behind the grid transport. */
   public static final ArchRule HAZELCAST_INTERNALS_ONLY_IN_TRANSPORT =

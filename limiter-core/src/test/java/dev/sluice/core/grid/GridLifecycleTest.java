@@ -13,6 +13,9 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.StateValue;
 import dev.sluice.core.metrics.DecisionMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -25,13 +28,14 @@ class GridLifecycleTest {
 
   private static long ownedEntries(GridTestCluster cluster) {
     return cluster.members.stream()
-        .mapToLong(m -> m.getMap(SluiceHazelcast.STATE_MAP).getLocalMapStats().getOwnedEntryCount())
+        .mapToLong(m -> m.getMap(GridNames.STATE_MAP).getLocalMapStats().getOwnedEntryCount())
         .sum();
   }
 
   /**
    * The one test that waits on wall time: entry TTL has one-second resolution. Bounded at 15 s.
-   * Inline policies' states keep a TTL (rule states are swept: {@link StateSweeperTest}).
+   * Inline policies' states keep a TTL (rule states are swept: {@link
+   * dev.sluice.core.grid.member.StateSweeperTest}).
    */
   @Test
   void idleInlineKeys_expireByTtl_entryCountReturnsToZero() throws Exception {
@@ -90,7 +94,7 @@ class GridLifecycleTest {
           .extracting(e -> ((InvalidPolicyException) e).field())
           .isEqualTo("cost");
       assertThat(limiter.peek("from-client", "c").remaining()).isEqualTo(2);
-      IMap<String, StateValue> states = client.getMap(SluiceHazelcast.STATE_MAP);
+      IMap<String, StateValue> states = client.getMap(GridNames.STATE_MAP);
       assertThat(states.containsKey("from-client|c")).isFalse();
     }
   }

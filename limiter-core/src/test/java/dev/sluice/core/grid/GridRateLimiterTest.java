@@ -12,11 +12,14 @@ import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.backend.DeadlineExceededException;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
 import dev.sluice.core.grid.transport.PartitionHold;
-import dev.sluice.core.pipeline.Deadline;
-import dev.sluice.core.pipeline.DeadlineExceededException;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOp;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.RuleRecord;
+import dev.sluice.core.grid.wire.StateValue;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -106,7 +109,7 @@ class GridRateLimiterTest {
         .extracting(e -> ((InvalidPolicyException) e).field())
         .isEqualTo("cost");
     assertThat(batched.peek("bad-input", "k").remaining()).isEqualTo(3);
-    IMap<String, StateValue> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = cluster.members.get(0).getMap(GridNames.STATE_MAP);
     assertThat(states.containsKey("bad-input|k")).isFalse();
   }
 
@@ -202,8 +205,7 @@ class GridRateLimiterTest {
 
   private static long rulesMapGets() {
     return cluster.members.stream()
-        .mapToLong(
-            m -> m.getMap(SluiceHazelcast.RULES_MAP).getLocalMapStats().getGetOperationCount())
+        .mapToLong(m -> m.getMap(GridNames.RULES_MAP).getLocalMapStats().getGetOperationCount())
         .sum();
   }
 

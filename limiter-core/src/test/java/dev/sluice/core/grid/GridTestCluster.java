@@ -15,6 +15,7 @@ import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.grid.wire.GridNames;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -293,7 +294,7 @@ public final class GridTestCluster implements AutoCloseable {
   public long backupEntries() {
     long total = 0;
     for (HazelcastInstance member : members) {
-      total += member.getMap(SluiceHazelcast.STATE_MAP).getLocalMapStats().getBackupEntryCount();
+      total += member.getMap(GridNames.STATE_MAP).getLocalMapStats().getBackupEntryCount();
     }
     return total;
   }

@@ -9,6 +9,9 @@ import dev.sluice.core.Algorithm;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.grid.member.MemberContext;
+import dev.sluice.core.grid.member.StateSweeper;
+import dev.sluice.core.grid.wire.GridNames;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.time.Duration;
@@ -130,7 +133,7 @@ class SoakTest {
         thread.join(LOAD.toMillis() + 60_000);
       }
       long loadNanos = System.nanoTime() - start;
-      int peakEntries = member.getMap(SluiceHazelcast.STATE_MAP).size();
+      int peakEntries = member.getMap(GridNames.STATE_MAP).size();
       long peakHeap = usedHeapAfterGc();
 
       long idleStart = System.nanoTime();
@@ -138,7 +141,7 @@ class SoakTest {
       int entries = peakEntries;
       while (entries > 0 && System.nanoTime() < idleDeadline) {
         Thread.sleep(500); // real idle time: the sweep judges states on the real clock
-        entries = member.getMap(SluiceHazelcast.STATE_MAP).size();
+        entries = member.getMap(GridNames.STATE_MAP).size();
       }
       double idleSeconds = (System.nanoTime() - idleStart) / 1e9;
       StateSweeper sweeper = MemberContext.of(member).sweeper();

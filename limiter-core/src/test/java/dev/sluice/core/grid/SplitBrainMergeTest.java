@@ -13,9 +13,13 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOp;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.grid.member.MostConsumedMergePolicy;
+import dev.sluice.core.grid.member.PeekProcessor;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.StateValue;
 import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,7 +70,7 @@ class SplitBrainMergeTest {
   private static long remaining(HazelcastInstance member, Target target) {
     KeyOutcome outcome =
         member
-            .<String, StateValue>getMap(SluiceHazelcast.STATE_MAP)
+            .<String, StateValue>getMap(GridNames.STATE_MAP)
             .executeOnKey(
                 target.stateKey(),
                 new PeekProcessor(KeyCommand.of(target.ref(), target.key(), KeyOp.peek())));

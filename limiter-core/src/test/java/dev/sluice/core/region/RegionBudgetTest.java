@@ -196,6 +196,75 @@ class RegionBudgetTest {
     assertThat(budget.ratePerSecond()).isEqualTo(1);
   }
 
+  @Test
+  void homesDenial_deniesChecksOfAtLeastItsPermitsUntilSentAtPlusRetryAfter_thenAsksHomeAgain() {
+    RegionBudget budget = heldHere();
+    // t=0 the ask leaves; home denies 2 permits: retry after 300 ms, the window resets in 800 ms.
+    budget.denied(2, ORIGIN, 300 * MS, 800 * MS);
+    budget = stored(budget);
+
+    assertThat(budget.deniedFor(2, ORIGIN + 100 * MS)).isEqualTo(200 * MS);
+    assertThat(budget.deniedResetAfter(ORIGIN + 100 * MS)).isEqualTo(700 * MS);
+    assertThat(budget.deniedFor(5, ORIGIN + 299 * MS)).as("more permits: denied too").isEqualTo(MS);
+    assertThat(budget.deniedFor(1, ORIGIN + 100 * MS)).as("fewer may fit: ask home").isZero();
+    assertThat(budget.deniedFor(2, ORIGIN + 300 * MS)).as("at sentAt + retryAfter").isZero();
+    assertThat(budget.deniedFor(2, ORIGIN + 100 * MS)).as("forgotten once it ran out").isZero();
+  }
+
+  @Test
+  void homesDenial_isOnlyReplacedByOneThatCoversAsManyChecks_whileItHolds() {
+    RegionBudget budget = heldHere();
+    budget.denied(1, ORIGIN, 300 * MS, 300 * MS);
+    budget.denied(4, ORIGIN + 100 * MS, 900 * MS, 900 * MS);
+    assertThat(budget.deniedFor(1, ORIGIN + 200 * MS))
+        .as("the denial of 1 still holds")
+        .isPositive();
+    assertThat(budget.deniedFor(4, ORIGIN + 400 * MS)).as("and ran out at 300 ms").isZero();
+    budget.denied(4, ORIGIN + 500 * MS, 100 * MS, 100 * MS);
+    budget.denied(3, ORIGIN + 550 * MS, 200 * MS, 200 * MS);
+    assertThat(budget.deniedFor(3, ORIGIN + 700 * MS)).isEqualTo(50 * MS);
+  }
+
+  @Test
+  void homesDenial_isDroppedByAGrantFromHome_orAMoveToAnotherMember_andStopsRefills() {
+    RegionBudget budget = heldHere();
+    budget.take(5, ORIGIN); // 5/s of demand, nothing held
+    budget.denied(1, ORIGIN, 500 * MS, 500 * MS);
+    assertThat(budget.askRefill(ORIGIN + MS, 50 * MS)).as("home would deny it too").isFalse();
+    assertThat(budget.deposit(grant(3, ORIGIN + SECOND), ORIGIN + 2 * MS)).isTrue();
+    assertThat(budget.deniedFor(1, ORIGIN + 3 * MS)).as("home had room again").isZero();
+
+    budget.denied(1, ORIGIN + 4 * MS, 500 * MS, 500 * MS);
+    budget.prune(HOLDER_MOST + 1, HOLDER_LEAST, ORIGIN + 5 * MS, SHAPE);
+    assertThat(budget.deniedFor(1, ORIGIN + 6 * MS)).as("its end was on another clock").isZero();
+  }
+
+  @Test
+  void aBudgetStoredInAnotherFormat_isReadAsEmpty_whichOnlyHoldsLess() {
+    long[] other = {
+      9,
+      HOLDER_MOST,
+      HOLDER_LEAST,
+      ORIGIN,
+      0,
+      ORIGIN,
+      3,
+      0,
+      1,
+      0,
+      0,
+      0,
+      4,
+      ORIGIN + SECOND,
+      123,
+      900,
+      SHAPE
+    };
+    RegionBudget budget = RegionBudget.of(other);
+    assertThat(budget.grants()).isEmpty();
+    assertThat(budget.heldBy(HOLDER_MOST, HOLDER_LEAST)).isFalse();
+  }
+
   /** Home's owner of the key: a fixed window of {@code limit} per {@code window}, on its clock. */
   private static final class Home {
     final long limit;

@@ -1,4 +1,8 @@
-/** The Actuator endpoint {@code sluice} and the health indicator. */
+/**
+ * The Actuator endpoint {@code sluice} and the health indicator.
+ *
+ * <p>Start with {@link dev.sluice.spring.actuate.SluiceActuatorAutoConfiguration}.
+ */
 @NullMarked
 package dev.sluice.spring.actuate;
 

@@ -1,4 +1,9 @@
-/** {@code @RateLimited} on bean methods, through the client SDK's one gate. */
+/**
+ * {@code @RateLimited} on bean methods, through the client SDK's one gate.
+ *
+ * <p>Start with {@link dev.sluice.spring.annotation.RateLimited}, then {@link
+ * dev.sluice.spring.annotation.RateLimitedInterceptor}.
+ */
 @NullMarked
 package dev.sluice.spring.annotation;
 

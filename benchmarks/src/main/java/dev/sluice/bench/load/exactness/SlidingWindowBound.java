@@ -7,7 +7,7 @@ import java.util.Locale;
  * script, which computes the same estimate): at every moment of window {@code k},
  *
  * <pre>
- *   floor(previous × (W - elapsed) / W) + current <= L
+ *   floor(previous × (W - elapsed) / W) + current ≤ L
  * </pre>
  *
  * where {@code previous} counts window {@code k-1} and {@code current} window {@code k} up to that

@@ -18,11 +18,12 @@ import java.util.List;
  * The client message "Sluice.DecideBatch": many keys' requests for one member in one message, and
  * their outcomes in one answer (see {@link DecideBatchMessageTask}).
  *
- * <p>Request frames: the header, the state map's name, then one {@link DecideProcessor} carrying
- * every key's command. Response frames: the header, then one serialized {@link
- * dev.sluice.core.pipeline.KeyOutcome} per key, in the order of the request's keys. The layout
- * follows Hazelcast's own generated codecs (for example {@code MapSubmitToKeyCodec}), so the
- * message travels through the client's invocation service like any other.
+ * <p>Request frames: the header, the state map's name, then one {@link
+ * dev.sluice.core.grid.member.DecideProcessor} carrying every key's command. Response frames: the
+ * header, then one serialized {@link dev.sluice.core.decision.KeyOutcome} per key, in the order of
+ * the request's keys. The layout follows Hazelcast's own generated codecs (for example {@code
+ * MapSubmitToKeyCodec}), so the message travels through the client's invocation service like any
+ * other.
  *
  * <p>Message types: Hazelcast's protocol takes the service id from the top byte of the type and
  * uses ids 0 to 36 and 253 to 255; 0xC5 is Sluice's.

@@ -8,7 +8,7 @@ import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.map.impl.MapService;
 import com.hazelcast.security.permission.ActionConstants;
 import com.hazelcast.security.permission.MapPermission;
-import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.grid.member.DecideProcessor;
 import java.security.Permission;
 import java.util.ArrayList;
 import java.util.List;

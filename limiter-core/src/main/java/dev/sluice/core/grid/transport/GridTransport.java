@@ -3,9 +3,9 @@ package dev.sluice.core.grid.transport;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
-import dev.sluice.core.grid.DecideProcessor;
-import dev.sluice.core.grid.StateValue;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.wire.StateValue;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -18,10 +18,10 @@ import java.util.concurrent.TimeoutException;
  * runtime and Hazelcast's invocation machinery, and the only package allowed Hazelcast's internal
  * APIs (an ArchUnit test holds it).
  *
- * <p>Two implementations pass the same tests: {@link #internal} (Sluice's batch message and
- * invokers that skip a thread hand-off, measured in docs/grid.md) and {@link #publicApi} (nothing
- * but {@code executeOnKey}, {@code submitToKey} and {@code submitToKeys}), the way out should a
- * Hazelcast upgrade break the internals.
+ * <p>Two implementations pass the same tests: {@link InternalTransport} (Sluice's batch message and
+ * invokers that skip a thread hand-off, measured in docs/grid.md) and {@link PublicApiTransport}
+ * (nothing but {@code executeOnKey}, {@code submitToKey} and {@code submitToKeys}), the way out
+ * should a Hazelcast upgrade break the internals.
  */
 public interface GridTransport {
 

@@ -13,7 +13,7 @@ import com.hazelcast.map.impl.operation.MapOperationProvider;
 import com.hazelcast.partition.PartitioningStrategy;
 import com.hazelcast.spi.impl.NodeEngine;
 import com.hazelcast.spi.impl.operationservice.impl.InvocationFuture;
-import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.grid.member.DecideProcessor;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * Decides a batch of keys from a member: one single-key {@link DecideProcessor} operation per key,
  * each invoked on the partition that owns the key, with one future for the whole batch. Serves a
  * client's batch message ({@link DecideBatchMessageTask}) and an embedded member's batches (the
- * batching layer's lanes, {@link dev.sluice.core.pipeline.BatchingBackend}).
+ * batching layer's lanes, {@link dev.sluice.core.backend.BatchingBackend}).
  *
  * <h2>Why not the public map API</h2>
  *
@@ -61,10 +61,11 @@ final class MemberBatchDecider {
 
   /**
    * Decides each key's requests on its owner. The future holds one result per request, in order:
-   * the serialized {@link KeyOutcome} ({@code serialized}, for sending on) or the object. If any
-   * key fails, the future fails with the first key's failure, but only once every key's operation
-   * has finished: the other keys are then counted (and backed up), and a batcher that sends the
-   * next batch on the same lane when this one answers never has two batches in flight.
+   * the serialized {@link dev.sluice.core.decision.KeyOutcome} ({@code serialized}, for sending on)
+   * or the object. If any key fails, the future fails with the first key's failure, but only once
+   * every key's operation has finished: the other keys are then counted (and backed up), and a
+   * batcher that sends the next batch on the same lane when this one answers never has two batches
+   * in flight.
    *
    * @param caller the client the batch came from, or null for this member
    */

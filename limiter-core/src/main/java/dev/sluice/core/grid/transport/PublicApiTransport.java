@@ -2,10 +2,10 @@ package dev.sluice.core.grid.transport;
 
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
-import dev.sluice.core.grid.DecideProcessor;
-import dev.sluice.core.grid.StateValue;
-import dev.sluice.core.pipeline.Futures;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.backend.Futures;
+import dev.sluice.core.decision.KeyOutcome;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.wire.StateValue;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;

@@ -10,6 +10,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.Scope;
 import dev.sluice.core.contract.AdmissionBounds;
 import dev.sluice.core.contract.AdmissionBounds.Admission;
+import dev.sluice.core.grid.RegionLink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -204,6 +205,57 @@ class GlobalRuleRegionsTest {
     killer.join();
     assertNoOverAdmission(policy, load);
     assertThat(load.count("a", Decision.DecidedBy.LEASE)).isPositive();
+  }
+
+  @Test
+  @Order(5)
+  void hotKeyPastItsLimit_isDeniedInTheRegionUntilHomesRetryAfter_andAdmitsAgainInTheNextWindow()
+      throws Exception {
+    long limit = 5;
+    Policy policy = global(limit, Scope.atHome());
+    regions.put(new Rule("hot-denied", policy));
+    regions.setRoundTrip(50);
+    RateLimiter limiter = regions.limitersA.get(0);
+    List<RegionLink> regionA = regions.links.subList(0, 2);
+    // From just after a window of home's starts (fixed windows on the epoch second), one caller
+    // checks one key back to back until shortly before that window ends.
+    long windowEnd = (System.currentTimeMillis() / 1_000 + 2) * 1_000;
+    Thread.sleep(windowEnd - 1_000 + 20 - System.currentTimeMillis());
+    long homeBefore = sum(regionA, RegionLink.Statistics::waitedOnHome);
+    long deniedBefore = sum(regionA, RegionLink.Statistics::answeredFromDenial);
+    List<Admission> admitted = new ArrayList<>();
+    long checks = 0;
+    while (System.currentTimeMillis() < windowEnd - 150) {
+      long sent = dev.sluice.core.TimeSource.system().nowNanos();
+      Decision decision = limiter.tryAcquire("hot-denied", "k");
+      checks++;
+      if (decision.allowed()) {
+        admitted.add(new Admission(sent, dev.sluice.core.TimeSource.system().nowNanos()));
+      } else if (decision.decidedBy() == Decision.DecidedBy.DENIED_CACHE) {
+        assertThat(decision.retryAfterNanos()).isPositive();
+      }
+    }
+    long home = sum(regionA, RegionLink.Statistics::waitedOnHome) - homeBefore;
+    long deniedHere = sum(regionA, RegionLink.Statistics::answeredFromDenial) - deniedBefore;
+    System.out.printf(
+        "hot denied key: %d checks, %d admitted, %d went home, %d denied in the region%n",
+        checks, admitted.size(), home, deniedHere);
+    assertThat(AdmissionBounds.violation(policy, admitted)).isEmpty();
+    assertThat(admitted).hasSizeLessThanOrEqualTo((int) limit);
+    // Each admission costs at most one trip home, and home's denial one more: after it, the
+    // region denies until home's retry-after (the end of the window) without asking.
+    assertThat(home).as("trips home in the window").isLessThanOrEqualTo(limit + 2);
+    assertThat(deniedHere).as("denials answered in the region").isGreaterThan(home);
+
+    Thread.sleep(windowEnd + 20 - System.currentTimeMillis());
+    assertThat(limiter.tryAcquire("hot-denied", "k").allowed())
+        .as("the next window admits again")
+        .isTrue();
+  }
+
+  private static long sum(
+      List<RegionLink> links, java.util.function.ToLongFunction<RegionLink.Statistics> counter) {
+    return links.stream().mapToLong(link -> counter.applyAsLong(link.statistics())).sum();
   }
 
   private static RegionLoad merge(RegionLoad first, RegionLoad second) {

@@ -26,19 +26,22 @@ import java.util.UUID;
  * <p>Home members serve clients on an endpoint of their own whose public address is the member's
  * proxy, so the member list a region's client receives names the proxies: the link never bypasses
  * them, on reconnection either. Members talk among themselves directly.
+ *
+ * <p>Public, in the test-jar, for the multi-region benchmark scenario (S10 in {@code benchmarks}),
+ * which runs its load on the same clusters that this package's tests judge.
  */
-final class Regions implements AutoCloseable {
-  final List<HazelcastInstance> home = new ArrayList<>();
-  final List<GridRateLimiter> homeLimiters = new ArrayList<>();
-  final List<DelayingProxy> proxies = new ArrayList<>();
-  final List<HazelcastInstance> regionA = new ArrayList<>();
-  final List<HazelcastInstance> regionB = new ArrayList<>();
-  final List<GridRateLimiter> limitersA = new ArrayList<>();
-  final List<GridRateLimiter> limitersB = new ArrayList<>();
-  final List<RegionLink> links = new ArrayList<>();
+public final class Regions implements AutoCloseable {
+  public final List<HazelcastInstance> home = new ArrayList<>();
+  public final List<GridRateLimiter> homeLimiters = new ArrayList<>();
+  private final List<DelayingProxy> proxies = new ArrayList<>();
+  public final List<HazelcastInstance> regionA = new ArrayList<>();
+  public final List<HazelcastInstance> regionB = new ArrayList<>();
+  public final List<GridRateLimiter> limitersA = new ArrayList<>();
+  public final List<GridRateLimiter> limitersB = new ArrayList<>();
+  public final List<RegionLink> links = new ArrayList<>();
   private final String homeCluster = "home-" + UUID.randomUUID();
 
-  static Regions start(int homeMembers, long roundTripMillis, Duration homeTimeout)
+  public static Regions start(int homeMembers, long roundTripMillis, Duration homeTimeout)
       throws IOException {
     Regions regions = new Regions();
     regions.startHome(homeMembers, roundTripMillis);
@@ -122,21 +125,21 @@ final class Regions implements AutoCloseable {
   }
 
   /** Defines {@code rule} at home and in both regions. */
-  void put(Rule rule) {
+  public void put(Rule rule) {
     homeLimiters.get(0).rules().put(rule);
     limitersA.get(0).rules().put(rule);
     limitersB.get(0).rules().put(rule);
   }
 
-  void cut() {
+  public void cut() {
     proxies.forEach(DelayingProxy::cut);
   }
 
-  void restore() {
+  public void restore() {
     proxies.forEach(DelayingProxy::restore);
   }
 
-  void setRoundTrip(long millis) {
+  public void setRoundTrip(long millis) {
     proxies.forEach(proxy -> proxy.setRoundTrip(millis));
   }
 

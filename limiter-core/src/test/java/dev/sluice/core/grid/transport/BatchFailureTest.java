@@ -26,11 +26,11 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
+import dev.sluice.core.decision.CompiledPolicy;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridTestCluster;
-import dev.sluice.core.grid.SluiceHazelcast;
-import dev.sluice.core.grid.StateValue;
-import dev.sluice.core.pipeline.CompiledPolicy;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.StateValue;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.time.Duration;
@@ -61,7 +61,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * real members: from an embedded member ({@link MemberBatchDecider} via {@link
  * BatchDelivery#fromMember}) and from a client (one {@link DecideBatchCodec} message, {@link
  * ClientBatchInvoker}, {@link BatchDelivery#fromClient}), both behind the per-owner lanes of {@link
- * GridRateLimiter}'s batching layer ({@link dev.sluice.core.pipeline.BatchingBackend}).
+ * GridRateLimiter}'s batching layer ({@link dev.sluice.core.backend.BatchingBackend}).
  *
  * <h2>How a key is made to fail</h2>
  *
@@ -154,7 +154,7 @@ class BatchFailureTest {
     setup.rules().put(new Rule(POISON, poison));
     Policy slow = Policy.of(LIMIT, Duration.ofSeconds(78));
     setup.rules().put(new Rule(SLOW, slow));
-    IMap<String, StateValue> states = cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = cluster.members.get(0).getMap(GridNames.STATE_MAP);
     interceptorId =
         states.addInterceptor(
             new InterceptStates(
@@ -165,7 +165,7 @@ class BatchFailureTest {
   @AfterAll
   void stop() {
     if (cluster != null) {
-      cluster.members.get(0).getMap(SluiceHazelcast.STATE_MAP).removeInterceptor(interceptorId);
+      cluster.members.get(0).getMap(GridNames.STATE_MAP).removeInterceptor(interceptorId);
       cluster.close();
     }
   }
@@ -520,8 +520,8 @@ class BatchFailureTest {
 
   /**
    * A client reads the rules a batch names before it sends the batch, asynchronously, and only the
-   * first time (FetchedRules): read them now, so that the batches under test leave at once and
-   * queue on their lane as the timelines above say, not behind a read held up by the gate.
+   * first time (RuleCache): read them now, so that the batches under test leave at once and queue
+   * on their lane as the timelines above say, not behind a read held up by the gate.
    */
   private static void readRulesFirst(GridRateLimiter limiter, String prefix)
       throws InterruptedException {

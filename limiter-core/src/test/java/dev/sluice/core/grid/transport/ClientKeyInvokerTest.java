@@ -8,11 +8,11 @@ import com.hazelcast.map.IMap;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
-import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.decision.KeyOutcome;
 import dev.sluice.core.grid.GridTestCluster;
-import dev.sluice.core.grid.SluiceHazelcast;
-import dev.sluice.core.grid.StateValue;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.StateValue;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,13 +41,13 @@ class ClientKeyInvokerTest {
 
   @Test
   void of_clientOnly() {
-    assertThat(ClientKeyInvoker.of(client, SluiceHazelcast.STATE_MAP)).isNotNull();
-    assertThat(ClientKeyInvoker.of(member, SluiceHazelcast.STATE_MAP)).isNull();
+    assertThat(ClientKeyInvoker.of(client, GridNames.STATE_MAP)).isNotNull();
+    assertThat(ClientKeyInvoker.of(member, GridNames.STATE_MAP)).isNull();
   }
 
   @Test
   void submitToKey_decidesOnTheOwnerAndStoresTheState() throws Exception {
-    ClientKeyInvoker invoker = ClientKeyInvoker.of(client, SluiceHazelcast.STATE_MAP);
+    ClientKeyInvoker invoker = ClientKeyInvoker.of(client, GridNames.STATE_MAP);
     String stateKey = StateKey.of("invoker", "k");
     KeyOutcome outcome =
         invoker.submitToKey(stateKey, acquire(stateKey, 1, 1, 1), 30, TimeUnit.SECONDS);
@@ -55,13 +55,13 @@ class ClientKeyInvokerTest {
     assertThat(outcome.decision(0).remaining()).isEqualTo(1);
     assertThat(outcome.decision(1).remaining()).isZero();
     assertThat(outcome.decision(2).allowed()).isFalse();
-    IMap<String, StateValue> states = member.getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = member.getMap(GridNames.STATE_MAP);
     assertThat(states.containsKey(stateKey)).isTrue();
   }
 
   @Test
   void submitToKey_partitionBusy_timesOut() throws Exception {
-    ClientKeyInvoker invoker = ClientKeyInvoker.of(client, SluiceHazelcast.STATE_MAP);
+    ClientKeyInvoker invoker = ClientKeyInvoker.of(client, GridNames.STATE_MAP);
     String stateKey = StateKey.of("invoker", "held");
     PartitionHold hold = PartitionHold.on(member, stateKey);
     try {

@@ -11,16 +11,16 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.UnknownRuleException;
-import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.backend.BatchingBackend;
+import dev.sluice.core.backend.Deadline;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOp;
+import dev.sluice.core.decision.KeyOutcome;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridTestCluster;
-import dev.sluice.core.grid.SluiceHazelcast;
-import dev.sluice.core.grid.StateValue;
-import dev.sluice.core.pipeline.BatchingBackend;
-import dev.sluice.core.pipeline.Deadline;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOp;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.StateValue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,12 +61,12 @@ class DecideBatchMessageTest {
 
   @Test
   void decide_keysOfEveryOwner_eachDecidedOnceAndBackedUpBeforeTheAnswer() throws Exception {
-    ClientBatchInvoker invoker = ClientBatchInvoker.of(client, SluiceHazelcast.STATE_MAP);
+    ClientBatchInvoker invoker = ClientBatchInvoker.of(client, GridNames.STATE_MAP);
     // All keys go to one member, though it owns only about a third of them: the rest are decided
     // on their owners all the same.
     UUID member = cluster.members.get(0).getCluster().getLocalMember().getUuid();
     DecideProcessor first = batch("spread", "batch", 1);
-    client.getMap(SluiceHazelcast.STATE_MAP).clear(); // so the backup count is this test's alone
+    client.getMap(GridNames.STATE_MAP).clear(); // so the backup count is this test's alone
 
     Map<String, KeyOutcome> outcomes =
         invoker.decide(member, first, Runnable::run).get(30, TimeUnit.SECONDS);
@@ -92,7 +92,7 @@ class DecideBatchMessageTest {
 
   @Test
   void decide_unknownRule_answersPerKeyAndCountsNothing() throws Exception {
-    ClientBatchInvoker invoker = ClientBatchInvoker.of(client, SluiceHazelcast.STATE_MAP);
+    ClientBatchInvoker invoker = ClientBatchInvoker.of(client, GridNames.STATE_MAP);
     UUID member = cluster.members.get(1).getCluster().getLocalMember().getUuid();
 
     Map<String, KeyOutcome> outcomes =
@@ -109,7 +109,7 @@ class DecideBatchMessageTest {
 
   @Test
   void decide_emptyBatch_answersEmpty() throws Exception {
-    ClientBatchInvoker invoker = ClientBatchInvoker.of(client, SluiceHazelcast.STATE_MAP);
+    ClientBatchInvoker invoker = ClientBatchInvoker.of(client, GridNames.STATE_MAP);
     UUID member = cluster.members.get(2).getCluster().getLocalMember().getUuid();
 
     assertThat(
@@ -138,7 +138,7 @@ class DecideBatchMessageTest {
   void batchingLane_memberWithoutTheMessage_fallsBackToSubmitToKeys() throws Exception {
     ClientBatchInvoker older = unknownToMembers();
     UUID member = cluster.members.get(0).getCluster().getLocalMember().getUuid();
-    IMap<String, StateValue> states = client.getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = client.getMap(GridNames.STATE_MAP);
     BatchDelivery delivery =
         BatchDelivery.fromClient(older, member, Runnable::run, BatchDelivery.submitToKeys(states));
     BatchingBackend lanes =
@@ -201,7 +201,7 @@ class DecideBatchMessageTest {
 
   private static ClientBatchInvoker unknownToMembers() {
     return ClientBatchInvoker.of(
-        client, SluiceHazelcast.STATE_MAP, DecideBatchCodec.REQUEST_MESSAGE_TYPE + 0x1000);
+        client, GridNames.STATE_MAP, DecideBatchCodec.REQUEST_MESSAGE_TYPE + 0x1000);
   }
 
   /** One command per key, {@link #KEYS} keys. */
@@ -226,7 +226,7 @@ class DecideBatchMessageTest {
   private static long ownedEntries(String prefix) {
     long total = 0;
     for (HazelcastInstance member : cluster.members) {
-      IMap<String, StateValue> states = member.getMap(SluiceHazelcast.STATE_MAP);
+      IMap<String, StateValue> states = member.getMap(GridNames.STATE_MAP);
       total += states.localKeySet().stream().filter(k -> k.contains("|" + prefix + "-")).count();
     }
     return total;

@@ -6,12 +6,12 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
-import dev.sluice.core.grid.DecideProcessor;
+import dev.sluice.core.decision.KeyCommand;
+import dev.sluice.core.decision.KeyOutcome;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridTestCluster;
-import dev.sluice.core.grid.SluiceHazelcast;
-import dev.sluice.core.pipeline.KeyCommand;
-import dev.sluice.core.pipeline.KeyOutcome;
+import dev.sluice.core.grid.member.DecideProcessor;
+import dev.sluice.core.grid.wire.GridNames;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -41,7 +41,7 @@ class MemberBatchDeciderTest {
   @Test
   void decideEach_keysOfEveryOwner_answersInOrderWithBackupsStored() throws Exception {
     HazelcastInstance member = cluster.members.get(0);
-    member.getMap(SluiceHazelcast.STATE_MAP).clear(); // so the backup count is this test's alone
+    member.getMap(GridNames.STATE_MAP).clear(); // so the backup count is this test's alone
     KeyCommand[] commands = new KeyCommand[KEYS];
     for (int i = 0; i < KEYS; i++) {
       // Key i asks for 1 + i % 2 permits, so an answer given to the wrong key shows.
@@ -51,10 +51,7 @@ class MemberBatchDeciderTest {
     Object[] outcomes =
         MemberBatchDecider.of(member)
             .decideEach(
-                SluiceHazelcast.STATE_MAP,
-                new DecideProcessor(commands, new int[KEYS]),
-                null,
-                false)
+                GridNames.STATE_MAP, new DecideProcessor(commands, new int[KEYS]), null, false)
             .get(30, TimeUnit.SECONDS);
 
     for (int i = 0; i < KEYS; i++) {

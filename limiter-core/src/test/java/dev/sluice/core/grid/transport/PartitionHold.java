@@ -3,8 +3,8 @@ package dev.sluice.core.grid.transport;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
-import dev.sluice.core.grid.SluiceHazelcast;
-import dev.sluice.core.grid.StateValue;
+import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.StateValue;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -32,7 +32,7 @@ public final class PartitionHold implements AutoCloseable {
       throws InterruptedException {
     entered = new CountDownLatch(1);
     release = new CountDownLatch(1);
-    IMap<String, StateValue> states = owner.getMap(SluiceHazelcast.STATE_MAP);
+    IMap<String, StateValue> states = owner.getMap(GridNames.STATE_MAP);
     PartitionHold hold =
         new PartitionHold(states.submitToKey(stateKey, new Holder()).toCompletableFuture());
     if (!entered.await(30, TimeUnit.SECONDS)) {
