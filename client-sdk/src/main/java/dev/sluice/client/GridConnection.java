@@ -119,9 +119,14 @@ final class GridConnection implements AutoCloseable {
     return GridState.CONNECTED;
   }
 
-  /** Whether the grid cannot be asked right now: not linked yet, or not connected. */
+  /**
+   * Whether the grid is known not to answer now: linked once, and disconnected since. Before the
+   * first link nothing is known (the client may be connected while the paths warm up, as a
+   * client-mode node is when it loads its rules file), so a lookup asks and waits at most its
+   * timeout rather than failing at once.
+   */
   boolean offline() {
-    return !linked || !connected;
+    return linked && !connected;
   }
 
   /** Waits at most {@code timeout} for the first link; returns whether it was made. */
