@@ -1,6 +1,9 @@
 package dev.sluice.client;
 
+import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
+import com.hazelcast.client.config.RoutingMode;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.Check;
 import dev.sluice.core.InvalidPolicyException;
@@ -9,6 +12,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.backend.BatchingBackend;
 import dev.sluice.core.grid.GridRateLimiter;
+import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.metrics.DecisionMetrics;
 import dev.sluice.core.pipeline.BackendStack;
 import dev.sluice.core.pipeline.PipelineRateLimiter;
@@ -363,7 +367,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
      * gauge {@code sluice_client_grid_state}). Only a configuration error fails the build.
      */
     public SluiceClient build() {
-      HazelcastInstance hazelcast = GridSupport.start(GridSupport.clientConfig(this));
+      HazelcastInstance hazelcast = HazelcastClient.newHazelcastClient(hazelcastClientConfig());
       GridRateLimiter grid;
       try {
         grid =
@@ -383,6 +387,46 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
             grid.close();
             hazelcast.shutdown();
           });
+    }
+
+    /**
+     * The Hazelcast client configuration {@link #build()} starts its client with; also for a caller
+     * that starts and owns the Hazelcast client itself, such as a grid node in client mode. Nothing
+     * here may block a caller forever:
+     *
+     * <ul>
+     *   <li>all-members routing (smart routing): each key's request goes straight to its owner;
+     *   <li>async start: starting the client does not wait for the cluster at all; it connects in
+     *       the background, and decisions follow the failure policy until it has;
+     *   <li>async reconnect with a backoff capped at one second: a returning grid is found quickly
+     *       and calls meanwhile fail fast ({@code HazelcastClientOfflineException});
+     *   <li>an invocation timeout of a few seconds, so a call the client gave up on (after the call
+     *       timeout) does not hold resources for Hazelcast's default two minutes.
+     * </ul>
+     *
+     * Then Sluice's serialization, and last the {@link #clientConfig} customizer.
+     */
+    public ClientConfig hazelcastClientConfig() {
+      ClientConfig config = new ClientConfig();
+      config.setClusterName(clusterName);
+      config
+          .getNetworkConfig()
+          .setAddresses(addresses.isEmpty() ? List.of("127.0.0.1:5701") : List.copyOf(addresses));
+      config.getNetworkConfig().getClusterRoutingConfig().setRoutingMode(RoutingMode.ALL_MEMBERS);
+      config
+          .getConnectionStrategyConfig()
+          .setAsyncStart(true)
+          .setReconnectMode(ReconnectMode.ASYNC)
+          .getConnectionRetryConfig()
+          .setInitialBackoffMillis(100)
+          .setMaxBackoffMillis(1_000)
+          .setClusterConnectTimeoutMillis(-1);
+      long invocationSeconds = Math.max(2, callTimeout.toSeconds() * 2 + 1);
+      config.setProperty(
+          "hazelcast.client.invocation.timeout.seconds", Long.toString(invocationSeconds));
+      SluiceHazelcast.configure(config);
+      clientConfigCustomizer.accept(config);
+      return config;
     }
 
     /** Member addresses ({@code host:port}) to connect to; 127.0.0.1:5701 if none is given. */

@@ -1,12 +1,11 @@
 package dev.sluice.node;
 
 import com.hazelcast.client.config.ClientConfig;
-import com.hazelcast.client.config.ClientConnectionStrategyConfig;
-import com.hazelcast.client.config.ClientNetworkConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.KubernetesConfig;
 import com.hazelcast.config.NetworkConfig;
+import dev.sluice.client.SluiceClient;
 import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.SluiceHazelcast;
 import dev.sluice.core.grid.wire.GridNames;
@@ -15,7 +14,9 @@ import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * The Hazelcast member configuration a node runs with, built from {@link NodeSettings}: network,
@@ -31,11 +32,7 @@ final class MemberConfig {
   static Config build(NodeSettings settings, TimeSource timeSource) {
     Config config = new Config();
     config.setClusterName(settings.clusterName());
-    config.setProperty("hazelcast.phone.home.enabled", "false");
-    config.setProperty("hazelcast.logging.type", "slf4j");
-    // The node's own shutdown hook stops the REST API first, then shuts the member down
-    // gracefully; Hazelcast's hook would race it.
-    config.setProperty("hazelcast.shutdownhook.enabled", "false");
+    nodeProperties(config::setProperty);
     config.setProperty(
         "hazelcast.graceful.shutdown.max.wait", Integer.toString(GRACEFUL_SHUTDOWN_SECONDS));
 
@@ -55,30 +52,15 @@ final class MemberConfig {
     JoinConfig join = network.getJoin();
     join.getMulticastConfig().setEnabled(false);
     join.getAutoDetectionConfig().setEnabled(false);
-    switch (settings.discovery()) {
-      case TCP_IP -> {
-        List<String> members = settings.members();
-        if (members.isEmpty()) {
-          String self = bindAny ? "127.0.0.1" : resolve(bindAddress);
-          members = List.of(self + ":" + settings.memberPort());
-        }
-        join.getTcpIpConfig().setEnabled(true).setMembers(members);
+    if (settings.discovery() == NodeSettings.Discovery.TCP_IP) {
+      List<String> members = settings.members();
+      if (members.isEmpty()) {
+        String self = bindAny ? "127.0.0.1" : resolve(bindAddress);
+        members = List.of(self + ":" + settings.memberPort());
       }
-      case KUBERNETES_DNS -> {
-        KubernetesConfig kubernetes = join.getKubernetesConfig().setEnabled(true);
-        kubernetes.setProperty("service-dns", settings.kubernetesServiceDns());
-        kubernetes.setProperty("service-port", Integer.toString(settings.memberPort()));
-      }
-      case KUBERNETES_API -> {
-        KubernetesConfig kubernetes = join.getKubernetesConfig().setEnabled(true);
-        if (settings.kubernetesNamespace() != null) {
-          kubernetes.setProperty("namespace", settings.kubernetesNamespace());
-        }
-        if (settings.kubernetesServiceName() != null) {
-          kubernetes.setProperty("service-name", settings.kubernetesServiceName());
-        }
-        kubernetes.setProperty("service-port", Integer.toString(settings.memberPort()));
-      }
+      join.getTcpIpConfig().setEnabled(true).setMembers(members);
+    } else {
+      kubernetes(join.getKubernetesConfig(), settings);
     }
 
     if (timeSource != TimeSource.system()) {
@@ -103,58 +85,54 @@ final class MemberConfig {
   }
 
   /**
-   * The client configuration of a node in client mode: connect to the grid, hold nothing, and never
-   * make a REST caller wait on a grid that is gone:
-   *
-   * <ul>
-   *   <li>async start: the node starts without the grid, answers checks by the failure policy and
-   *       reports not ready until it has reached it (a deploy during an outage);
-   *   <li>async reconnect, retried for ever with a backoff capped at one second: while the grid is
-   *       away, calls fail at once ({@code HazelcastClientOfflineException}) and the failure policy
-   *       answers; a grid that comes back is found within about a second, with no restart. (A
-   *       finite connect timeout would also apply to reconnects: after it the client shuts down for
-   *       good.)
-   *   <li>an invocation timeout of a few seconds, as the client SDK sets, so a call that hangs on a
-   *       half-open connection is not held for Hazelcast's default two minutes.
-   * </ul>
+   * The client configuration of a node in client mode: the Java SDK's ({@link
+   * SluiceClient.Builder#hazelcastClientConfig()}), so that a client-mode node reaches the grid
+   * exactly as an application does (async start and reconnect, so the node starts and answers by
+   * its failure policy while the grid is away; an invocation timeout of a few call timeouts), with
+   * the node's discovery and properties.
    */
   static ClientConfig buildClient(NodeSettings settings) {
-    ClientConfig config = new ClientConfig();
-    config.setClusterName(settings.clusterName());
-    config.setProperty("hazelcast.logging.type", "slf4j");
-    config.setProperty("hazelcast.phone.home.enabled", "false");
-    config.setProperty("hazelcast.shutdownhook.enabled", "false");
-    config
-        .getConnectionStrategyConfig()
-        .setAsyncStart(true)
-        .setReconnectMode(ClientConnectionStrategyConfig.ReconnectMode.ASYNC)
-        .getConnectionRetryConfig()
-        .setInitialBackoffMillis(100)
-        .setMaxBackoffMillis(1_000)
-        .setClusterConnectTimeoutMillis(-1);
-    long invocationSeconds = Math.max(2, settings.callTimeout().toSeconds() * 2 + 1);
-    config.setProperty(
-        "hazelcast.client.invocation.timeout.seconds", Long.toString(invocationSeconds));
-    ClientNetworkConfig network = config.getNetworkConfig();
-    switch (settings.discovery()) {
-      case TCP_IP -> network.setAddresses(new java.util.ArrayList<>(settings.members()));
-      case KUBERNETES_DNS -> {
-        KubernetesConfig kubernetes = network.getKubernetesConfig().setEnabled(true);
-        kubernetes.setProperty("service-dns", settings.kubernetesServiceDns());
-        kubernetes.setProperty("service-port", Integer.toString(settings.memberPort()));
+    return SluiceClient.builder()
+        .clusterName(settings.clusterName())
+        .addresses(settings.members().toArray(String[]::new))
+        .callTimeout(settings.callTimeout())
+        .clientConfig(
+            config -> {
+              nodeProperties(config::setProperty);
+              if (settings.discovery() != NodeSettings.Discovery.TCP_IP) {
+                // Hazelcast takes one way to find members: Kubernetes instead of the addresses.
+                config.getNetworkConfig().setAddresses(new ArrayList<>());
+                kubernetes(config.getNetworkConfig().getKubernetesConfig(), settings);
+              }
+            })
+        .hazelcastClientConfig();
+  }
+
+  /**
+   * What a node's member and client share: Hazelcast logs through SLF4J, never phones home, and
+   * installs no shutdown hook (the node's own hook stops the front ends first, then shuts the
+   * member down gracefully; Hazelcast's would race it).
+   */
+  private static void nodeProperties(BiConsumer<String, String> property) {
+    property.accept("hazelcast.logging.type", "slf4j");
+    property.accept("hazelcast.phone.home.enabled", "false");
+    property.accept("hazelcast.shutdownhook.enabled", "false");
+  }
+
+  /** Kubernetes discovery, the same for a member joining and a client connecting. */
+  private static void kubernetes(KubernetesConfig kubernetes, NodeSettings settings) {
+    kubernetes.setEnabled(true);
+    if (settings.discovery() == NodeSettings.Discovery.KUBERNETES_DNS) {
+      kubernetes.setProperty("service-dns", settings.kubernetesServiceDns());
+    } else {
+      if (settings.kubernetesNamespace() != null) {
+        kubernetes.setProperty("namespace", settings.kubernetesNamespace());
       }
-      case KUBERNETES_API -> {
-        KubernetesConfig kubernetes = network.getKubernetesConfig().setEnabled(true);
-        if (settings.kubernetesNamespace() != null) {
-          kubernetes.setProperty("namespace", settings.kubernetesNamespace());
-        }
-        if (settings.kubernetesServiceName() != null) {
-          kubernetes.setProperty("service-name", settings.kubernetesServiceName());
-        }
-        kubernetes.setProperty("service-port", Integer.toString(settings.memberPort()));
+      if (settings.kubernetesServiceName() != null) {
+        kubernetes.setProperty("service-name", settings.kubernetesServiceName());
       }
     }
-    return SluiceHazelcast.configure(config);
+    kubernetes.setProperty("service-port", Integer.toString(settings.memberPort()));
   }
 
   /** An interface pattern needs an IP; a host name (e.g. localhost) is resolved once, locally. */

@@ -22,7 +22,6 @@ import dev.sluice.core.rules.RulesFile;
 import dev.sluice.core.rules.RulesFileWatcher;
 import dev.sluice.core.stats.LeaseTotals;
 import dev.sluice.core.stats.NodeStats;
-import dev.sluice.node.NodeSettings.Setting;
 import dev.sluice.node.envoy.EnvoyFrontEnd;
 import dev.sluice.node.resp.ClusterView;
 import dev.sluice.node.resp.RespFrontEnd;
@@ -49,6 +48,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -94,10 +94,11 @@ import org.slf4j.LoggerFactory;
  * member decides on its own partitions, or, cut off from its peers, as a cluster of its own; so
  * member mode ignores those settings (with a warning).
  *
- * <p>Stop (SIGTERM, Ctrl-C, {@link #close()}): the Envoy rate limit service, the Redis protocol and
- * then the REST API stop taking requests and finish the ones in flight, then the member shuts down
- * gracefully: it hands its partitions, with their counters, to the remaining members before
- * leaving, so no count is lost.
+ * <p>Every part that starts pushes its closer onto one {@link CloseStack}: a start that fails
+ * closes what had started, in reverse order, and so does a stop. Stop (SIGTERM, Ctrl-C, {@link
+ * #close()}): the REST API, the Redis protocol and then the Envoy rate limit service stop taking
+ * requests and finish the ones in flight, then the member shuts down gracefully: it hands its
+ * partitions, with their counters, to the remaining members before leaving, so no count is lost.
  */
 public final class SluiceNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceNode.class);
@@ -121,33 +122,27 @@ public final class SluiceNode implements AutoCloseable {
   private final NodeSettings settings;
   private final HazelcastInstance member;
   private final GridRateLimiter limiter;
-  private final @Nullable SluiceClient front;
   private final SluiceApi api;
   private final EnvoyFrontEnd envoy;
   private final @Nullable RespFrontEnd resp;
-  private final @Nullable RulesFileWatcher watcher;
-  private final NodeStats stats;
+  private final CloseStack started;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceNode(
       NodeSettings settings,
       HazelcastInstance member,
       GridRateLimiter limiter,
-      @Nullable SluiceClient front,
       SluiceApi api,
       EnvoyFrontEnd envoy,
       @Nullable RespFrontEnd resp,
-      @Nullable RulesFileWatcher watcher,
-      NodeStats stats) {
-    this.stats = stats;
+      CloseStack started) {
     this.settings = settings;
     this.member = member;
     this.limiter = limiter;
-    this.front = front;
     this.api = api;
     this.envoy = envoy;
     this.resp = resp;
-    this.watcher = watcher;
+    this.started = started;
   }
 
   public static void main(String[] args) {
@@ -187,11 +182,15 @@ public final class SluiceNode implements AutoCloseable {
         throw new NodeConfigException("unknown argument '" + arg + "'\n" + USAGE);
       }
     }
-    NodeSettings settings = NodeSettings.load(config, environment);
     for (String warning : UnknownSluiceVariables.warnings(environment)) {
       LOG.warn(warning);
     }
-    return insecure ? settings.withInsecure() : settings;
+    if (insecure) {
+      // --insecure is SLUICE_INSECURE=true said on the command line: over the file and the rest.
+      environment = new HashMap<>(environment);
+      environment.put(Setting.INSECURE.environmentVariable(), "true");
+    }
+    return NodeSettings.load(config, environment);
   }
 
   /**
@@ -224,186 +223,156 @@ public final class SluiceNode implements AutoCloseable {
               + settings.envoyConfig().toAbsolutePath()
               + " does not exist; name a YAML file or a directory of them");
     }
-    EnvoyFrontEnd envoy =
-        EnvoyFrontEnd.load(settings.envoyConfig(), settings.rulesReloadInterval());
     boolean client = settings.mode() == NodeSettings.Mode.CLIENT;
-    requirePortsFree(settings, client);
     if (!client && settings.hasClientFailureSettings()) {
       LOG.warn(
           "failurePolicy, failurePolicies and callTimeout apply to client mode only; this member"
               + " decides on its own partitions and ignores them");
     }
-
-    HazelcastInstance member;
+    CloseStack started = new CloseStack();
     try {
-      member =
-          client
-              ? HazelcastClient.newHazelcastClient(MemberConfig.buildClient(settings))
-              : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource));
+      return start(settings, timeSource, rulesFile, started);
     } catch (RuntimeException e) {
-      envoy.close();
-      throw portInUse(e, Setting.MEMBER_PORT, settings.memberPort(), settings).orElseThrow(() -> e);
-    }
-    GridRateLimiter limiter = null;
-    RegionLink link = null;
-    SluiceClient front = null;
-    RulesFileWatcher watcher = null;
-    SluiceApi api = null;
-    NodeStats stats = null;
-    RespFrontEnd resp = null;
-    try {
-      GridRateLimiter.Options options = GridRateLimiter.Options.defaults();
-      if (timeSource != TimeSource.system()) {
-        // A test's grid decides on a manual clock: leases end when that clock says so.
-        options = options.withLeaseClock(timeSource::nowNanos);
-      }
-      if (settings.home() != null && !client) {
-        link = RegionLink.install(member, settings.home());
-        LOG.info(
-            "region {}: global rules are counted at home {} {}",
-            settings.home().region(),
-            settings.home().homeClusterName(),
-            settings.home().homeMembers());
-      }
-      limiter = new GridRateLimiter(member, options);
-      if (rulesFile.isPresent()) {
-        watcher =
-            new RulesFileWatcher(rulesFile.get(), limiter.rules(), settings.rulesReloadInterval());
-      }
-      // A broken rules file stops the node now, grid or not; the rules reach the grid when it can
-      // be reached (at once for a member; a client-mode node may start while the grid is away).
-      Runnable loadRules = rulesLoader(rulesFile, watcher, limiter);
-      if (limiter.ready().isDone()) {
-        loadRules.run();
-      } else {
-        LOG.warn(
-            "mode: client, and the grid ({}) cannot be reached yet: checks are answered by the"
-                + " failure policy ({}) until it can; connecting in the background",
-            gridDescription(settings),
-            NodeSettings.wireName(settings.failurePolicy()));
-        limiter
-            .ready()
-            .thenRunAsync(
-                () -> {
-                  try {
-                    loadRules.run();
-                    LOG.info("client mode: reached the grid; rules file applied");
-                  } catch (RuntimeException e) {
-                    LOG.warn(
-                        "client mode: the rules could not be applied to the grid ({})",
-                        e.toString());
-                  }
-                },
-                runnable -> {
-                  Thread thread = new Thread(runnable, "sluice-rules-first-load");
-                  thread.setDaemon(true);
-                  thread.start();
-                });
-      }
-
-      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-      new JvmMemoryMetrics().bindTo(registry);
-      new JvmThreadMetrics().bindTo(registry);
-      new ProcessorMetrics().bindTo(registry);
-      new UptimeMetrics().bindTo(registry);
-      if (watcher != null) {
-        watcher.bindTo(registry);
-      }
-      stats = NodeStats.started(nodeName(settings, member, client));
-      stats.leases(leaseTotals(limiter));
-      LimitedKeysMetrics.bind(stats, registry);
-      if (link != null) {
-        RegionLinkMetrics.bind(link, registry);
-      }
-      HazelcastInstance grid = member;
-      Gauge.builder(CLUSTER_MEMBERS, () -> grid.getCluster().getMembers().size())
-          .description(
-              "Members of the grid as this node sees them (its own cluster, or the remote one)")
-          .strongReference(true)
-          .register(registry);
-      RateLimiter decisions;
-      // Every front end (REST, Envoy) decides through one limiter that counts each decision once,
-      // in the registry and in the console's stats: a client-mode node's SDK client does both.
-      if (client) {
-        front = clientFront(settings, limiter, registry, timeSource, stats);
-        decisions = front;
-      } else {
-        decisions = DecisionMetrics.record(limiter, registry, stats);
-      }
-      try {
-        envoy.start(
-            decisions,
-            registry,
-            timeSource,
-            new EnvoyFrontEnd.Options(
-                settings.bindAddress(),
-                settings.rlsPort(),
-                settings.envoyShadowMode(),
-                settings.envoyHeaders()),
-            stats.frontEnds());
-      } catch (RuntimeException e) {
-        throw portInUse(e, Setting.RLS_PORT, settings.rlsPort(), settings).orElseThrow(() -> e);
-      }
-      if (settings.respPort() != 0) {
-        try {
-          resp =
-              RespFrontEnd.start(
-                  decisions,
-                  registry,
-                  stats.frontEnds(),
-                  client
-                      ? ClusterView.alone(advertisedHost(settings), settings.respPort())
-                      : ClusterView.members(member),
-                  new RespFrontEnd.Options(
-                      settings.bindAddress(),
-                      settings.respPort(),
-                      settings.adminToken(),
-                      RespLimits.defaults()));
-        } catch (RuntimeException e) {
-          throw portInUse(e, Setting.RESP_PORT, settings.respPort(), settings).orElseThrow(() -> e);
+      started.close();
+      for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+        if (cause instanceof BindException) {
+          // A port was taken after requirePortsFree looked. What started is closed now, so a port
+          // still taken is the one that failed: named like any bad setting, not by a stack trace.
+          requirePortsFree(settings, e);
+          break;
         }
       }
-      api =
-          new SluiceApi(
-                  decisions,
-                  registry,
-                  ApiSettings.withAdminToken(settings.adminToken()),
-                  client ? new ClientReadiness(member, front) : new MemberReadiness(member),
-                  client ? () -> 0L : () -> ownedStates(member),
-                  List.of(envoy.jsonRoute()),
-                  console(settings, member, client, stats, watcher, bundledRulesIfUsed(rulesFile)))
-              .start(settings.bindAddress(), settings.restPort());
-    } catch (RuntimeException e) {
-      envoy.close();
-      if (resp != null) {
-        resp.close();
-      }
-      if (stats != null) {
-        stats.close();
-      }
-      if (api != null) {
-        api.stop();
-      }
-      if (watcher != null) {
-        watcher.close();
-      }
-      if (front != null) {
-        front.close();
-      }
-      if (limiter != null) {
-        limiter.close();
-      }
-      if (link != null) {
-        link.close();
-      }
-      member.shutdown();
-      if (e instanceof NodeConfigException) {
-        throw e;
-      }
-      throw portInUse(e, Setting.REST_PORT, settings.restPort(), settings).orElseThrow(() -> e);
+      throw e;
     }
-    SluiceNode node =
-        new SluiceNode(settings, member, limiter, front, api, envoy, resp, watcher, stats);
+  }
+
+  /** Starts the parts in order, each pushing its closer onto {@code started}. */
+  private static SluiceNode start(
+      NodeSettings settings, TimeSource timeSource, Optional<Path> rulesFile, CloseStack started) {
+    boolean client = settings.mode() == NodeSettings.Mode.CLIENT;
+    EnvoyFrontEnd envoy =
+        started.push(
+            "Envoy config watcher",
+            EnvoyFrontEnd.load(settings.envoyConfig(), settings.rulesReloadInterval()),
+            EnvoyFrontEnd::close);
+    requirePortsFree(settings, null);
+    HazelcastInstance member =
+        started.push(
+            client ? "Hazelcast client" : "member",
+            client
+                ? HazelcastClient.newHazelcastClient(MemberConfig.buildClient(settings))
+                : Hazelcast.newHazelcastInstance(MemberConfig.build(settings, timeSource)),
+            HazelcastInstance::shutdown);
+    GridRateLimiter.Options options = GridRateLimiter.Options.defaults();
+    if (timeSource != TimeSource.system()) {
+      // A test's grid decides on a manual clock: leases end when that clock says so.
+      options = options.withLeaseClock(timeSource::nowNanos);
+    }
+    RegionLink link = null;
+    if (settings.home() != null && !client) {
+      // Closed before the member leaves: gives the budgets held here back to home.
+      link =
+          started.push(
+              "region link", RegionLink.install(member, settings.home()), RegionLink::close);
+      LOG.info(
+          "region {}: global rules are counted at home {} {}",
+          settings.home().region(),
+          settings.home().homeClusterName(),
+          settings.home().homeMembers());
+    }
+    GridRateLimiter limiter =
+        started.push("limiter", new GridRateLimiter(member, options), GridRateLimiter::close);
+    RulesFileWatcher watcher =
+        rulesFile
+            .map(
+                file ->
+                    started.push(
+                        "rules file watcher",
+                        new RulesFileWatcher(file, limiter.rules(), settings.rulesReloadInterval()),
+                        RulesFileWatcher::close))
+            .orElse(null);
+    loadRules(settings, rulesLoader(rulesFile, watcher, limiter), limiter);
+
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    if (watcher != null) {
+      watcher.bindTo(registry);
+    }
+    NodeStats stats =
+        started.push(
+            "console stats",
+            NodeStats.started(nodeName(settings, member, client)),
+            NodeStats::close);
+    stats.leases(leaseTotals(limiter));
+    LimitedKeysMetrics.bind(stats, registry);
+    if (link != null) {
+      RegionLinkMetrics.bind(link, registry);
+    }
+    Gauge.builder(CLUSTER_MEMBERS, () -> member.getCluster().getMembers().size())
+        .description(
+            "Members of the grid as this node sees them (its own cluster, or the remote one)")
+        .strongReference(true)
+        .register(registry);
+    // Every front end (REST, Envoy, Redis) decides through one limiter that counts each decision
+    // once, in the registry and in the console's stats: a client-mode node's SDK client does both.
+    SluiceClient front =
+        client
+            ? started.push(
+                "client front",
+                clientFront(settings, limiter, registry, timeSource, stats),
+                SluiceClient::close)
+            : null;
+    RateLimiter decisions =
+        front != null ? front : DecisionMetrics.record(limiter, registry, stats);
+    EnvoyFrontEnd.Options envoyOptions =
+        new EnvoyFrontEnd.Options(
+            settings.bindAddress(),
+            settings.rlsPort(),
+            settings.envoyShadowMode(),
+            settings.envoyHeaders());
+    // Pushed again: the gRPC server it opens closes with the front ends, before the member leaves.
+    started.push(
+        "Envoy rate limit service",
+        envoy.start(decisions, registry, timeSource, envoyOptions, stats.frontEnds()),
+        EnvoyFrontEnd::close);
+    RespFrontEnd resp = null;
+    if (settings.respPort() != 0) {
+      ClusterView view =
+          client
+              ? ClusterView.alone(advertisedHost(settings), settings.respPort())
+              : ClusterView.members(member);
+      RespFrontEnd.Options respOptions =
+          new RespFrontEnd.Options(
+              settings.bindAddress(),
+              settings.respPort(),
+              settings.adminToken(),
+              RespLimits.defaults());
+      resp =
+          started.push(
+              "Redis protocol",
+              RespFrontEnd.start(decisions, registry, stats.frontEnds(), view, respOptions),
+              RespFrontEnd::close);
+    }
+    SluiceApi api =
+        new SluiceApi(
+            decisions,
+            registry,
+            ApiSettings.withAdminToken(settings.adminToken()),
+            front != null ? new ClientReadiness(member, front) : new MemberReadiness(member),
+            client ? () -> 0L : () -> ownedStates(member),
+            List.of(envoy.jsonRoute()),
+            console(
+                settings,
+                member,
+                client,
+                stats,
+                watcher,
+                rulesFile.isPresent() ? List.of() : bundledRules()));
+    started.push(
+        "REST API", api.start(settings.bindAddress(), settings.restPort()), SluiceApi::stop);
     LOG.info(
         "Sluice node ready: REST http://{}:{}/ (try /v1/rules), Envoy RLS {}, Redis protocol {},"
             + " {} in cluster '{}' of {}",
@@ -420,18 +389,53 @@ public final class SluiceNode implements AutoCloseable {
             : "member " + member.getCluster().getLocalMember().getAddress(),
         settings.clusterName(),
         member.getCluster().getMembers().size());
-    return node;
+    return new SluiceNode(settings, member, limiter, api, envoy, resp, started);
   }
 
   /**
-   * Fails with the one-line error of {@link #portInUse} if a port this node will listen on is taken
-   * now, before the member or Jetty try it: they log their own ERROR with a stack trace before
-   * throwing, which would come before our message and bury it. (A port taken between this check and
-   * the bind still fails the start with our message, after theirs.)
+   * Loads the rules now, or, for a client-mode node whose grid cannot be reached yet, as soon as it
+   * can (checks are answered by the failure policy meanwhile).
    */
-  private static void requirePortsFree(NodeSettings settings, boolean client) {
+  private static void loadRules(
+      NodeSettings settings, Runnable loadRules, GridRateLimiter limiter) {
+    if (limiter.ready().isDone()) {
+      loadRules.run();
+      return;
+    }
+    LOG.warn(
+        "mode: client, and the grid ({}) cannot be reached yet: checks are answered by the"
+            + " failure policy ({}) until it can; connecting in the background",
+        gridDescription(settings),
+        NodeSettings.wireName(settings.failurePolicy()));
+    limiter
+        .ready()
+        .thenRunAsync(
+            () -> {
+              try {
+                loadRules.run();
+                LOG.info("client mode: reached the grid; rules file applied");
+              } catch (RuntimeException e) {
+                LOG.warn(
+                    "client mode: the rules could not be applied to the grid ({})", e.toString());
+              }
+            },
+            runnable -> {
+              Thread thread = new Thread(runnable, "sluice-rules-first-load");
+              thread.setDaemon(true);
+              thread.start();
+            });
+  }
+
+  /**
+   * Fails with a one-line error naming the setting if a port this node will listen on is taken:
+   * checked before the member or Jetty try it, since they log their own ERROR with a stack trace
+   * before throwing, which would come before our message and bury it.
+   *
+   * @param cause the failed bind that made a failed start check again, or null at the start
+   */
+  private static void requirePortsFree(NodeSettings settings, @Nullable Throwable cause) {
     Map<Setting, Integer> ports = new LinkedHashMap<>();
-    if (!client) {
+    if (settings.mode() == NodeSettings.Mode.MEMBER) {
       ports.put(Setting.MEMBER_PORT, settings.memberPort());
     }
     ports.put(Setting.RLS_PORT, settings.rlsPort());
@@ -446,44 +450,33 @@ public final class SluiceNode implements AutoCloseable {
             probe.setReuseAddress(true); // as the member and Jetty bind: TIME_WAIT is no conflict
             probe.bind(new InetSocketAddress(settings.bindAddress(), port), 1);
           } catch (BindException e) {
-            RuntimeException failure = new UncheckedIOException(e);
-            throw portInUse(failure, setting, port, settings).orElseThrow(() -> failure);
+            throw portInUse(setting, port, settings, cause == null ? e : cause);
           } catch (IOException e) {
             // Not a taken port: the bind itself will say what is wrong.
           }
         });
   }
 
-  /**
-   * A failure to listen because the port is taken, as the one-line error of a bad setting (the
-   * member's and Jetty's own errors come with a stack trace and, for Jetty, after the member
-   * started).
-   */
-  private static Optional<NodeConfigException> portInUse(
-      RuntimeException e, Setting setting, int port, NodeSettings settings) {
-    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof BindException) {
-        return Optional.of(
-            new NodeConfigException(
-                setting.key()
-                    + ": port "
-                    + port
-                    + " on "
-                    + settings.bindAddress()
-                    + " is already in use; stop what holds it, or set "
-                    + setting.environmentVariable()
-                    + " to another port"
-                    + (setting == Setting.REST_PORT
-                        ? " (0: any free port)"
-                        : setting == Setting.RLS_PORT || setting == Setting.RESP_PORT
-                            ? " (0: turns it off)"
-                            : "")
-                    + "; several nodes on one host: give each its own "
-                    + Setting.PORT_OFFSET.environmentVariable(),
-                e));
-      }
-    }
-    return Optional.empty();
+  /** A port that is taken, as the one-line error of a bad setting. */
+  private static NodeConfigException portInUse(
+      Setting setting, int port, NodeSettings settings, Throwable cause) {
+    return new NodeConfigException(
+        setting.key()
+            + ": port "
+            + port
+            + " on "
+            + settings.bindAddress()
+            + " is already in use; stop what holds it, or set "
+            + setting.environmentVariable()
+            + " to another port"
+            + (setting == Setting.REST_PORT
+                ? " (0: any free port)"
+                : setting == Setting.RLS_PORT || setting == Setting.RESP_PORT
+                    ? " (0: turns it off)"
+                    : "")
+            + "; several nodes on one host: give each its own "
+            + Setting.PORT_OFFSET.environmentVariable(),
+        cause);
   }
 
   /**
@@ -507,7 +500,7 @@ public final class SluiceNode implements AutoCloseable {
         watcher.start();
       };
     }
-    List<Rule> rules = RulesFile.parse("the bundled rules.yaml", bundledRules());
+    List<Rule> rules = bundledRules();
     return () -> {
       for (Rule rule : rules) {
         if (!limiter.rules().find(rule.name()).equals(Optional.of(rule))) {
@@ -592,13 +585,6 @@ public final class SluiceNode implements AutoCloseable {
         failurePolicy);
   }
 
-  /** The bundled example rules when no rules file is used (the console names them so). */
-  private static List<Rule> bundledRulesIfUsed(Optional<Path> rulesFile) {
-    return rulesFile.isPresent()
-        ? List.of()
-        : RulesFile.parse("the bundled rules.yaml", bundledRules());
-  }
-
   /**
    * The SDK's client-side behaviour around the node's grid limiter: call timeout, failure policies,
    * breaker, denied-until cache, coalescing, and {@code sluice_client_local_decisions_total} on the
@@ -675,37 +661,21 @@ public final class SluiceNode implements AutoCloseable {
     return settings;
   }
 
-  /** Stops the REST API, then leaves the cluster gracefully (partitions migrate first). */
+  /**
+   * Stops what the start opened, the last opened first: the REST API, the Redis protocol and the
+   * Envoy rate limit service finish the requests in flight, then the member leaves gracefully
+   * (partitions migrate).
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
     LOG.info(
-        "stopping Sluice node: Envoy RLS, the Redis protocol and REST first, then the member"
+        "stopping Sluice node: REST, the Redis protocol and Envoy RLS first, then the member"
             + " (partitions migrate)");
-    if (watcher != null) {
-      watcher.close();
-    }
-    try {
-      envoy.close();
-      if (resp != null) {
-        resp.close();
-      }
-      api.stop();
-    } finally {
-      if (front != null) {
-        front.close();
-      }
-      limiter.close();
-      stats.close();
-      RegionLink link = settings.mode() == NodeSettings.Mode.MEMBER ? RegionLink.of(member) : null;
-      if (link != null) {
-        link.close(); // gives the budgets held here back to home
-      }
-      member.shutdown();
-      LOG.info("Sluice node stopped");
-    }
+    started.close();
+    LOG.info("Sluice node stopped");
   }
 
   /** Limiter entries whose primary copy this member holds (backups not counted). */
@@ -726,12 +696,14 @@ public final class SluiceNode implements AutoCloseable {
     return DEFAULT_RULES_FILES.stream().filter(Files::isRegularFile).findFirst();
   }
 
-  private static String bundledRules() {
+  /** The example rules bundled in the jar, used when no rules file is (the console names them). */
+  private static List<Rule> bundledRules() {
     try (InputStream in = SluiceNode.class.getResourceAsStream(BUNDLED_RULES)) {
       if (in == null) {
         throw new IllegalStateException("rules.yaml is missing from the grid-node jar");
       }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return RulesFile.parse(
+          "the bundled rules.yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

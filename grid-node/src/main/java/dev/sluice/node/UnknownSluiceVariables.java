@@ -28,7 +28,7 @@ final class UnknownSluiceVariables {
 
   /** One warning per unknown {@code SLUICE_*} variable, sorted by name, with a did-you-mean. */
   static List<String> warnings(Map<String, String> environment) {
-    List<String> known = NodeSettings.ENVIRONMENT_VARIABLES;
+    List<String> known = Setting.ENVIRONMENT_VARIABLES;
     List<String> warnings = new ArrayList<>();
     for (String name : new TreeSet<>(environment.keySet())) {
       if (!name.startsWith("SLUICE_")

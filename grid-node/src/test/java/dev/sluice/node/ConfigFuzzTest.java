@@ -193,7 +193,7 @@ class ConfigFuzzTest {
     Random random = Seeds.random();
     int rejected = 0;
     int tried = 0;
-    for (NodeSettings.Setting setting : NodeSettings.Setting.values()) {
+    for (Setting setting : Setting.values()) {
       for (int i = 0; i < 12; i++) {
         String value = pick(random, WRONG_VALUES) + (random.nextBoolean() ? "" : "x");
         Map<String, String> env = new HashMap<>();
@@ -213,7 +213,7 @@ class ConfigFuzzTest {
     }
     System.out.printf(
         "node-settings fuzz: %d values over %d settings, %d rejected naming the setting%n",
-        tried, NodeSettings.Setting.values().length, rejected);
+        tried, Setting.values().length, rejected);
     assertThat(rejected).isPositive();
   }
 

@@ -3,7 +3,6 @@ package dev.sluice.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.rules.RulesFile;
-import dev.sluice.node.NodeSettings.Setting;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -90,8 +90,9 @@ class JavaClientFaultsIT {
   private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
 
   /**
-   * The Hazelcast client's reconnect backoff cap ({@code GridSupport}): a member that is back, or a
-   * partition table that changed, is known to the client within it.
+   * The Hazelcast client's reconnect backoff cap ({@code
+   * SluiceClient.Builder#hazelcastClientConfig}): a member that is back, or a partition table that
+   * changed, is known to the client within it.
    */
   private static final Duration RECONNECT = Duration.ofSeconds(1);
 

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.client.FailurePolicy;
 import dev.sluice.client.SluiceClient;
 import dev.sluice.node.NodeSettings.Discovery;
-import dev.sluice.node.NodeSettings.Setting;
 import dev.sluice.node.envoy.EnvoyHeader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -50,7 +49,7 @@ class NodeSettingsTest {
 
   @Test
   void environmentVariables_areOnePerSettingWithTheRequiredOnes() {
-    assertThat(NodeSettings.ENVIRONMENT_VARIABLES)
+    assertThat(Setting.ENVIRONMENT_VARIABLES)
         .hasSize(Setting.values().length)
         .doesNotHaveDuplicates()
         .allMatch(name -> name.startsWith("SLUICE_"))
@@ -394,7 +393,7 @@ class NodeSettingsTest {
   @Test
   void everyVariable_isCoveredByTheTableAbove() {
     assertThat(everyVariable().map(arguments -> (String) arguments.get()[0]))
-        .containsExactlyInAnyOrderElementsOf(NodeSettings.ENVIRONMENT_VARIABLES);
+        .containsExactlyInAnyOrderElementsOf(Setting.ENVIRONMENT_VARIABLES);
   }
 
   static Stream<Arguments> badFiles() {

@@ -3,6 +3,7 @@ package dev.sluice.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.hazelcast.core.Hazelcast;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.config.ConfigFileException;
 import java.io.IOException;
@@ -66,13 +67,17 @@ class SluiceNodeTest {
     }
   }
 
+  /** The rules file is read after the member started: the failed start shuts the member down. */
   @Test
-  void start_brokenRulesFile_failsNamingFileAndLine() throws IOException {
+  void start_brokenRulesFile_failsNamingFileAndLine_andClosesWhatStarted() throws IOException {
     Files.writeString(rulesFile(), RULES.replace("window: 1m", "window: 1"));
-    assertThatThrownBy(() -> SluiceNode.start(settings(List.of()), clock))
+    NodeSettings settings = settings(List.of());
+    assertThatThrownBy(() -> SluiceNode.start(settings, clock))
         .isInstanceOf(ConfigFileException.class)
         .hasMessageContaining(rulesFile() + ":4")
         .hasMessageContaining("window");
+    assertThat(Hazelcast.getAllHazelcastInstances())
+        .noneMatch(member -> member.getConfig().getClusterName().equals(settings.clusterName()));
   }
 
   @Test

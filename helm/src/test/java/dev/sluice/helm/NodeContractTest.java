@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.local.LocalRateLimiter;
 import dev.sluice.node.NodeSettings;
+import dev.sluice.node.Setting;
 import dev.sluice.rest.ApiSettings;
 import dev.sluice.rest.ReadinessProbe;
 import dev.sluice.rest.SluiceApi;
@@ -38,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The chart configures the node only through what grid-node actually reads (docs/configuration.md):
- * every {@code SLUICE_*} variable it sets is in {@link NodeSettings#ENVIRONMENT_VARIABLES}, and the
+ * every {@code SLUICE_*} variable it sets is in {@link Setting#ENVIRONMENT_VARIABLES}, and the
  * environment and config file a pod would see, fed to the node's own {@link NodeSettings#load},
  * give a node that listens on the ports the probes and Services use, finds its peers the way the
  * values say, and would not refuse to start.
@@ -109,7 +110,7 @@ class NodeContractTest {
     List<String> names = new ArrayList<>(env(chart.get().render().gridNodeContainer()).keySet());
 
     assertThat(names.stream().filter(n -> n.startsWith("SLUICE_")))
-        .isSubsetOf(NodeSettings.ENVIRONMENT_VARIABLES);
+        .isSubsetOf(Setting.ENVIRONMENT_VARIABLES);
     assertThat(names.stream().filter(n -> !n.startsWith("SLUICE_"))).isSubsetOf(JVM_VARIABLES);
   }
 

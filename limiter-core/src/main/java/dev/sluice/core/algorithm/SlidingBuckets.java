@@ -89,15 +89,10 @@ import java.util.Arrays;
  * #LAYOUT_V2}, the bucket length the counts were taken with, the index {@code k} of the newest
  * bucket written, the sum of the ring's counters, and a ring of {@code N + 1} counters, bucket
  * {@code k} at {@code k mod (N + 1)}. Counters of buckets older than {@code newestBucket - N} are
- * stale and read as 0. The first layout, {@code [bucketNanos, newestBucket, count_0 ... count_N]}
- * with no tag and no sum, is still read by {@link #fit} (its word 0 is at least 1 ms, never 2), so
- * states stored by an older member decide exactly as they did.
+ * stale and read as 0.
  */
 public final class SlidingBuckets implements LimiterAlgorithm {
-  /**
-   * Word 0 of the current layout. The first layout had no tag and held the bucket length there,
-   * which is at least 1 ms, so a 2 cannot be mistaken for it.
-   */
+  /** Word 0 of the layout: a state without it is not a buckets state, and starts afresh. */
   static final long LAYOUT_V2 = 2;
 
   private static final int LAYOUT = 0;
@@ -105,12 +100,6 @@ public final class SlidingBuckets implements LimiterAlgorithm {
   private static final int NEWEST = 2;
   private static final int SUM = 3;
   private static final int HEADER = 4;
-
-  /** The first layout, {@code [bucketNanos, newestBucket, count_0 ... count_N]}: read only. */
-  private static final int V1_BUCKET_NANOS = 0;
-
-  private static final int V1_NEWEST = 1;
-  private static final int V1_HEADER = 2;
 
   private static final long MIN_BUCKET_NANOS = 1_000_000L;
   private static final long MAX_BUCKET_NANOS = Limit.MAX_WINDOW.toNanos();
@@ -138,11 +127,9 @@ public final class SlidingBuckets implements LimiterAlgorithm {
   }
 
   /**
-   * The state as is when it is in the current layout and was taken with this bucket length and
-   * count. Otherwise, in either layout, the counts are moved conservatively: each old bucket's
-   * count goes to the new bucket that holds the old bucket's last instant, so nothing leaves the
-   * window earlier than it would have. A first-layout state of the same shape keeps every count in
-   * place and so decides exactly as it did; only the running sum is added.
+   * The state as is when it was taken with this bucket length and count. Otherwise the counts are
+   * moved conservatively: each old bucket's count goes to the new bucket that holds the old
+   * bucket's last instant, so nothing leaves the window earlier than it would have.
    */
   @Override
   public long[] fit(long[] state) {
@@ -151,26 +138,24 @@ public final class SlidingBuckets implements LimiterAlgorithm {
         && state[BUCKET_NANOS] == bucketNanos) {
       return state;
     }
-    boolean tagged = state.length > HEADER && state[LAYOUT] == LAYOUT_V2;
-    int countsAt = tagged ? HEADER : V1_HEADER;
     long[] fitted = newState();
-    if (state.length <= countsAt) {
+    if (state.length <= HEADER || state[LAYOUT] != LAYOUT_V2) {
       return fitted;
     }
-    long oldBucketNanos = state[tagged ? BUCKET_NANOS : V1_BUCKET_NANOS];
-    long oldNewest = state[tagged ? NEWEST : V1_NEWEST];
+    long oldBucketNanos = state[BUCKET_NANOS];
+    long oldNewest = state[NEWEST];
     // Only a plausible buckets state is converted: sub-windows of 1 ms to 30 days (Policy's
     // bounds) and a non-negative bucket index. Anything else (another algorithm's state) is
     // replaced by a fresh one.
     if (oldBucketNanos < MIN_BUCKET_NANOS || oldBucketNanos > MAX_BUCKET_NANOS || oldNewest < 0) {
       return fitted;
     }
-    int oldSlots = state.length - countsAt;
+    int oldSlots = state.length - HEADER;
     long newest = lastInstantBucket(oldNewest, oldBucketNanos);
     fitted[NEWEST] = newest;
     for (int age = 0; age < oldSlots; age++) {
       long oldBucket = oldNewest - age;
-      long count = state[countsAt + (int) Math.floorMod(oldBucket, (long) oldSlots)];
+      long count = state[HEADER + (int) Math.floorMod(oldBucket, (long) oldSlots)];
       long bucket = lastInstantBucket(oldBucket, oldBucketNanos);
       if (count > 0 && bucket > newest - slots && bucket <= newest) {
         int slot = slot(bucket);

@@ -58,7 +58,7 @@ public final class AdmissionReceipts {
   /**
    * {@code decision}, a lease holder's answer to a request for {@code permits} on {@code stateKey}
    * under {@code ref}, from a lease granted at {@code grantedAtNanos} (owner's clock) for {@code
-   * leaseNanos}, with its receipt if it admitted ({@code LeaseHolder.AnswerReceipts}).
+   * leaseNanos}, with its receipt if it admitted.
    */
   public Decision ofLeaseAnswer(
       PolicyRef ref,

@@ -7,7 +7,9 @@
  * <p>Start with {@link dev.sluice.core.config.StrictYaml}. A format's own checks (a bad unit, a
  * duplicate name) run after binding and report through {@link
  * dev.sluice.core.config.YamlLocations}, which knows the line and column of every field of the
- * file.
+ * file. Named settings that an environment variable may override (a grid node's) are read through
+ * {@link dev.sluice.core.config.LayeredSettings}, whose errors name the variable or the file's
+ * line.
  */
 @NullMarked
 package dev.sluice.core.config;

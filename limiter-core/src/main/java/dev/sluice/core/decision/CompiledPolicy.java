@@ -24,16 +24,11 @@ import org.jspecify.annotations.Nullable;
  * stand for fewer permits than were admitted (gcra 10 per second with 10 admitted, changed to 1 per
  * second, would let 9 more in at once), so its limit and burst are part of its shape and a change
  * carries the state over in permits.
- *
- * <p>Before the rate algorithms' limit and burst were part of it, their states carried the {@link
- * #compatibleFingerprint}: such a state, written before an upgrade, is still taken as the policy's
- * own (as it was then).
  */
 public final class CompiledPolicy {
   private final Policy policy;
   private final LimiterAlgorithm algorithm;
   private final int fingerprint;
-  private final int compatibleFingerprint;
   // Built on the first commit that charges: most policies never need it.
   private volatile @Nullable LimiterAlgorithm charging;
 
@@ -41,7 +36,6 @@ public final class CompiledPolicy {
     this.policy = policy;
     this.algorithm = LimiterAlgorithm.of(policy);
     this.fingerprint = fingerprint(policy);
-    this.compatibleFingerprint = hash(policy, false);
   }
 
   public static CompiledPolicy of(Policy policy) {
@@ -71,14 +65,6 @@ public final class CompiledPolicy {
 
   public int fingerprint() {
     return fingerprint;
-  }
-
-  /**
-   * The fingerprint states of this policy were written with before a rate algorithm's limit and
-   * burst were part of it; the same as {@link #fingerprint()} for the window algorithms.
-   */
-  public int compatibleFingerprint() {
-    return compatibleFingerprint;
   }
 
   /**
@@ -158,10 +144,6 @@ public final class CompiledPolicy {
 
   /** The fingerprint of the shape of {@code policy}'s state; see the class comment. */
   public static int fingerprint(Policy policy) {
-    return hash(policy, true);
-  }
-
-  private static int hash(Policy policy, boolean rates) {
     int hash = 0;
     for (int i = 0; i < policy.limits().size(); i++) {
       Limit limit = policy.limits().get(i);
@@ -170,7 +152,7 @@ public final class CompiledPolicy {
       if (limit.algorithm() == Algorithm.SLIDING_BUCKETS) {
         one = one * 31 + limit.buckets();
       }
-      if (rates && limit.algorithm().hasBurst()) {
+      if (limit.algorithm().hasBurst()) {
         one = (one * 31 + Long.hashCode(limit.limit())) * 31 + Long.hashCode(limit.burst());
       }
       hash = i == 0 ? one : hash * 961 + one;

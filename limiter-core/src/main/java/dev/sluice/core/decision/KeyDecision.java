@@ -110,8 +110,7 @@ public final class KeyDecision {
     boolean forgotten = false;
     if (stored == null) {
       state = algorithm.newState();
-    } else if (stored.fingerprint() == policy.fingerprint()
-        || stored.fingerprint() == policy.compatibleFingerprint()) {
+    } else if (stored.fingerprint() == policy.fingerprint()) {
       before = stored.values();
       // Copy: a store may hand out its own array; it must change only through what we return.
       state = algorithm.fit(before.clone());

@@ -201,8 +201,8 @@ public final class SluiceHazelcast {
   public static void configureSerialization(SerializationConfig serialization) {
     serialization.addDataSerializableFactory(
         SluiceSerializationIds.FACTORY_ID, new SluiceDataSerializableFactory());
-    // One format for both: a StoredState (what members of earlier builds store) and the compact
-    // StateValue this build keeps in memory are written alike and read as a StateValue.
+    // One format for both: a StoredState (what a caller may put) and the compact StateValue a
+    // member keeps in memory are written alike and read as a StateValue.
     serialization.addSerializerConfig(
         new SerializerConfig()
             .setImplementation(new StoredStateSerializer())

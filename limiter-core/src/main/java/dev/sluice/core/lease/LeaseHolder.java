@@ -3,6 +3,7 @@ package dev.sluice.core.lease;
 import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.algorithm.PacedLease;
+import dev.sluice.core.backend.AdmissionReceipts;
 import dev.sluice.core.backend.Backend;
 import dev.sluice.core.decision.CompiledPolicy;
 import dev.sluice.core.decision.KeyCommand;
@@ -137,32 +138,13 @@ public final class LeaseHolder {
     void send(PolicyRef ref, String stateKey, KeyOp op, long sentAtNanos);
   }
 
-  /** Gives a local answer its receipt: the proof its permits may be given back with. */
-  @FunctionalInterface
-  public interface AnswerReceipts {
-    /**
-     * {@code answer} to a request for {@code permits} on {@code stateKey} under {@code ref}, from a
-     * lease granted at {@code grantedAtNanos} on the owner's clock for {@code leaseNanos}, with its
-     * receipt if it admitted permits.
-     */
-    Decision withReceipt(
-        PolicyRef ref,
-        String stateKey,
-        long permits,
-        Decision answer,
-        long grantedAtNanos,
-        long leaseNanos);
-  }
-
   private final LongSupplier nanoClock;
   private final Shapes shapes;
   private final Renewal renewal;
   private final Runnable lateLease;
-  private final AnswerReceipts receipts;
 
-  /** For holders whose answers nobody gives back: the answer as it is. */
-  private static final AnswerReceipts NO_RECEIPTS =
-      (ref, stateKey, permits, answer, grantedAt, lifetime) -> answer;
+  /** Gives a local answer its receipt; null where nobody gives answers back. */
+  private final @Nullable AdmissionReceipts receipts;
 
   private volatile boolean closing;
 
@@ -201,13 +183,13 @@ public final class LeaseHolder {
    *     takeReturns(true)}
    */
   public LeaseHolder(LongSupplier nanoClock, Shapes shapes, Renewal renewal, Runnable lateLease) {
-    this(nanoClock, LeasePolicy.DEFAULT, shapes, renewal, lateLease, NO_RECEIPTS);
+    this(nanoClock, LeasePolicy.DEFAULT, shapes, renewal, lateLease, null);
   }
 
   /**
    * A holder whose asks {@code policy} decides and whose local answers carry receipts ({@code
    * receipts}), as a limiter's must: the constructor above is for what only counts a holder's
-   * bookkeeping (its tests, a benchmark, the lease simulator).
+   * bookkeeping (its tests, a benchmark).
    *
    * @param policy which keys ask for leases here, and for how many permits
    */
@@ -217,7 +199,7 @@ public final class LeaseHolder {
       Shapes shapes,
       Renewal renewal,
       Runnable lateLease,
-      AnswerReceipts receipts) {
+      @Nullable AdmissionReceipts receipts) {
     this.demand = policy.create(leases::containsKey);
     this.nanoClock = nanoClock;
     this.shapes = shapes;
@@ -304,38 +286,45 @@ public final class LeaseHolder {
     /** The key's heat, to count this lease's answers in; null if the key was not tracked. */
     final LeasePolicy.@Nullable Key heat;
 
+    /**
+     * The lease granted with result {@code index} of {@code outcome}, the answer to a request sent
+     * at {@code sentAtNanos} that arrived at {@code arrivedAtNanos} (see "Time" above).
+     */
     Lease(
         PolicyRef ref,
         String stateKey,
-        long grantedAtNanos,
-        long leaseNanos,
-        long endsAtHolderNanos,
+        KeyOutcome outcome,
+        int index,
         boolean endsWithItsWindow,
         int shape,
         long shapeSeenAt,
-        long firstUsableAtNanos,
-        long spacingNanos,
+        long sentAtNanos,
         long arrivedAtNanos,
-        Decision grant,
-        long permits,
         LeasePolicy.@Nullable Key heat) {
-      this.heat = heat;
-      this.firstUsableAtNanos = firstUsableAtNanos;
-      this.spacingNanos = spacingNanos;
+      Decision grant = outcome.decision(index);
+      PacedLease paced = outcome.pacedLease(index);
       this.ref = ref;
       this.stateKey = stateKey;
-      this.grantedAtNanos = grantedAtNanos;
-      this.leaseNanos = leaseNanos;
-      this.endsAtHolderNanos = endsAtHolderNanos;
+      this.grantedAtNanos = outcome.decidedAtNanos();
+      this.leaseNanos = outcome.leaseEndsAtNanos(index) - grantedAtNanos;
+      this.endsAtHolderNanos = sentAtNanos + leaseNanos;
       this.endsWithItsWindow = endsWithItsWindow;
       this.shape = shape;
       this.shapeSeenAt = shapeSeenAt;
+      // A paced lease's instants count from when the answer arrived: after the owner decided, so
+      // each permit becomes usable here no earlier than there.
+      this.firstUsableAtNanos =
+          paced == null
+              ? arrivedAtNanos
+              : arrivedAtNanos + Math.max(0, paced.firstAtNanos() - grantedAtNanos);
+      this.spacingNanos = paced == null ? 0 : paced.spacingNanos();
       this.lastAnsweredAtNanos = endsAtHolderNanos - leaseNanos;
       this.limit = grant.limit();
       this.resetAtNanos = arrivedAtNanos + grant.resetAfterNanos();
       this.remainingAtGrant = grant.remaining();
-      this.permits = permits;
+      this.permits = outcome.leased(index);
       this.left = new AtomicLong(permits);
+      this.heat = heat;
     }
 
     /** The op that gives {@code unused} permits back to the owner. */
@@ -464,8 +453,10 @@ public final class LeaseHolder {
                 0,
                 false,
                 Decision.DecidedBy.LEASE);
-        return receipts.withReceipt(
-            ref, stateKey, permits, answer, lease.grantedAtNanos, lease.leaseNanos);
+        return receipts == null
+            ? answer
+            : receipts.ofLeaseAnswer(
+                ref, stateKey, permits, answer, lease.grantedAtNanos, lease.leaseNanos);
       }
       Lease next = lease.next;
       if (next == null) {
@@ -600,30 +591,19 @@ public final class LeaseHolder {
     }
     boolean toWindowEnd =
         asked.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END || outcome.leaseToWindowEnd(index);
-    Decision grant = outcome.decision(index);
-    long length = outcome.leaseEndsAtNanos(index) - outcome.decidedAtNanos();
     long now = nanoClock.getAsLong();
-    // A paced lease's instants count from when the answer arrived: after the owner decided, so
-    // each permit becomes usable here no earlier than there (see "Time" above).
-    PacedLease paced = outcome.pacedLease(index);
     long version = shapes.version(); // before the shape is read: a change meanwhile moves it
-    long firstUsableAt =
-        paced == null ? now : now + Math.max(0, paced.firstAtNanos() - outcome.decidedAtNanos());
     Lease lease =
         new Lease(
             ref,
             stateKey,
-            outcome.decidedAtNanos(),
-            length,
-            sentAtNanos + length,
+            outcome,
+            index,
             toWindowEnd,
             toWindowEnd ? shapes.of(ref) : 0,
             version,
-            firstUsableAt,
-            paced == null ? 0 : paced.spacingNanos(),
+            sentAtNanos,
             now,
-            grant,
-            permits,
             h);
     statistics.granted.increment();
     statistics.leased.add(permits);

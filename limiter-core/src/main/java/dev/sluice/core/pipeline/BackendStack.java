@@ -347,7 +347,7 @@ public final class BackendStack {
               },
               this::renew,
               this::returnLate,
-              receipts::ofLeaseAnswer);
+              receipts);
       this.returns = new LeaseReturns(holder, transport, periodicReturns);
     }
 

@@ -178,29 +178,12 @@ public class PipelineRateLimiter implements RateLimiter {
         decision -> recorder.decided(check, decision, start));
   }
 
-  /**
-   * {@inheritDoc} A batch of one key (a client's coalesced calls, say) goes as one command on the
-   * caller's thread.
-   */
+  /** {@inheritDoc} The asynchronous batch ({@link #tryAcquireAllAsync(List)}), awaited. */
   @Override
   public List<Decision> tryAcquireAll(List<Check> checks) {
     long start = System.nanoTime();
     Deadline deadline = Deadline.startedAt(start);
-    deadline.await(backend.fetchRules(ruleNames(checks), deadline));
-    List<Decision> decisions;
-    if (policyChangeAt(checks) >= 0) {
-      decisions = deadline.await(decideInOrder(checks, deadline));
-    } else {
-      Grouped batch = group(checks, true, true, false);
-      decisions =
-          batch.commands().size() == 1
-              ? batch.decisions(List.of(backend.execute(batch.commands().get(0), deadline)))
-              : batch.decisions(deadline.await(execute(batch, deadline)));
-    }
-    if (recorder != null) {
-      recorder.decidedAll(checks, decisions, start);
-    }
-    return decisions;
+    return deadline.await(tryAcquireAllAsync(checks, start, deadline));
   }
 
   /**
@@ -229,6 +212,7 @@ public class PipelineRateLimiter implements RateLimiter {
         tryAcquireAllAsync(checks, start, Deadline.startedAt(start).answeredOn(on)));
   }
 
+  /** The one path of a batch of {@link BatchMode#EACH}, whichever way it was called. */
   private CompletableFuture<List<Decision>> tryAcquireAllAsync(
       List<Check> checks, long start, Deadline deadline) {
     CompletableFuture<Void> known = backend.fetchRules(ruleNames(checks), deadline);
@@ -247,11 +231,11 @@ public class PipelineRateLimiter implements RateLimiter {
   private CompletableFuture<List<Decision>> decideInOrder(List<Check> checks, Deadline deadline) {
     int change = policyChangeAt(checks);
     if (change < 0) {
-      Grouped batch = group(checks, true, true, false);
+      Grouped batch = group(checks, false);
       return execute(batch, deadline).thenApply(batch::decisions);
     }
-    validate(checks, true, true);
-    Grouped head = group(checks.subList(0, change), true, true, false);
+    validate(checks);
+    Grouped head = group(checks.subList(0, change), false);
     List<Check> tail = checks.subList(change, checks.size());
     return execute(head, deadline)
         .thenApply(head::decisions)
@@ -307,7 +291,7 @@ public class PipelineRateLimiter implements RateLimiter {
           "an all-or-nothing batch decides each key under one policy, and this check names an"
               + " earlier check's key under other parameters");
     }
-    Grouped batch = group(checks, true, true, true);
+    Grouped batch = group(checks, true);
     List<KeyOutcome> outcomes = deadline.await(execute(batch, deadline));
     List<Decision> decisions = batch.decisions(outcomes);
     int deniedBy = -1;
@@ -657,12 +641,11 @@ public class PipelineRateLimiter implements RateLimiter {
   }
 
   /**
-   * Validates a batch whole, then groups it by key. With {@code nameChecks} an error names the
-   * check it is about ({@code checks[2].cost}), as a batch's caller needs to know which. With
-   * {@code ownerOnly} every command is decided by its owner alone ({@link KeyCommand#ownerOnly}).
+   * Validates a batch whole, then groups it by key. With {@code ownerOnly} every command is decided
+   * by its owner alone ({@link KeyCommand#ownerOnly}).
    */
-  private Grouped group(List<Check> checks, boolean fetch, boolean nameChecks, boolean ownerOnly) {
-    validate(checks, fetch, nameChecks);
+  private Grouped group(List<Check> checks, boolean ownerOnly) {
+    validate(checks);
     Map<String, Group> byKey = new LinkedHashMap<>();
     for (int i = 0; i < checks.size(); i++) {
       Check check = checks.get(i);
@@ -681,20 +664,18 @@ public class PipelineRateLimiter implements RateLimiter {
 
   /**
    * Refuses a batch, before anything is counted, if one of its checks is wrong for its policy where
-   * the policy is known here; with {@code nameChecks} the error names the check ({@code
-   * checks[2].cost}).
+   * the policy is known here (the rules it names were fetched); the error names the check it is
+   * about ({@code checks[2].cost}), as a batch's caller needs to know which.
    */
-  private void validate(List<Check> checks, boolean fetch, boolean nameChecks) {
+  private void validate(List<Check> checks) {
     Check.requireAll(checks);
     for (int i = 0; i < checks.size(); i++) {
       try {
-        precheck(checks.get(i), fetch);
+        precheck(checks.get(i), true);
       } catch (InvalidPolicyException e) {
-        throw !nameChecks
-            ? e
-            : new InvalidPolicyException("checks[" + i + "]." + e.field(), LimitSpec.problem(e));
+        throw new InvalidPolicyException("checks[" + i + "]." + e.field(), LimitSpec.problem(e));
       } catch (UnknownRuleException e) {
-        throw !nameChecks ? e : new UnknownRuleException(e.rule(), "checks[" + i + "].rule");
+        throw new UnknownRuleException(e.rule(), "checks[" + i + "].rule");
       }
     }
   }

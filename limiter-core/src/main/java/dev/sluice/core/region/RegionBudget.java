@@ -60,11 +60,14 @@ import java.util.List;
  * <p>Not thread-safe: it is read from and written back to the key's entry in one atomic step.
  */
 public final class RegionBudget {
-  /** The stored format; part of the regional map's values. Format 1 had no denial marker. */
-  private static final long FORMAT = 2;
+  /**
+   * The stored format; part of the regional map's values. A budget in any other format is read as
+   * empty: it holds less, which is only stricter (home still counts what it granted). Compatibility
+   * between builds starts at the first release.
+   */
+  private static final long FORMAT = 1;
 
   private static final int HEADER = 12;
-  private static final int HEADER_FORMAT_1 = 9;
   private static final int GRANT = 5;
 
   /** How long a refill may be in flight before another may be asked for. */
@@ -110,21 +113,13 @@ public final class RegionBudget {
 
   /** The budget stored as {@code values}; an empty one for null. */
   public static RegionBudget of(long[] values) {
-    if (values == null || values.length < HEADER_FORMAT_1) {
-      return empty();
-    }
-    int header;
-    if (values[0] == FORMAT && values.length >= HEADER) {
-      header = HEADER;
-    } else if (values[0] == 1) {
-      header = HEADER_FORMAT_1;
-    } else {
+    if (values == null || values.length < HEADER || values[0] != FORMAT) {
       return empty();
     }
     int count = (int) values[8];
     List<Grant> grants = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      int at = header + i * GRANT;
+      int at = HEADER + i * GRANT;
       grants.add(
           new Grant(
               values[at], values[at + 1], values[at + 2], values[at + 3], (int) values[at + 4]));
@@ -137,11 +132,9 @@ public final class RegionBudget {
     budget.rateStartNanos = values[5];
     budget.rateCount = values[6];
     budget.ratePerSecond = values[7];
-    if (header == HEADER) {
-      budget.deniedPermits = values[9];
-      budget.deniedUntilNanos = values[10];
-      budget.deniedResetUntilNanos = values[11];
-    }
+    budget.deniedPermits = values[9];
+    budget.deniedUntilNanos = values[10];
+    budget.deniedResetUntilNanos = values[11];
     return budget;
   }
 

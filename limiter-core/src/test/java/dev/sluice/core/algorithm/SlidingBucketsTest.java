@@ -119,47 +119,6 @@ class SlidingBucketsTest {
         });
   }
 
-  /**
-   * States stored by a member running the first layout ({@code [bucketNanos, newest, counts]}, no
-   * tag, no sum) still decide exactly as they did: fit reads them, and from there every decision
-   * equals the old implementation's. Some handovers carry a saturated count, where a running sum
-   * cannot subtract and the window must be summed.
-   */
-  @Test
-  void fit_firstLayoutState_decidesAsTheFirstImplementationWould() {
-    Seeds.run(
-        "sliding_buckets first layout read",
-        60,
-        seed -> {
-          Random random = new Random(seed);
-          Policy policy =
-              AlgorithmPropertiesTest.randomPolicy(
-                  random, Algorithm.SLIDING_BUCKETS, random.nextBoolean());
-          LimiterAlgorithm reference = new SlidingBucketsV1(policy);
-          long[] stored = reference.newState();
-          List<Request> trace = trace(random, policy, 300);
-          int handover = random.nextInt(trace.size());
-          for (Request request : trace.subList(0, handover)) {
-            reference.apply(stored, request.nowNanos(), request.permits());
-          }
-          if (random.nextInt(4) == 0) {
-            stored[2 + random.nextInt(stored.length - 2)] = Long.MAX_VALUE;
-          }
-          LimiterAlgorithm current = LimiterAlgorithm.of(policy);
-          long[] state = current.fit(stored.clone());
-          assertThat(state).hasSize(stored.length + 2);
-          assertThat(state[0]).isEqualTo(SlidingBuckets.LAYOUT_V2);
-          assertThat(current.fit(state)).as("a current state fits as is").isSameAs(state);
-          for (Request request : trace.subList(handover, trace.size())) {
-            Decision expected = reference.apply(stored, request.nowNanos(), request.permits());
-            assertThat(current.apply(state, request.nowNanos(), request.permits()))
-                .as("%s at %d", policy, request.nowNanos())
-                .isEqualTo(expected);
-            assertRunningSum(state);
-          }
-        });
-  }
-
   /** A random trace with some peeks and, one request in ten, a clock up to a window behind. */
   private static List<Request> trace(Random random, Policy policy, int length) {
     List<Request> trace = new ArrayList<>();

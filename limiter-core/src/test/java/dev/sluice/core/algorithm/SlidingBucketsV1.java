@@ -8,8 +8,7 @@ import java.util.Arrays;
 /**
  * The first {@link SlidingBuckets}, frozen as it was when it walked every bucket per decision:
  * layout {@code [bucketNanos, newestBucket, count_0 ... count_N]}. Kept as the reference the
- * current class must decide identically to, and to produce states in the previous layout that
- * {@link SlidingBuckets#fit} must still read. Do not change it.
+ * current class must decide identically to. Do not change it.
  */
 final class SlidingBucketsV1 implements LimiterAlgorithm {
   private static final int BUCKET_NANOS = 0;

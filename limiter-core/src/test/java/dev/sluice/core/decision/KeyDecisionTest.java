@@ -83,33 +83,6 @@ class KeyDecisionTest {
     }
   }
 
-  /** A rate algorithm's state written before its limit was part of the fingerprint is still its. */
-  @Test
-  void decide_rateStateOfTheCompatibleFingerprint_isThePolicysOwn() {
-    CompiledPolicy policy =
-        CompiledPolicy.of(
-            Policy.builder()
-                .algorithm(Algorithm.GCRA)
-                .limit(10)
-                .window(Duration.ofSeconds(1))
-                .build());
-    assertThat(policy.compatibleFingerprint()).isNotEqualTo(policy.fingerprint());
-    long[] values = policy.algorithm().newState();
-    policy.algorithm().apply(values, T0, 5);
-
-    KeyDecision.Result result =
-        KeyDecision.decide(
-            policy,
-            new StoredState(policy.compatibleFingerprint(), values),
-            fp -> null,
-            T0,
-            new KeyOp[] {KeyOp.peek()});
-
-    assertThat(result.forgotten()).isFalse();
-    assertThat(result.outcome().decision(0).remaining())
-        .isEqualTo(policy.algorithm().apply(values.clone(), T0, 0).remaining());
-  }
-
   @Test
   void decide_stateOfAnUnknownFormerPolicy_startsAfreshAndSaysSo() {
     CompiledPolicy former = compiled(Algorithm.FIXED_WINDOW, 5, Duration.ofMinutes(1));

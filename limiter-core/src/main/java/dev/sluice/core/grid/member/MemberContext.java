@@ -224,9 +224,7 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
       CompiledPolicy writer = null;
       if (record.policy() != null) {
         CompiledPolicy current = book.resolve(PolicyRef.rule(rule));
-        // As KeyDecision takes it: the policy's own shape, or the one its states had before a
-        // rate algorithm's limit and burst were part of the fingerprint.
-        if (shape == current.fingerprint() || shape == current.compatibleFingerprint()) {
+        if (shape == current.fingerprint()) {
           writer = current;
         }
       }

@@ -29,9 +29,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Format</h2>
  *
- * {@code [format 2][name][version][has policy][policy?][former count][former policies]}. The first
- * format had no format byte (it began with the name's length, whose first byte is 0 for any name a
- * rule can have) and no former policies; it is still read.
+ * {@code [format 2][name][version][has policy][policy?][former count][former policies]}, policies
+ * as {@link WireFormat#writePolicy} writes them.
  */
 public final class RuleRecord implements IdentifiedDataSerializable {
   /** Former policies kept per rule. */
@@ -146,10 +145,6 @@ public final class RuleRecord implements IdentifiedDataSerializable {
   @Override
   public void readData(ObjectDataInput in) throws IOException {
     int format = in.readByte();
-    if (format == 0) {
-      readFirstFormat(in);
-      return;
-    }
     if (format != FORMAT) {
       throw new IOException("unknown rule record format " + format);
     }
@@ -165,24 +160,6 @@ public final class RuleRecord implements IdentifiedDataSerializable {
       read.add(WireFormat.readPolicy(in));
     }
     former = List.copyOf(read);
-  }
-
-  /**
-   * The first format, after its first byte (the name length's high byte, 0): the name's length's
-   * other three bytes, its UTF-8, the version, and the policy in its first format.
-   */
-  private void readFirstFormat(ObjectDataInput in) throws IOException {
-    int length =
-        (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
-    if (length > 64 * 4) {
-      throw new IOException("implausible rule name length " + length);
-    }
-    byte[] utf8 = new byte[length];
-    in.readFully(utf8);
-    name = new String(utf8, java.nio.charset.StandardCharsets.UTF_8);
-    version = WireFormat.readVarLong(in);
-    policy = in.readBoolean() ? WireFormat.readLegacyPolicy(in) : null;
-    former = List.of();
   }
 
   @Override

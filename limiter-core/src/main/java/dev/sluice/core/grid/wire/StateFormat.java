@@ -37,9 +37,6 @@ import java.io.IOException;
  * states of arbitrary nanoseconds (a token bucket's last refill, a GCRA arrival time) keep format
  * 3. A sliding_window state (window start, current, previous) of a one-minute rule takes 1 + 4 + 1
  * + 5 + 1 + 1 = 13 bytes.
- *
- * <p>Formats 1 and 2 were the same numbers inside an IdentifiedDataSerializable, in builds that
- * never shipped; members of those builds cannot share a cluster with this one.
  */
 public final class StateFormat {
   static final int FORMAT_VARINT = 3;
@@ -47,24 +44,21 @@ public final class StateFormat {
 
   /**
    * Set on the format byte when the key holds reservations: their {@link ReservationLedger} follows
-   * the values, as {@code [length: varint][value × length]} in zig-zag varints. A state without
-   * reservations is written exactly as before they existed.
+   * the values, as {@code [length: varint][value × length]} in zig-zag varints.
    */
   static final int WITH_RESERVATIONS = 0x10;
 
   /**
    * Set on the format byte when the state keeps the policy that wrote it ({@link
    * StoredState#writer()}: an inline policy's under a state name); the policy follows the values
-   * and the ledger. Every other state is written exactly as before, so members of earlier builds
-   * read it; a state with its writer exists only where a front end of this build made one.
+   * and the ledger.
    */
   static final int WITH_WRITER = 0x20;
 
   /**
    * Set on the format byte when the key remembers receipts given back on it: their {@link
    * SpentReceipts} follow (after the ledger and the writer, if any), as {@code [length:
-   * varint][value × length]} in zig-zag varints. A state that remembers none is written exactly as
-   * before receipts existed.
+   * varint][value × length]} in zig-zag varints.
    */
   static final int WITH_SPENT_RECEIPTS = 0x40;
 
@@ -114,8 +108,7 @@ public final class StateFormat {
     int flagged = in.readByte();
     int format = flagged & ~(WITH_RESERVATIONS | WITH_WRITER | WITH_SPENT_RECEIPTS);
     if (format != FORMAT_VARINT && format != FORMAT_SCALED) {
-      throw new IOException(
-          "unknown state format " + format + (format == 1 || format == 2 ? OLD_FORMAT_HINT : ""));
+      throw new IOException("unknown state format " + format);
     }
     int fingerprint = in.readInt();
     long[] state = new long[checkLength(WireFormat.readVarInt(in))];
@@ -148,9 +141,6 @@ public final class StateFormat {
     }
     return new StoredState(fingerprint, state, ledger, spent, writer);
   }
-
-  private static final String OLD_FORMAT_HINT =
-      " (formats 1 and 2 were written by unreleased builds; restart the whole cluster)";
 
   private static int varintSize(long[] state) {
     int size = 0;

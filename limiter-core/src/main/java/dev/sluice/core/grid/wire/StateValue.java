@@ -8,8 +8,7 @@ import org.jspecify.annotations.Nullable;
  * A key's state as a member holds it in the state map: the object the map's record points at (the
  * map keeps its values as objects, in-memory format OBJECT). It is the {@link StoredState} the
  * decision works on, in the fewest heap bytes that hold it; on the wire and in every other member
- * it is written exactly as a {@code StoredState} ({@link StoredStateSerializer}), so members of
- * earlier builds read it as one.
+ * it is written exactly as a {@code StoredState} ({@link StoredStateSerializer}).
  *
  * <h2>Why an object of its own</h2>
  *

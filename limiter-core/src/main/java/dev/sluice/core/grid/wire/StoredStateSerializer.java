@@ -9,11 +9,9 @@ import java.io.IOException;
 /**
  * Hazelcast's serializer for the state map's values, registered by {@code SluiceHazelcast} on
  * members and clients for {@link StateValue} and {@link StoredState}. The format is {@link
- * StateFormat}'s whichever of the two is written, so a member or client of an earlier build, which
- * knows only {@code StoredState}, reads what this one writes, and this one reads what it wrote: a
- * rolling upgrade migrates and backs up states across both. Reading always answers a {@link
- * StateValue}, the compact form a member keeps in its map. A stream serializer spares every stored
- * copy the header an IdentifiedDataSerializable would carry.
+ * StateFormat}'s whichever of the two is written. Reading always answers a {@link StateValue}, the
+ * compact form a member keeps in its map. A stream serializer spares every stored copy the header
+ * an IdentifiedDataSerializable would carry.
  */
 public final class StoredStateSerializer implements StreamSerializer<Object> {
 

@@ -29,6 +29,14 @@ import java.util.TreeMap;
  * fixed longs that is 24 bytes; as zig-zag varints a count below 64 is one byte, and the window
  * start (epoch nanoseconds, 61 bits) is nine, five in {@link StateFormat}'s scaled format when it
  * is a whole second. Every byte saved is saved twice per key (owner and backup).
+ *
+ * <h2>Compatibility</h2>
+ *
+ * Each layout here is the only one read: a field that is absent by default is flagged, never
+ * inferred from an older layout. Nothing has been released, so a change of layout bumps the format
+ * byte of what carries it (each serialized type writes one first; a policy {@link #POLICY_FORMAT})
+ * and bytes of earlier builds are refused there, by name. Compatibility starts at the first tag:
+ * from then on a new layout still reads the tagged one.
  */
 public final class WireFormat {
   /** A bound on operations per key per invocation, against corrupt or hostile input. */
@@ -94,21 +102,19 @@ public final class WireFormat {
   private static final int SHADOW = 1;
   private static final int COUNT_DENIED = 2;
   private static final int LEASES_OFF = 4;
-  // Since shadow bans; never set by older builds, whose policies all reject.
   private static final int SHADOW_BAN = 8;
-  // Since receipts; never set by older builds, whose releases took any count.
   private static final int RELEASE_OPEN = 16;
-  // Since global rules; never set by older builds, whose rules are all local. A global policy's
-  // scope follows its limits: [on home unreachable][share count][share count × (region, share)].
-  // An older build cannot read it: global rules need every member and client on this build.
+  // A global policy's scope follows its limits: [on home unreachable][share count][share count ×
+  // (region, share)].
   private static final int GLOBAL = 32;
 
-  /** The policy format written since several limits: a format byte, then flags and limits. */
-  static final int POLICY_FORMAT = 2;
+  /** The policy format: a format byte, then flags and limits. */
+  static final int POLICY_FORMAT = 3;
 
   /**
-   * Writes a policy: {@code [format 2][flags][n][n × (algorithm code, limit, window, burst,
-   * buckets)]}, algorithms by their explicit {@link Algorithm#code()}, numbers as varints.
+   * Writes a policy: {@code [format 3][flags][n][n × (algorithm code, limit, window, burst,
+   * buckets)][scope, if global]}, algorithms by their explicit {@link Algorithm#code()}, numbers as
+   * varints.
    */
   public static void writePolicy(ObjectDataOutput out, Policy policy) throws IOException {
     out.writeByte(POLICY_FORMAT);
@@ -179,19 +185,6 @@ public final class WireFormat {
                 scope));
   }
 
-  /**
-   * Reads a policy in the first format, which had no format byte and one limit: {@code [algorithm
-   * ordinal][limit][window][burst][buckets][flags]}. Rule records of the first release hold it
-   * ({@link RuleRecord}); the ordinals of that release are today's codes.
-   */
-  static Policy readLegacyPolicy(ObjectDataInput in) throws IOException {
-    Algorithm algorithm = algorithm(in.readByte());
-    Limit limit = readLimit(in, algorithm);
-    int flags = in.readByte();
-    return valid(
-        () -> new Policy(List.of(limit), (flags & SHADOW) != 0, (flags & COUNT_DENIED) != 0));
-  }
-
   private static Limit readLimit(ObjectDataInput in, Algorithm algorithm) throws IOException {
     long limit = readVarLong(in);
     Duration window = Duration.ofNanos(readVarLong(in));
@@ -219,16 +212,13 @@ public final class WireFormat {
 
   private static final int ALLOWED = 1;
   private static final int SHADOW_DENIED = 2;
-  // Since concurrency rules: a permit id follows the delay. Absent in what older builds wrote.
+  // The fields flagged below follow the delay, in this order, only where they differ from their
+  // default: a concurrency rule's permit id (else 0); the index of the limit that decided (else 0,
+  // the only index a policy of one limit has); that limit's reset (else resetAfter).
   private static final int HAS_PERMIT_ID = 4;
-  // Since headers name the limit that decided: its index follows (the permit id, if any). Absent
-  // when 0, the only value a policy of one limit has, and in what older builds wrote.
   private static final int HAS_BINDING_LIMIT = 8;
-  // Since shadow bans: a denial under a policy that shadow-bans. No field follows.
+  // A denial under a policy that shadow-bans. No field follows.
   private static final int SHADOW_BANNED = 16;
-  // Since headers report the reset of the limit that decided: that reset follows (after the binding
-  // limit's index), when it differs from resetAfter. Absent in what older builds wrote, whose
-  // readers then report resetAfter, as they did.
   private static final int HAS_BINDING_RESET = 32;
 
   static void writeDecision(ObjectDataOutput out, Decision decision) throws IOException {
@@ -294,7 +284,6 @@ public final class WireFormat {
 
   private static final int NAMED = 0;
   private static final int INLINE = 1;
-  // Since inline policies under a state name; builds before them never read one.
   private static final int INLINE_UNDER_NAME = 2;
 
   /**
@@ -334,10 +323,7 @@ public final class WireFormat {
     throw new IOException("unknown policy reference tag " + tag);
   }
 
-  /**
-   * Set on an acquire's kind byte when a {@code maxWait} follows its lease fields; never set by
-   * builds before waits, so what they wrote reads as "no wait".
-   */
+  /** Set on an acquire's kind byte when a {@code maxWait} follows its lease fields. */
   private static final int WITH_WAIT = 0x40;
 
   /**
@@ -437,22 +423,20 @@ public final class WireFormat {
 
   /**
    * Set on a result's code byte when a paced lease's first instant and spacing follow its lease
-   * fields. Granted only to an ask {@link dev.sluice.core.decision.LeaseAsk#SHORT_OR_PACED}, which
-   * builds before paced leases never send, so they never read it.
+   * fields.
    */
   private static final int PACED_LEASE = 0x40;
 
   /**
    * Set on a result's code byte when its lease lasts to the end of its window, granted to an ask
    * {@link dev.sluice.core.decision.LeaseAsk#WINDOW_SHORT_OR_PACED} that could have been answered
-   * with a short lease; builds before that ask never send it, so they never read the mark.
+   * with a short lease.
    */
   private static final int LEASE_TO_WINDOW_END = 0x20;
 
   /**
    * Set on a result's code byte when its admission carries no receipt ({@link
-   * KeyOutcome#noReceipt}): only a region's answer to a global rule, which needs every member and
-   * client on a build that knows global rules.
+   * KeyOutcome#noReceipt}): only a region's answer to a global rule.
    */
   private static final int NO_RECEIPT = 0x10;
 
