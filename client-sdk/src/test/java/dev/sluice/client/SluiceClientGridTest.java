@@ -122,12 +122,7 @@ class SluiceClientGridTest {
             .window(Duration.ofSeconds(10 + random.nextInt(50)))
             .build();
     String rule = unique("prop");
-    client.rules().put(new Rule(rule, policy));
-    LocalRateLimiter local =
-        LocalRateLimiter.builder()
-            .timeSource(grid.clock)
-            .rules(List.of(new Rule(rule, policy)))
-            .build();
+    LocalRateLimiter local = putOnTheGridAndLocally(client, rule, policy);
 
     int cached = 0;
     for (int i = 0; i < 300; i++) {
@@ -173,12 +168,7 @@ class SluiceClientGridTest {
                 .window(Duration.ofSeconds(10 + random.nextInt(50)))
                 .build();
         String rule = unique("leased");
-        leasing.rules().put(new Rule(rule, policy));
-        LocalRateLimiter ownerAlone =
-            LocalRateLimiter.builder()
-                .timeSource(grid.clock)
-                .rules(List.of(new Rule(rule, policy)))
-                .build();
+        LocalRateLimiter ownerAlone = putOnTheGridAndLocally(leasing, rule, policy);
         long step = policy.windowNanos() / (busy ? 2_000 : 8);
         for (int i = 0; i < 300; i++) {
           grid.clock.advanceNanos((long) (random.nextDouble() * step));
@@ -198,6 +188,19 @@ class SluiceClientGridTest {
     }
     System.out.println(fromLeases + " of " + 300 * Algorithm.values().length + " from leases");
     assertThat(fromLeases).as("requests answered from leases").isPositive();
+  }
+
+  /**
+   * Puts {@code rule} on the grid through {@code client}; a local limiter of it on the grid's
+   * clock.
+   */
+  private static LocalRateLimiter putOnTheGridAndLocally(
+      SluiceClient client, String rule, Policy policy) {
+    client.rules().put(new Rule(rule, policy));
+    return LocalRateLimiter.builder()
+        .timeSource(grid.clock)
+        .rules(List.of(new Rule(rule, policy)))
+        .build();
   }
 
   @ParameterizedTest(name = "leases {0}")

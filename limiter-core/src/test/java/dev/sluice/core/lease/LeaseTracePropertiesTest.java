@@ -108,7 +108,8 @@ class LeaseTracePropertiesTest {
           CASES,
           seed -> {
             Random random = new Random(seed);
-            localAnswers[0] += new Trace(random, policy(random, algorithm)).run();
+            localAnswers[0] +=
+                new Trace(random, LeaseGrantPropertiesTest.policy(random, algorithm)).run();
           });
     }
     assertThat(localAnswers[0]).as("requests answered from leases").isGreaterThan(10_000);
@@ -116,28 +117,6 @@ class LeaseTracePropertiesTest {
 
   private static long at(long seconds) {
     return ORIGIN - Math.floorMod(ORIGIN, 60_000_000_000L) + seconds * 1_000_000_000L;
-  }
-
-  /** A random one-limit policy of {@code algorithm}, its windows from 10 ms to an hour. */
-  private static Policy policy(Random random, Algorithm algorithm) {
-    long[] windowsMillis = {10, 1_000, 10_000, 60_000, 1 + random.nextInt(3_600_000)};
-    long window = windowsMillis[random.nextInt(windowsMillis.length)];
-    long[] limits = {1, 2, 3, 7, 10, 64, 1 + random.nextInt(500)};
-    long limit = limits[random.nextInt(limits.length)];
-    Policy.Builder builder =
-        Policy.builder()
-            .algorithm(algorithm)
-            .limit(limit)
-            .window(Duration.ofMillis(window))
-            .countDenied(random.nextInt(4) == 0);
-    if (algorithm == Algorithm.SLIDING_BUCKETS) {
-      builder.buckets(1 + random.nextInt((int) Math.min(60, window)));
-    }
-    if (algorithm.hasBurst() && random.nextBoolean()) {
-      long minBurst = algorithm == Algorithm.TOKEN_BUCKET ? 1 : 0;
-      builder.burst(minBurst + random.nextInt((int) (2 * limit + 1)));
-    }
-    return builder.build();
   }
 
   /** One key's stored state, decided on as an owner does. */
