@@ -282,7 +282,7 @@ class LeaseGrantPropertiesTest {
   }
 
   /** A random one-limit policy of {@code algorithm} whose longest lease is not zero. */
-  private static Policy policy(Random random, Algorithm algorithm) {
+  static Policy policy(Random random, Algorithm algorithm) {
     long[] windowsMillis = {10, 100, 1_000, 60_000, 1 + random.nextInt(3_600_000)};
     long window = windowsMillis[random.nextInt(windowsMillis.length)];
     long[] limits = {1, 2, 3, 10, 64, 1 + random.nextInt(500)};
