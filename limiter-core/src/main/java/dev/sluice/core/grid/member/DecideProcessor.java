@@ -195,7 +195,7 @@ public final class DecideProcessor
       states[j] = written[i];
       ttls[j] = ttlMillis[i];
     }
-    return new StoreStatesBackup(keys, states, ttls);
+    return new StoreStatesBackup<>(keys, states, ttls);
   }
 
   @Override
