@@ -98,7 +98,7 @@ public final class Decider {
     // state name keeps its writer, by which the sweep judges it, as it judges a rule's.
     boolean sweepable = !inlinePolicy || command.ref().storesPolicyWithState();
     long ttlMillis =
-        context.sweeping() && sweepable
+        sweepable
             ? StateTtl.NONE
             : StateTtl.millis(result.untilFreshNanos(), context.minStateTtlMillis());
     return new Result(result.outcome(), result.written(), ttlMillis);
