@@ -86,9 +86,6 @@ public final class Decider {
             nowNanos,
             command.ops(),
             command.ref().storesPolicyWithState());
-    if (result.forgotten()) {
-      context.countForgottenState();
-    }
     if (result.written() == null) {
       return new Result(result.outcome(), null, 0);
     }

@@ -63,7 +63,6 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   private final RuleBook book;
   private final ConcurrentHashMap<Long, CompiledPolicy> formerCompiled = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Policy> inlinePolicies = new ConcurrentHashMap<>();
-  private final AtomicLong forgottenStates = new AtomicLong();
   private final AtomicLong rulesVersion = new AtomicLong();
   private final LongAdder settledAtEstimate = new LongAdder();
   private final StateSweeper sweeper;
@@ -235,11 +234,6 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
     return null;
   }
 
-  /** Counts a state dropped because the policy that wrote it was no longer known. */
-  void countForgottenState() {
-    forgottenStates.incrementAndGet();
-  }
-
   /**
    * Counts reservations settled at their estimate on this member (their ttl passed uncommitted): by
    * a decision that stored the key without them, or by the sweep that removed the key.
@@ -253,11 +247,6 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   /** Reservations settled at their estimate on the keys this member owned. */
   public long reservationsSettledAtEstimate() {
     return settledAtEstimate.sum();
-  }
-
-  /** States dropped on this member because their former policy was no longer known. */
-  public long forgottenStates() {
-    return forgottenStates.get();
   }
 
   /**
