@@ -74,8 +74,7 @@ public final class Contenders {
 
   /**
    * Sluice's embedded member with the state storage it had before issue 21, for a same-run
-   * comparison: values serialized in a BINARY map and a TTL on every write (a member that does not
-   * say it sweeps keeps every cluster member writing TTLs, as in a rolling upgrade).
+   * comparison: values serialized in a BINARY map and a TTL on every write.
    */
   public static ContenderSpec sluiceEmbeddedTtlStorage() {
     String name = "Sluice embedded, storage before issue 21 (BINARY, TTL per entry)";

@@ -13,7 +13,6 @@ import dev.sluice.core.TimeSource;
 import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.Sluice;
 import dev.sluice.core.grid.SluiceHazelcast;
-import dev.sluice.core.grid.member.MemberContext;
 import dev.sluice.core.grid.wire.GridNames;
 import java.time.Duration;
 import java.util.Optional;
@@ -25,6 +24,14 @@ import java.util.function.UnaryOperator;
  */
 final class SluiceContenders {
   static final Duration CLIENT_CALL_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * The TTL of {@link #embeddedTtlStorage}'s states: the longest a bench rule's state counts (a
+   * sliding window's two one-second windows) plus the second Sluice's TTL added, the longest TTL
+   * that storage gave a bench rule's state. Every rule in {@link BenchRule#ALL} has a one-second
+   * window.
+   */
+  static final int TTL_STORAGE_SECONDS = 3;
 
   private SluiceContenders() {}
 
@@ -75,14 +82,23 @@ final class SluiceContenders {
 
   /**
    * {@link #embedded} with the storage Sluice had before issue 21: a BINARY state map and a TTL on
-   * every write. The member does not advertise that it sweeps ({@code MemberContext}'s cleanup
-   * attribute), which keeps it on TTLs exactly as a cluster with a member of an earlier build is.
+   * every write. Sluice writes rule states without a TTL and sweeps them; this member instead gives
+   * every write Hazelcast's map-wide TTL of {@link #TTL_STORAGE_SECONDS}, and puts its sweep off
+   * past any run, so that each entry carries the expiry record and each write the TTL it did then.
    */
   static Contender embeddedTtlStorage(String name, String clusterName, int port, BenchRule rule) {
-    Config config =
-        SluiceHazelcast.configure(
-            BenchMembers.member(clusterName, port), TimeSource.system(), InMemoryFormat.BINARY);
-    config.getMemberAttributeConfig().removeAttribute(MemberContext.CLEANUP_ATTRIBUTE);
+    if (rule.window().compareTo(Duration.ofSeconds(1)) > 0) {
+      throw new IllegalArgumentException(
+          rule.name()
+              + ": the TTL storage keeps states "
+              + TTL_STORAGE_SECONDS
+              + " s, for windows up to 1 s");
+    }
+    Config config = BenchMembers.member(clusterName, port);
+    config.setProperty(
+        SluiceHazelcast.SWEEP_PERIOD_MILLIS_PROPERTY, Long.toString(Duration.ofDays(1).toMillis()));
+    SluiceHazelcast.configure(config, TimeSource.system(), InMemoryFormat.BINARY);
+    config.getMapConfig(GridNames.STATE_MAP).setTimeToLiveSeconds(TTL_STORAGE_SECONDS);
     HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
     Sluice sluice = Sluice.of(member);
     RateLimiter limiter = sluice.limiter();

@@ -10,7 +10,6 @@ import dev.sluice.core.grid.member.RegionBudgetProcessor;
 import dev.sluice.core.grid.member.RulePushTask;
 import dev.sluice.core.grid.member.RuleUpdateProcessor;
 import dev.sluice.core.grid.member.StoreStatesBackup;
-import dev.sluice.core.grid.member.SweepBackup;
 import dev.sluice.core.grid.member.SweepProcessor;
 import dev.sluice.core.grid.wire.KeyOutcomeSerializer;
 import dev.sluice.core.grid.wire.RuleRecord;
@@ -28,14 +27,13 @@ public final class SluiceDataSerializableFactory implements DataSerializableFact
   public IdentifiedDataSerializable create(int classId) {
     return switch (classId) {
       case SluiceSerializationIds.DECIDE -> new DecideProcessor();
-      case SluiceSerializationIds.STORE_STATES_BACKUP -> new StoreStatesBackup();
+      case SluiceSerializationIds.STORE_STATES_BACKUP -> new StoreStatesBackup<>();
       case SluiceSerializationIds.PEEK -> new PeekProcessor();
       case SluiceSerializationIds.RULE_RECORD -> new RuleRecord();
       case SluiceSerializationIds.RULE_UPDATE -> new RuleUpdateProcessor();
       case SluiceSerializationIds.RULE_PUSH -> new RulePushTask();
       case SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY -> new MostConsumedMergePolicy();
       case SluiceSerializationIds.SWEEP -> new SweepProcessor();
-      case SluiceSerializationIds.SWEEP_BACKUP -> new SweepBackup();
       case SluiceSerializationIds.NODE_STATS -> new NodeStatsTask();
       case SluiceSerializationIds.REGION_BUDGET -> new RegionBudgetProcessor();
       case SluiceSerializationIds.REGION_BUDGET_BACKUP -> new RegionBudgetProcessor.Backup();

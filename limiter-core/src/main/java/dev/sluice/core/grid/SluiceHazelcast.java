@@ -8,7 +8,6 @@ import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.config.MapConfig;
-import com.hazelcast.config.MemberAttributeConfig;
 import com.hazelcast.config.SerializationConfig;
 import com.hazelcast.config.SerializerConfig;
 import dev.sluice.core.TimeSource;
@@ -48,8 +47,7 @@ import java.util.function.LongPredicate;
  * {@link MostConsumedMergePolicy}); the rules map {@value GridNames#RULES_MAP}; the receipt
  * secret's map {@value GridNames#SECRETS_MAP} (backed up on every member, up to Hazelcast's 6); and
  * on members the {@link MemberContext} (clock, local rules copy, and the sweep that removes idle
- * states every {@value #SWEEP_PERIOD_MILLIS_PROPERTY}) in the config's user context, with the
- * member attribute that says this member sweeps ({@link MemberContext#CLEANUP_ATTRIBUTE}).
+ * states every {@value #SWEEP_PERIOD_MILLIS_PROPERTY}) in the config's user context.
  *
  * <p>Configure each member's {@code Config} once; members must not share one {@code Config} object.
  */
@@ -65,12 +63,11 @@ public final class SluiceHazelcast {
 
   /**
    * Member config property: the shortest time-to-live a state entry gets where it gets one (an
-   * inline policy's state, or any state while a member of an earlier build is in the cluster), in
-   * milliseconds (default 1000, Hazelcast's TTL resolution). TTL runs on the wall clock while
-   * decisions run on the member's {@link TimeSource}; the two agree in production, but a member
-   * driven by a manual clock (tests, simulations) must raise this so that cleanup never expires a
-   * state its clock still needs. The sweep reads the member's {@code TimeSource}, so it needs no
-   * such floor. Read once, when the member is configured.
+   * inline policy's state), in milliseconds (default 1000, Hazelcast's TTL resolution). TTL runs on
+   * the wall clock while decisions run on the member's {@link TimeSource}; the two agree in
+   * production, but a member driven by a manual clock (tests, simulations) must raise this so that
+   * cleanup never expires a state its clock still needs. The sweep reads the member's {@code
+   * TimeSource}, so it needs no such floor. Read once, when the member is configured.
    */
   public static final String MIN_STATE_TTL_MILLIS_PROPERTY = "sluice.state.min-ttl-millis";
 
@@ -151,18 +148,14 @@ public final class SluiceHazelcast {
                 "at least " + MIN_SWEEP_PERIOD_MILLIS));
     config.getUserContext().put(MemberContext.USER_CONTEXT_KEY, context);
     config.addListenerConfig(new ListenerConfig(context));
-    config.addListenerConfig(new ListenerConfig(context.membershipListener()));
-    MemberAttributeConfig attributes = config.getMemberAttributeConfig();
-    attributes.setAttribute(MemberContext.CLEANUP_ATTRIBUTE, MemberContext.CLEANUP_SWEEP);
     return config;
   }
 
   /**
-   * Where a TTL is what removes idle states (inline policies' states, and every state while a
-   * member of an earlier build is in the cluster), Hazelcast's background expiry task visits only a
-   * few partitions per round by default: 20 s after a load over 100,000 keys stopped, 53,136 idle
-   * states were still held (docs/reliability.md, soak). Visiting every partition each round cleared
-   * them in under 4 s. A value the user set is kept.
+   * Where a TTL is what removes idle states (inline policies' states), Hazelcast's background
+   * expiry task visits only a few partitions per round by default: 20 s after a load over 100,000
+   * keys stopped, 53,136 idle states were still held (docs/reliability.md, soak). Visiting every
+   * partition each round cleared them in under 4 s. A value the user set is kept.
    */
   private static void sweepEveryPartitionForExpiredStates(Config config) {
     String operations = "hazelcast.internal.map.expiration.cleanup.operation.count";

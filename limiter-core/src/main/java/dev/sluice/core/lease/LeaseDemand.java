@@ -3,9 +3,6 @@ package dev.sluice.core.lease;
 import dev.sluice.core.Policy;
 import dev.sluice.core.decision.KeyDecision;
 import dev.sluice.core.decision.LeaseAsk;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -97,54 +94,32 @@ public final class LeaseDemand implements LeasePolicy {
   static final long MAX_WANTED = 65_536;
 
   /**
-   * Keys whose heat is tracked at most. Beyond it the keys idle for two seconds are forgotten
-   * (their counts say nothing any more); if that leaves more than three quarters, the tracker
-   * starts over, so that the forgetting is paid once per a quarter of this many new keys at least.
+   * Keys whose heat is tracked at most; beyond it idle ones are forgotten ({@link KeyTable}).
    * Roughly 200 bytes a key (the map's node, the key's string and the heat, estimated from their
    * fields, not measured).
    */
   static final int MAX_TRACKED_KEYS = 32_768;
 
   private static final long INTERVAL_NANOS = INTERVAL_MILLIS * 1_000_000L;
-  private static final long SECOND_NANOS = 1_000_000_000L;
 
-  private final ConcurrentHashMap<String, Heat> heat = new ConcurrentHashMap<>();
-  private final AtomicBoolean forgetting = new AtomicBoolean();
-  private final Predicate<String> leased;
+  private final KeyTable<Heat> heat;
 
   /**
    * @param leased whether the holder holds a lease of a state key: such a key's heat is kept when
    *     idle keys are forgotten, since its lease's answers are counted in it
    */
   LeaseDemand(Predicate<String> leased) {
-    this.leased = leased;
+    this.heat = new KeyTable<>(MAX_TRACKED_KEYS, leased, Heat::new);
   }
 
   /**
-   * Requests on one key in the current and the last interval, and in the current and the last
-   * second, and whether an ask for a lease of it is on its way.
+   * Requests on one key in the current and the last interval, besides the seconds every policy
+   * counts, and whether an ask for a lease of it is on its way.
    */
-  static final class Heat implements LeasePolicy.Key {
+  static final class Heat extends KeyCounts {
     private long intervalStart;
     private int current;
     private int last;
-    private long secondStart;
-
-    /** Since when the seconds have followed each other without a gap. */
-    private long countingSince;
-
-    private int thisSecond;
-    private int lastSecond;
-    private boolean asking;
-    private long askedAt;
-
-    /**
-     * Requests a lease answered since the key was last counted: they never reach {@link #wanted},
-     * yet they are the key's rate, and without them a key answered from leases would look cold when
-     * its lease runs out and be asked for in ever smaller leases. An adder, not the monitor: lease
-     * answers on one hot key come from many threads at once.
-     */
-    private final LongAdder answeredLocally = new LongAdder();
 
     /**
      * Counts one request a lease answered. A short lease's (a hot or warm key's: many threads at
@@ -178,33 +153,9 @@ public final class LeaseDemand implements LeasePolicy {
         current = 0;
         intervalStart = now;
       }
-      // Seconds follow each other without gaps, so that the last second is the one just before
-      // this one and the weight in perSecond is its share that still lies within a second of now.
-      long intoSecond = now - secondStart;
-      if (intoSecond >= 2 * SECOND_NANOS || intoSecond < 0) {
-        lastSecond = 0;
-        thisSecond = 0;
-        secondStart = now;
-        countingSince = now;
-      } else if (intoSecond >= SECOND_NANOS) {
-        lastSecond = thisSecond;
-        thisSecond = 0;
-        secondStart += SECOND_NANOS;
-      }
+      countSecond(now, added);
       current = (int) Math.min(Integer.MAX_VALUE, current + added);
-      thisSecond = (int) Math.min(Integer.MAX_VALUE, thisSecond + added);
       return current;
-    }
-
-    /**
-     * The requests of the last second at {@code now}, estimated as the sliding window counter
-     * estimates: this second's count, plus the last second's weighted by the share of it that still
-     * lies within one second of {@code now}. Called holding the monitor, after {@link #count}.
-     */
-    private long perSecond(long now) {
-      long intoSecond = Math.min(SECOND_NANOS, Math.max(0, now - secondStart));
-      return thisSecond
-          + (long) (lastSecond * ((SECOND_NANOS - intoSecond) / (double) SECOND_NANOS));
     }
 
     /**
@@ -214,19 +165,6 @@ public final class LeaseDemand implements LeasePolicy {
      */
     private boolean steadyAt(long now, long perSecond) {
       return perSecond >= STEADY_REQUESTS_PER_SECOND && now - countingSince >= SECOND_NANOS;
-    }
-
-    /** Whether an ask sent less than an interval ago has not come back. Holding the monitor. */
-    private boolean askPendingAt(long now) {
-      return asking && now - askedAt < INTERVAL_NANOS;
-    }
-
-    /**
-     * Whether nothing was counted on this key for two seconds, and no ask is on its way: its next
-     * count would start from nothing, as a new key's does.
-     */
-    private synchronized boolean idleAt(long now) {
-      return now - secondStart >= 2 * SECOND_NANOS && !askPendingAt(now);
     }
 
     /**
@@ -239,17 +177,11 @@ public final class LeaseDemand implements LeasePolicy {
       if (askPendingAt(nowNanos)) {
         return LeaseAsk.NONE;
       }
-      asking = true;
-      askedAt = nowNanos;
+      askStarted(nowNanos);
       long seen = Math.max(last, count(nowNanos, 0));
       long wanted =
           Math.min(MAX_WANTED, Math.max(seen + seen / 2, LeaseHolder.RENEW_AHEAD_MIN_PERMITS));
       return new LeaseAsk(wanted * Math.max(1, permitsPerRequest), Policy.MAX_LEASE_NANOS);
-    }
-
-    @Override
-    public synchronized void askEnded() {
-      asking = false;
     }
   }
 
@@ -269,10 +201,7 @@ public final class LeaseDemand implements LeasePolicy {
       boolean closing,
       long windowLeaseNanos,
       long shortLeaseNanos) {
-    if (heat.size() > MAX_TRACKED_KEYS) {
-      forgetIdleKeys(now);
-    }
-    Heat h = heat.computeIfAbsent(stateKey, key -> new Heat());
+    Heat h = heat.track(stateKey, now);
     long wanted;
     long lifetime;
     synchronized (h) {
@@ -298,8 +227,7 @@ public final class LeaseDemand implements LeasePolicy {
         wanted = Math.min(MAX_WANTED, Math.max(1, perSecond + (perSecond + 1) / 2));
         lifetime = warm ? LeaseAsk.WINDOW_SHORT_OR_PACED : LeaseAsk.UNTIL_WINDOW_END;
       }
-      h.asking = true;
-      h.askedAt = now;
+      h.askStarted(now);
     }
     return new LeaseAsk(wanted * Math.max(1, permits), lifetime);
   }
@@ -321,33 +249,6 @@ public final class LeaseDemand implements LeasePolicy {
    */
   @Override
   public boolean asking(long now) {
-    for (Heat h : heat.values()) {
-      synchronized (h) {
-        if (h.askPendingAt(now)) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Forgets the heat of keys idle for two seconds which hold no lease; all of it if that leaves
-   * more than three quarters of {@link #MAX_TRACKED_KEYS}. One thread at a time; the others go on
-   * counting.
-   */
-  private void forgetIdleKeys(long now) {
-    if (!forgetting.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      heat.entrySet()
-          .removeIf(entry -> entry.getValue().idleAt(now) && !leased.test(entry.getKey()));
-      if (heat.size() > MAX_TRACKED_KEYS / 4 * 3) {
-        heat.clear();
-      }
-    } finally {
-      forgetting.set(false);
-    }
+    return heat.asking(now);
   }
 }

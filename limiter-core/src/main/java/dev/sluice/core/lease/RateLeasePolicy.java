@@ -3,9 +3,6 @@ package dev.sluice.core.lease;
 import dev.sluice.core.decision.KeyDecision;
 import dev.sluice.core.decision.LeaseAsk;
 import dev.sluice.core.decision.LeaseTuning;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -33,64 +30,34 @@ import org.jspecify.annotations.Nullable;
  * two seconds are forgotten, and all of them if that leaves more than three quarters. Thread-safe.
  */
 public final class RateLeasePolicy implements LeasePolicy {
-  private static final long SECOND_NANOS = 1_000_000_000L;
-
-  /** An ask whose answer has not come back for this long no longer blocks the next. */
-  private static final long ASK_TIMEOUT_NANOS = 100_000_000L;
-
   private final LeaseTuning tuning;
-  private final Predicate<String> leased;
-  private final ConcurrentHashMap<String, Rate> rates = new ConcurrentHashMap<>();
-  private final AtomicBoolean forgetting = new AtomicBoolean();
+  private final KeyTable<Rate> rates;
 
   RateLeasePolicy(LeaseTuning tuning, Predicate<String> leased) {
     this.tuning = tuning;
-    this.leased = leased;
+    this.rates = new KeyTable<>(tuning.maxTrackedKeys(), leased, Rate::new);
   }
 
   /** One key's rate, and whether an ask for a lease of it is on its way. */
-  static final class Rate implements LeasePolicy.Key {
-    /** Since when the key's seconds have followed each other without a gap of a second. */
-    private long countingSince;
-
-    private long secondStart;
-    private long thisSecond;
-    private long lastSecond;
-    private boolean asking;
-    private long askedAt;
-    private final LongAdder answeredLocally = new LongAdder();
-
+  static final class Rate extends KeyCounts {
     /**
      * Counts {@code requests} at {@code now}, with the lease answers since the last count. Holding
      * the monitor.
      */
     private void count(long now, long requests) {
-      long into = now - secondStart;
-      if (into >= 2 * SECOND_NANOS || into < 0) {
-        lastSecond = 0;
-        thisSecond = 0;
-        secondStart = now;
-        countingSince = now;
-      } else if (into >= SECOND_NANOS) {
-        lastSecond = thisSecond;
-        thisSecond = 0;
-        secondStart += SECOND_NANOS;
-      }
-      thisSecond += requests + answeredLocally.sumThenReset();
+      countSecond(now, requests + answeredLocally.sumThenReset());
     }
 
     /**
      * The key's requests a second at {@code now}, after {@link #count}: over the last second once
-     * it has been counted for a second (this second's count plus the last second's weighted by the
-     * share of it still within a second of now); before that, its count so far as a second's worth,
-     * unless it reached {@code burst} requests, a rate then (over 100 ms at least). Holding the
-     * monitor.
+     * it has been counted for a second ({@link #perSecond(long)}); before that, its count so far as
+     * a second's worth, unless it reached {@code burst} requests, a rate then (over 100 ms at
+     * least). Holding the monitor.
      */
-    private long perSecond(long now, long burst) {
+    private long rate(long now, long burst) {
       long counted = now - countingSince;
       if (counted >= SECOND_NANOS) {
-        long left = SECOND_NANOS - (now - secondStart);
-        return thisSecond + (long) (lastSecond * (left / (double) SECOND_NANOS));
+        return perSecond(now);
       }
       if (thisSecond < burst) {
         return thisSecond;
@@ -103,14 +70,6 @@ public final class RateLeasePolicy implements LeasePolicy {
       return now - countingSince >= SECOND_NANOS || thisSecond >= burst;
     }
 
-    private boolean askPendingAt(long now) {
-      return asking && now - askedAt < ASK_TIMEOUT_NANOS;
-    }
-
-    private synchronized boolean idleAt(long now) {
-      return now - secondStart >= 2 * SECOND_NANOS && !askPendingAt(now);
-    }
-
     @Override
     public void answeredLocally(long nowNanos, boolean endsWithItsWindow) {
       answeredLocally.increment();
@@ -121,17 +80,11 @@ public final class RateLeasePolicy implements LeasePolicy {
       if (askPendingAt(nowNanos)) {
         return LeaseAsk.NONE;
       }
-      asking = true;
-      askedAt = nowNanos;
+      askStarted(nowNanos);
       count(nowNanos, 0);
       return new LeaseAsk(
-          Math.max(1, perSecond(nowNanos, Long.MAX_VALUE)) * Math.max(1, permitsPerRequest),
+          Math.max(1, rate(nowNanos, Long.MAX_VALUE)) * Math.max(1, permitsPerRequest),
           LeaseAsk.OWNER_CHOOSES);
-    }
-
-    @Override
-    public synchronized void askEnded() {
-      asking = false;
     }
   }
 
@@ -143,23 +96,19 @@ public final class RateLeasePolicy implements LeasePolicy {
       boolean closing,
       long windowLeaseNanos,
       long shortLeaseNanos) {
-    if (rates.size() > tuning.maxTrackedKeys()) {
-      forgetIdleKeys(nowNanos);
-    }
-    Rate rate = rates.computeIfAbsent(stateKey, key -> new Rate());
+    Rate rate = rates.track(stateKey, nowNanos);
     synchronized (rate) {
       rate.count(nowNanos, 1);
       if (permits == 0 || closing || rate.askPendingAt(nowNanos)) {
         return LeaseAsk.NONE;
       }
       long burst = tuning.shortLeaseAnswers();
-      long perSecond = rate.perSecond(nowNanos, burst);
+      long perSecond = rate.rate(nowNanos, burst);
       if (!worthAsking(
           perSecond, rate.trusted(nowNanos, burst), windowLeaseNanos, shortLeaseNanos)) {
         return LeaseAsk.NONE;
       }
-      rate.asking = true;
-      rate.askedAt = nowNanos;
+      rate.askStarted(nowNanos);
       return new LeaseAsk(perSecond * Math.max(1, permits), LeaseAsk.OWNER_CHOOSES);
     }
   }
@@ -192,32 +141,11 @@ public final class RateLeasePolicy implements LeasePolicy {
 
   @Override
   public boolean asking(long nowNanos) {
-    for (Rate rate : rates.values()) {
-      synchronized (rate) {
-        if (rate.askPendingAt(nowNanos)) {
-          return true;
-        }
-      }
-    }
-    return false;
+    return rates.asking(nowNanos);
   }
 
   @Override
   public int keysTracked() {
     return rates.size();
-  }
-
-  private void forgetIdleKeys(long now) {
-    if (!forgetting.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      rates.entrySet().removeIf(e -> e.getValue().idleAt(now) && !leased.test(e.getKey()));
-      if (rates.size() > tuning.maxTrackedKeys() / 4 * 3) {
-        rates.clear();
-      }
-    } finally {
-      forgetting.set(false);
-    }
   }
 }

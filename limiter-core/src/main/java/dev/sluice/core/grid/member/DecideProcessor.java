@@ -141,11 +141,7 @@ public final class DecideProcessor
     return result.outcome();
   }
 
-  /**
-   * Stores {@code value} with {@code ttlMillis}, or with no TTL for {@link StateTtl#NONE}: a plain
-   * {@code setValue} also drops a TTL the entry had, so an entry written with one before the whole
-   * cluster swept loses it at its next write.
-   */
+  /** Stores {@code value} with {@code ttlMillis}, or with no TTL for {@link StateTtl#NONE}. */
   static void store(Map.Entry<String, StateValue> entry, StateValue value, long ttlMillis) {
     if (ttlMillis == StateTtl.NONE) {
       entry.setValue(value);
@@ -195,7 +191,7 @@ public final class DecideProcessor
       states[j] = written[i];
       ttls[j] = ttlMillis[i];
     }
-    return new StoreStatesBackup(keys, states, ttls);
+    return new StoreStatesBackup<>(keys, states, ttls);
   }
 
   @Override

@@ -86,9 +86,6 @@ public final class Decider {
             nowNanos,
             command.ops(),
             command.ref().storesPolicyWithState());
-    if (result.forgotten()) {
-      context.countForgottenState();
-    }
     if (result.written() == null) {
       return new Result(result.outcome(), null, 0);
     }
@@ -98,7 +95,7 @@ public final class Decider {
     // state name keeps its writer, by which the sweep judges it, as it judges a rule's.
     boolean sweepable = !inlinePolicy || command.ref().storesPolicyWithState();
     long ttlMillis =
-        context.sweeping() && sweepable
+        sweepable
             ? StateTtl.NONE
             : StateTtl.millis(result.untilFreshNanos(), context.minStateTtlMillis());
     return new Result(result.outcome(), result.written(), ttlMillis);

@@ -1,9 +1,5 @@
 package dev.sluice.core.grid.member;
 
-import com.hazelcast.cluster.InitialMembershipEvent;
-import com.hazelcast.cluster.InitialMembershipListener;
-import com.hazelcast.cluster.Member;
-import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.core.LifecycleEvent;
@@ -22,7 +18,6 @@ import dev.sluice.core.decision.SpentReceipts;
 import dev.sluice.core.decision.StoredState;
 import dev.sluice.core.grid.wire.RuleRecord;
 import dev.sluice.core.pipeline.RuleBook;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -53,23 +48,13 @@ import org.jspecify.annotations.Nullable;
  * <h2>Cleanup</h2>
  *
  * The member's {@link StateSweeper} removes idle rule states from the partitions it owns, judging
- * each by the policy that wrote it ({@link #removable}). It sweeps, and rule states are written
- * without a TTL, only while every member of the cluster advertises the member attribute {@value
- * #CLEANUP_ATTRIBUTE} = {@value #CLEANUP_SWEEP} ({@link #sweeping()}); a member of an earlier build
- * does not, and while one is in the cluster every write keeps its TTL (docs/grid.md, "Rolling
- * upgrades").
+ * each by the policy that wrote it ({@link #removable}); rule states are written without a TTL.
  */
 public final class MemberContext implements LifecycleListener, HazelcastInstanceAware {
   /** The key of this context in the member config's user context. */
   public static final String USER_CONTEXT_KEY = "dev.sluice.memberContext";
 
   static final int MAX_INLINE_POLICIES = 4096;
-
-  /** The member attribute that says how a member cleans up idle states. */
-  public static final String CLEANUP_ATTRIBUTE = "sluice.state.cleanup";
-
-  /** {@link #CLEANUP_ATTRIBUTE}'s value on members that sweep rather than rely on a TTL. */
-  public static final String CLEANUP_SWEEP = "sweep";
 
   private final TimeSource timeSource;
   private final String rulesMapName;
@@ -78,12 +63,10 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   private final RuleBook book;
   private final ConcurrentHashMap<Long, CompiledPolicy> formerCompiled = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Policy> inlinePolicies = new ConcurrentHashMap<>();
-  private final AtomicLong forgottenStates = new AtomicLong();
   private final AtomicLong rulesVersion = new AtomicLong();
   private final LongAdder settledAtEstimate = new LongAdder();
   private final StateSweeper sweeper;
   private volatile boolean rulesLoaded;
-  private volatile boolean sweeping;
   private volatile @Nullable String region;
   private volatile @Nullable HazelcastInstance instance;
 
@@ -149,44 +132,8 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
     return rulesLoaded;
   }
 
-  /**
-   * Whether every member of the cluster sweeps idle states: then rule states are written without a
-   * TTL and the sweeper runs. False until the member has seen the cluster's members.
-   */
-  boolean sweeping() {
-    return sweeping;
-  }
-
   public StateSweeper sweeper() {
     return sweeper;
-  }
-
-  /** Listens to the cluster's members for {@link #sweeping()}. */
-  public InitialMembershipListener membershipListener() {
-    return new InitialMembershipListener() {
-      @Override
-      public void init(InitialMembershipEvent event) {
-        membersChanged(event.getMembers());
-      }
-
-      @Override
-      public void memberAdded(MembershipEvent event) {
-        membersChanged(event.getMembers());
-      }
-
-      @Override
-      public void memberRemoved(MembershipEvent event) {
-        membersChanged(event.getMembers());
-      }
-    };
-  }
-
-  private void membersChanged(Set<Member> members) {
-    boolean all = !members.isEmpty();
-    for (Member member : members) {
-      all &= CLEANUP_SWEEP.equals(member.getAttribute(CLEANUP_ATTRIBUTE));
-    }
-    sweeping = all;
   }
 
   /**
@@ -287,11 +234,6 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
     return null;
   }
 
-  /** Counts a state dropped because the policy that wrote it was no longer known. */
-  void countForgottenState() {
-    forgottenStates.incrementAndGet();
-  }
-
   /**
    * Counts reservations settled at their estimate on this member (their ttl passed uncommitted): by
    * a decision that stored the key without them, or by the sweep that removed the key.
@@ -305,11 +247,6 @@ public final class MemberContext implements LifecycleListener, HazelcastInstance
   /** Reservations settled at their estimate on the keys this member owned. */
   public long reservationsSettledAtEstimate() {
     return settledAtEstimate.sum();
-  }
-
-  /** States dropped on this member because their former policy was no longer known. */
-  public long forgottenStates() {
-    return forgottenStates.get();
   }
 
   /**

@@ -46,10 +46,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>When it runs</h2>
  *
- * Only while every member of the cluster sweeps ({@link MemberContext#sweeping()}): members of
- * earlier builds rely on the TTL and cannot read a sweep's backup, so while one of them is in the
- * cluster every write keeps its TTL and nothing is swept (docs/grid.md, "Rolling upgrades"). And
- * only once the member's rules copy has loaded: a state is judged by the policy that wrote it.
+ * Once the member's rules copy has loaded: a state is judged by the policy that wrote it.
  */
 public final class StateSweeper {
   /** How long past the instant a state stops counting it is still kept. */
@@ -121,12 +118,12 @@ public final class StateSweeper {
 
   /**
    * One pass over the partitions this member owns, on the calling thread; returns how many states
-   * it removed, or -1 if it did not sweep (the cluster does not sweep yet, or the member's rules
-   * are still loading, or the member is stopping).
+   * it removed, or -1 if it did not sweep (the member's rules are still loading, or the member is
+   * stopping).
    */
   long sweepOwnedPartitions() {
     HazelcastInstance hazelcast = member;
-    if (hazelcast == null || !context.sweeping() || !context.rulesLoaded()) {
+    if (hazelcast == null || !context.rulesLoaded()) {
       return -1;
     }
     long start = System.nanoTime();

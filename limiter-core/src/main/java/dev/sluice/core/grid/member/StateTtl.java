@@ -1,8 +1,7 @@
 package dev.sluice.core.grid.member;
 
 /**
- * The time-to-live a state entry is written with, where one is (an inline policy's state, or any
- * state while a member of an earlier build is in the cluster; rule states are otherwise swept,
+ * The time-to-live an inline policy's state entry is written with (rule states are swept instead,
  * {@link StateSweeper}): long enough that Hazelcast never forgets a state that still counts.
  *
  * <h2>The rule</h2>

@@ -4,7 +4,6 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import dev.sluice.core.decision.KeyOutcome;
 import dev.sluice.core.decision.StoredState;
 import dev.sluice.core.grid.wire.SluiceSerializationIds;
 import dev.sluice.core.grid.wire.StateFormat;
@@ -12,48 +11,90 @@ import dev.sluice.core.grid.wire.StateValue;
 import dev.sluice.core.grid.wire.WireFormat;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The backup side of {@link DecideProcessor}: stores the states the owner computed, with the same
- * time-to-live, or none ({@link StateTtl#NONE}, sent as -1). It reads no clock and runs no
- * algorithm, so a backup can never disagree with its owner (docs/grid.md).
+ * The backup side of {@link DecideProcessor} and {@link SweepProcessor}: stores on a backup replica
+ * the states its owner wrote, with the same time-to-live or none ({@link StateTtl#NONE}, sent as
+ * -1), and removes the keys its owner removed (a null state). It reads no clock, runs no algorithm
+ * and consults no rules, so a backup can never disagree with its owner (docs/grid.md). Hazelcast
+ * runs it in order with the partition's other backup operations, so a state written after a sweep
+ * arrives after it and is kept.
+ *
+ * <p>A decision's backup names the keys it wrote; a sweep's runs over every entry of the partition,
+ * which is why a backup of several keys finds a key through an index rather than a scan.
+ *
+ * <h2>Format</h2>
+ *
+ * {@code [format 1][n][n × (key, present: boolean, if present (state, ttl: varlong))]}.
+ *
+ * @param <R> the result type of the owner's processor; a backup returns nothing
  */
-public final class StoreStatesBackup
-    implements EntryProcessor<String, StateValue, KeyOutcome>, IdentifiedDataSerializable {
+public final class StoreStatesBackup<R>
+    implements EntryProcessor<String, StateValue, R>, IdentifiedDataSerializable {
   private static final int FORMAT = 1;
 
   private String[] keys;
-  private StoredState[] states;
+  private @Nullable StoredState[] states;
   private long[] ttlMillis;
+  private transient @Nullable Map<String, Integer> index;
 
   /** For deserialization. */
   public StoreStatesBackup() {
     this(new String[0], new StoredState[0], new long[0]);
   }
 
-  public StoreStatesBackup(String[] keys, StoredState[] states, long[] ttlMillis) {
+  /** Stores {@code states[i]} under {@code keys[i]} with {@code ttlMillis[i]}; null removes it. */
+  public StoreStatesBackup(String[] keys, @Nullable StoredState[] states, long[] ttlMillis) {
+    if (keys.length != states.length || keys.length != ttlMillis.length) {
+      throw new IllegalArgumentException("one state and one TTL per key");
+    }
     this.keys = keys;
     this.states = states;
     this.ttlMillis = ttlMillis;
   }
 
+  /** Removes {@code keys}: what a sweep's owner removed. */
+  public static <R> StoreStatesBackup<R> removing(String[] keys) {
+    long[] noTtl = new long[keys.length];
+    Arrays.fill(noTtl, StateTtl.NONE);
+    return new StoreStatesBackup<>(keys, new StoredState[keys.length], noTtl);
+  }
+
   @Override
-  public @Nullable KeyOutcome process(Map.Entry<String, StateValue> entry) {
-    String key = entry.getKey();
-    for (int i = 0; i < keys.length; i++) {
-      if (keys[i].equals(key)) {
-        DecideProcessor.store(entry, StateValue.of(states[i]), ttlMillis[i]);
-        break;
+  public @Nullable R process(Map.Entry<String, StateValue> entry) {
+    int i = indexOf(entry.getKey());
+    if (i >= 0) {
+      StoredState state = states[i];
+      if (state == null) {
+        entry.setValue(null);
+      } else {
+        DecideProcessor.store(entry, StateValue.of(state), ttlMillis[i]);
       }
     }
     return null;
   }
 
+  private int indexOf(String key) {
+    if (keys.length == 1) {
+      return keys[0].equals(key) ? 0 : -1;
+    }
+    Map<String, Integer> byKey = index;
+    if (byKey == null) {
+      byKey = new HashMap<>(keys.length * 2);
+      for (int i = 0; i < keys.length; i++) {
+        byKey.put(keys[i], i);
+      }
+      index = byKey;
+    }
+    return byKey.getOrDefault(key, -1);
+  }
+
   @Override
-  public @Nullable EntryProcessor<String, StateValue, KeyOutcome> getBackupProcessor() {
+  public @Nullable EntryProcessor<String, StateValue, R> getBackupProcessor() {
     return null;
   }
 
@@ -73,8 +114,12 @@ public final class StoreStatesBackup
     WireFormat.writeVarInt(out, keys.length);
     for (int i = 0; i < keys.length; i++) {
       out.writeString(keys[i]);
-      StateFormat.write(out, states[i]);
-      WireFormat.writeVarLong(out, ttlMillis[i]);
+      StoredState state = states[i];
+      out.writeBoolean(state != null);
+      if (state != null) {
+        StateFormat.write(out, state);
+        WireFormat.writeVarLong(out, ttlMillis[i]);
+      }
     }
   }
 
@@ -91,16 +136,20 @@ public final class StoreStatesBackup
     keys = new String[n];
     states = new StoredState[n];
     ttlMillis = new long[n];
+    Arrays.fill(ttlMillis, StateTtl.NONE);
     for (int i = 0; i < n; i++) {
       keys[i] = Objects.requireNonNull(in.readString(), "key");
-      states[i] = StateFormat.read(in);
-      ttlMillis[i] = WireFormat.readVarLong(in);
+      if (in.readBoolean()) {
+        states[i] = StateFormat.read(in);
+        ttlMillis[i] = WireFormat.readVarLong(in);
+      }
     }
+    index = null;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof StoreStatesBackup other
+    return o instanceof StoreStatesBackup<?> other
         && Arrays.equals(keys, other.keys)
         && Arrays.equals(states, other.states)
         && Arrays.equals(ttlMillis, other.ttlMillis);

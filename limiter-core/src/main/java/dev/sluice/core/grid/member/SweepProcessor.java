@@ -36,11 +36,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Backups</h2>
  *
- * The backup replica removes exactly the keys the owner removed ({@link SweepBackup}): it neither
- * reads its own clock nor its own rules copy, so it can never keep or drop a state its owner did
- * not. Hazelcast asks for the backup processor on the partition thread right after this step, and
- * sends none when nothing was removed. Each sweep step is a new processor for one partition, so one
- * instance never serves two partition threads at once.
+ * The backup replica removes exactly the keys the owner removed ({@link
+ * StoreStatesBackup#removing}): it neither reads its own clock nor its own rules copy, so it can
+ * never keep or drop a state its owner did not. Hazelcast asks for the backup processor on the
+ * partition thread right after this step, and sends none when nothing was removed. Each sweep step
+ * is a new processor for one partition, so one instance never serves two partition threads at once.
  */
 public final class SweepProcessor
     implements EntryProcessor<String, StateValue, Object>,
@@ -88,7 +88,7 @@ public final class SweepProcessor
 
   @Override
   public @Nullable EntryProcessor<String, StateValue, Object> getBackupProcessor() {
-    return removed.isEmpty() ? null : new SweepBackup(removed.toArray(new String[0]));
+    return removed.isEmpty() ? null : StoreStatesBackup.removing(removed.toArray(new String[0]));
   }
 
   @Override

@@ -12,9 +12,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -40,16 +38,7 @@ final class PublicApiTransport implements GridTransport {
   public <R> R invoke(
       String key, EntryProcessor<String, StateValue, R> processor, long timeoutNanos)
       throws TimeoutException {
-    try {
-      return map.submitToKey(key, processor)
-          .toCompletableFuture()
-          .get(timeoutNanos, TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for the grid", e);
-    } catch (ExecutionException e) {
-      throw Futures.rethrown(e);
-    }
+    return Futures.awaitWithin(map.submitToKey(key, processor).toCompletableFuture(), timeoutNanos);
   }
 
   @Override

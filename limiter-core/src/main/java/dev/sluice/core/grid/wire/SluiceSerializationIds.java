@@ -20,7 +20,10 @@ public final class SluiceSerializationIds {
    */
   public static final int RETIRED_ACQUIRE = 2;
 
-  /** {@code StoreStatesBackup}: stores the states the owner computed, on backups. */
+  /**
+   * {@code StoreStatesBackup}: stores the states the owner wrote, and removes the keys it swept, on
+   * backups.
+   */
   public static final int STORE_STATES_BACKUP = 3;
 
   /** {@code PeekProcessor}: reports a key's state, read-only. */
@@ -50,8 +53,11 @@ public final class SluiceSerializationIds {
   /** {@code SweepProcessor}: removes a partition's idle states on its owner. */
   public static final int SWEEP = 11;
 
-  /** {@code SweepBackup}: removes the same keys from the partition's backups. */
-  public static final int SWEEP_BACKUP = 12;
+  /**
+   * Retired: a sweep's backup had a type of its own in builds that never shipped; it is a {@link
+   * #STORE_STATES_BACKUP} of removals now. Never reuse the number.
+   */
+  public static final int RETIRED_SWEEP_BACKUP = 12;
 
   /** {@code NodeStatsTask}: a member's console stats, for {@code GridStatsView}. */
   public static final int NODE_STATS = 13;

@@ -2,7 +2,6 @@ package dev.sluice.core.grid.member;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.hazelcast.config.Config;
 import com.hazelcast.core.EntryView;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
@@ -254,42 +253,6 @@ class StateSweeperTest {
       assertThat(ttlByInline).containsOnlyKeys(true, false);
       assertThat(ttlByInline.get(true)).as("inline TTL").isLessThan(Duration.ofDays(1).toMillis());
       assertThat(ttlByInline.get(false)).as("rule state TTL").isEqualTo(Long.MAX_VALUE);
-    }
-  }
-
-  /**
-   * Rolling upgrade: a member of an earlier build neither sweeps nor reads a sweep's backup, and
-   * does not advertise {@link MemberContext#CLEANUP_ATTRIBUTE}. While it is in the cluster every
-   * write keeps its TTL and nothing is swept; once it has left, writes drop the TTL.
-   */
-  @Test
-  void memberOfAnEarlierBuild_everyWriteKeepsItsTtl_untilItLeaves() throws Exception {
-    try (GridTestCluster cluster = GridTestCluster.startSweepingEvery(20, 1)) {
-      Config earlier = cluster.memberConfig();
-      earlier.getMemberAttributeConfig().removeAttribute(MemberContext.CLEANUP_ATTRIBUTE);
-      HazelcastInstance old = cluster.factory.newHazelcastInstance(earlier);
-      cluster.members.add(old);
-      cluster.awaitSafe();
-      HazelcastInstance current = cluster.members.get(0);
-      await("the member sees the earlier build", () -> !MemberContext.of(current).sweeping());
-      GridRateLimiter limiter = cluster.limiter(0);
-      limiter.rules().put(new Rule("mixed", Policy.of(5, Duration.ofSeconds(10))));
-      limiter.tryAcquire("mixed", "during");
-      IMap<String, StateValue> states = current.getMap(GridNames.STATE_MAP);
-      assertThat(states.getEntryView("mixed|during").getTtl())
-          .isLessThan(Duration.ofDays(1).toMillis());
-      assertThat(MemberContext.of(current).sweeper().sweepOwnedPartitions()).isEqualTo(-1);
-
-      cluster.members.remove(old);
-      old.getLifecycleService().terminate();
-      await("the member sees every member sweep", () -> MemberContext.of(current).sweeping());
-      limiter.tryAcquire("mixed", "after");
-      limiter.tryAcquire("mixed", "during");
-      assertThat(states.getEntryView("mixed|after").getTtl()).isEqualTo(Long.MAX_VALUE);
-      assertThat(states.getEntryView("mixed|during").getTtl())
-          .as("a TTL'd entry loses its TTL at its next write")
-          .isEqualTo(Long.MAX_VALUE);
-      assertThat(MemberContext.of(current).sweeper().sweepOwnedPartitions()).isZero();
     }
   }
 

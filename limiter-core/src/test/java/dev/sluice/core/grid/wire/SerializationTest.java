@@ -36,13 +36,14 @@ import dev.sluice.core.grid.member.PeekProcessor;
 import dev.sluice.core.grid.member.RulePushTask;
 import dev.sluice.core.grid.member.RuleUpdateProcessor;
 import dev.sluice.core.grid.member.StoreStatesBackup;
-import dev.sluice.core.grid.member.SweepBackup;
 import dev.sluice.core.grid.member.SweepProcessor;
 import dev.sluice.core.test.Seeds;
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.AbstractMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -315,8 +316,8 @@ class SerializationTest {
     StoredState held = new StoredState(3, new long[] {1_767_265_200_000_000_000L, 40, 0}, ledger);
     assertThat(roundTripState(held)).isEqualTo(held);
     assertThat(StateValue.of(held).toStored()).isEqualTo(held);
-    StoreStatesBackup backup =
-        new StoreStatesBackup(new String[] {"a|1"}, new StoredState[] {held}, new long[] {-1});
+    StoreStatesBackup<?> backup =
+        new StoreStatesBackup<>(new String[] {"a|1"}, new StoredState[] {held}, new long[] {-1});
     assertThat(roundTrip(backup)).isEqualTo(backup);
 
     StoredState plain = new StoredState(3, new long[] {1_767_265_200_000_000_000L, 40, 0});
@@ -346,8 +347,8 @@ class SerializationTest {
           .isInstanceOf(
               held.writer() == null ? StateValue.Wide.class : StateValue.WithWriter.class);
       assertThat(StateValue.of(held).toStored()).isEqualTo(held);
-      StoreStatesBackup backup =
-          new StoreStatesBackup(new String[] {"a|1"}, new StoredState[] {held}, new long[] {-1});
+      StoreStatesBackup<?> backup =
+          new StoreStatesBackup<>(new String[] {"a|1"}, new StoredState[] {held}, new long[] {-1});
       assertThat(roundTrip(backup)).isEqualTo(backup);
     }
   }
@@ -376,8 +377,9 @@ class SerializationTest {
     assertThat(roundTripState(kept)).isEqualTo(kept);
     assertThat(roundTripState(kept).writer()).isEqualTo(gcra);
     assertThat(StateValue.of(kept)).isInstanceOf(StateValue.WithWriter.class);
-    StoreStatesBackup backup =
-        new StoreStatesBackup(new String[] {"@redis|u"}, new StoredState[] {kept}, new long[] {-1});
+    StoreStatesBackup<?> backup =
+        new StoreStatesBackup<>(
+            new String[] {"@redis|u"}, new StoredState[] {kept}, new long[] {-1});
     assertThat(roundTrip(backup)).isEqualTo(backup);
 
     StoredState without =
@@ -426,21 +428,49 @@ class SerializationTest {
 
   @Test
   void storeStatesBackup_roundTrips() {
-    StoreStatesBackup backup =
-        new StoreStatesBackup(
-            new String[] {"a|1", "b|2"},
+    StoreStatesBackup<?> backup =
+        new StoreStatesBackup<>(
+            new String[] {"a|1", "b|2", "c|3"},
             new StoredState[] {
-              new StoredState(1, new long[] {1, 2, 3}), new StoredState(2, new long[0])
+              new StoredState(1, new long[] {1, 2, 3}), new StoredState(2, new long[0]), null
             },
-            new long[] {1_000, 120_000});
+            new long[] {1_000, 120_000, -1});
     assertThat(roundTrip(backup)).isEqualTo(backup);
+    assertThatThrownBy(
+            () -> new StoreStatesBackup<>(new String[] {"a|1"}, new StoredState[0], new long[0]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("one state and one TTL per key");
+  }
+
+  /** One backup stores what its owner wrote and removes what its owner swept, nothing else. */
+  @Test
+  void storeStatesBackup_storesStates_andRemovesNullOnes() {
+    StoredState written = new StoredState(1, new long[] {1, 2, 3});
+    StoredState untouched = new StoredState(2, new long[] {4});
+    StoreStatesBackup<?> backup =
+        roundTrip(
+            new StoreStatesBackup<>(
+                new String[] {"a|1", "b|2"},
+                new StoredState[] {written, null},
+                new long[] {-1, -1}));
+    Map.Entry<String, StateValue> stored = new AbstractMap.SimpleEntry<>("a|1", null);
+    Map.Entry<String, StateValue> swept =
+        new AbstractMap.SimpleEntry<>("b|2", StateValue.of(untouched));
+    Map.Entry<String, StateValue> other =
+        new AbstractMap.SimpleEntry<>("c|3", StateValue.of(untouched));
+    for (Map.Entry<String, StateValue> entry : List.of(stored, swept, other)) {
+      backup.process(entry);
+    }
+    assertThat(stored.getValue().toStored()).isEqualTo(written);
+    assertThat(swept.getValue()).isNull();
+    assertThat(other.getValue().toStored()).isEqualTo(untouched);
   }
 
   @Test
   void sweepTypes_roundTrip() {
     assertThat(roundTrip(new SweepProcessor()).getClassId())
         .isEqualTo(SluiceSerializationIds.SWEEP);
-    SweepBackup backup = new SweepBackup(new String[] {"a|1", "b|2"});
+    StoreStatesBackup<?> backup = StoreStatesBackup.removing(new String[] {"a|1", "b|2"});
     assertThat(roundTrip(backup)).isEqualTo(backup);
   }
 
@@ -576,7 +606,6 @@ class SerializationTest {
           SluiceSerializationIds.RULE_PUSH,
           SluiceSerializationIds.MOST_CONSUMED_MERGE_POLICY,
           SluiceSerializationIds.SWEEP,
-          SluiceSerializationIds.SWEEP_BACKUP,
           SluiceSerializationIds.NODE_STATS
         }) {
       assertThat(factory.create(id).getClassId()).isEqualTo(id);
@@ -587,7 +616,8 @@ class SerializationTest {
         new int[] {
           SluiceSerializationIds.RETIRED_STATE,
           SluiceSerializationIds.RETIRED_ACQUIRE,
-          SluiceSerializationIds.RETIRED_KEY_OUTCOME
+          SluiceSerializationIds.RETIRED_KEY_OUTCOME,
+          SluiceSerializationIds.RETIRED_SWEEP_BACKUP
         }) {
       assertThatThrownBy(() -> factory.create(retired))
           .isInstanceOf(IllegalArgumentException.class);
