@@ -2,10 +2,9 @@ package dev.sluice.node;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.test.LoopbackPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,16 +16,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 
 /** Settings and an HTTP client for nodes started in tests: loopback, unique cluster, free ports. */
 final class TestNodes {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
   /** Starts of one node, counting the first, before a lost port race fails the test. */
   static final int MAX_STARTS = 3;
@@ -34,20 +30,12 @@ final class TestNodes {
   private TestNodes() {}
 
   /**
-   * A free TCP port on 127.0.0.1: free when asked, and never handed out twice by this JVM, so two
-   * nodes of one test cannot be given the same port. Another process may still take it before the
-   * node binds it; {@link #awaitCluster} starts such a node again on fresh ports.
+   * A free TCP port on 127.0.0.1, outside the ephemeral range ({@link LoopbackPorts}). Another
+   * process may still take it before the node binds it; {@link #awaitCluster} starts such a node
+   * again on fresh ports.
    */
   static int freePort() {
-    while (true) {
-      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        if (HANDED_OUT.add(socket.getLocalPort())) {
-          return socket.getLocalPort();
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
+    return LoopbackPorts.free();
   }
 
   static String uniqueClusterName() {

@@ -5,9 +5,6 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.core.grid.SluiceHazelcast;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.util.UUID;
 
 /**
@@ -33,10 +30,6 @@ public final class OfflineGrid {
   }
 
   private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return LoopbackPorts.free();
   }
 }
