@@ -119,11 +119,6 @@ public final class DecisionMetrics implements DecisionRecorder {
     return pipeline.recordingInto(new DecisionMetrics(registry, pipeline.stack(), stats));
   }
 
-  /** The registry the decisions are recorded in. */
-  public MeterRegistry registry() {
-    return registry;
-  }
-
   @Override
   public void decided(Check check, Decision decision, long startNanos) {
     Decision.DecidedBy by = decision.decidedBy();
