@@ -172,7 +172,7 @@ public final class LeaseHolder {
    * The holder's owner then waits for {@link #asking} to turn false and gives every lease back with
    * {@link #giveBack}{@code (true)}; a lease landing after that is given back as it lands.
    */
-  public void close() {
+  void close() {
     closing = true;
   }
 
@@ -181,12 +181,12 @@ public final class LeaseHolder {
    * neither been kept nor failed, sent less than an interval ago (an answer lost to a timeout stops
    * counting then).
    */
-  public boolean asking() {
+  boolean asking() {
     return demand.asking(nanoClock.getAsLong());
   }
 
   /** This holder's clock, read just before a request that may bring a lease goes out. */
-  public long now() {
+  long now() {
     return nanoClock.getAsLong();
   }
 
@@ -517,7 +517,7 @@ public final class LeaseHolder {
   }
 
   /** An ask for a lease of {@code stateKey} failed: the next request may ask again. */
-  public void askFailed(String stateKey) {
+  void askFailed(String stateKey) {
     demand.askEnded(stateKey);
   }
 
@@ -542,7 +542,7 @@ public final class LeaseHolder {
    * a request that {@link #wanted} a lease; {@code sentAtNanos} is {@link #now()} just before it
    * went out. A lease it replaces is given back with the next {@link #takeReturns}.
    */
-  public void keep(
+  void keep(
       PolicyRef ref,
       String stateKey,
       KeyOp asked,
@@ -664,7 +664,7 @@ public final class LeaseHolder {
    * Drops this holder's lease of {@code stateKey} without giving it back: the key was reset, and
    * its state with the lease's count is gone.
    */
-  public void forget(String stateKey) {
+  void forget(String stateKey) {
     Lease lease = leases.remove(stateKey);
     for (; lease != null; lease = lease.next) {
       statistics.expiredUnused.add(lease.left.getAndSet(0));
@@ -676,7 +676,7 @@ public final class LeaseHolder {
    * closing) and returns the commands that give their unused permits back, one per key; an ended
    * lease to the end of its window is taken out without one (see the class doc).
    */
-  public List<KeyCommand> takeReturns(boolean all) {
+  List<KeyCommand> takeReturns(boolean all) {
     if (all && closing) {
       lastReturnsTaken = true;
     }
@@ -772,7 +772,7 @@ public final class LeaseHolder {
   }
 
   /** Whether any lease is held, or waits to be given back. */
-  public boolean holdsAny() {
+  boolean holdsAny() {
     return !leases.isEmpty() || !replaced.isEmpty();
   }
 
