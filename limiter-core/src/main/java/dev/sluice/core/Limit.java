@@ -242,17 +242,6 @@ public record Limit(Algorithm algorithm, long limit, Duration window, long burst
   }
 
   /**
-   * Whether a state counted under {@code other} means the same under this limit: the same algorithm
-   * over the same windows. The count and burst may differ (the algorithm's {@code fit} adapts the
-   * counters); anything else needs a conversion.
-   */
-  public boolean sameShape(Limit other) {
-    return algorithm == other.algorithm
-        && window.equals(other.window)
-        && (!algorithm.hasBuckets() || buckets == other.buckets);
-  }
-
-  /**
    * How the limit reads in docs and messages: {@code 10 per 1s}, plus the algorithm and burst where
    * they are not the defaults.
    */

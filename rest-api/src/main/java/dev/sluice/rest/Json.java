@@ -163,11 +163,6 @@ final class Json {
     }
   }
 
-  /** The shared strict mapper, for tests and clients that must read what the API writes. */
-  static ObjectMapper mapper() {
-    return MAPPER;
-  }
-
   /** {@code checks[3].limit} from Jackson's reference chain. */
   static String path(List<JsonMappingException.Reference> references) {
     StringBuilder path = new StringBuilder();

@@ -76,30 +76,17 @@ public final class SluiceApi {
       ApiSettings settings,
       ReadinessProbe readiness,
       LongSupplier keysOwned) {
-    this(limiter, registry, settings, readiness, keysOwned, List.of());
+    this(limiter, registry, settings, readiness, keysOwned, List.of(), null);
   }
 
   /**
-   * The API with {@code extraRoutes} served beside its own (see {@link ExtraRoute}).
-   *
-   * @param extraRoutes routes another module serves on this port, e.g. the Envoy front end's
-   */
-  public SluiceApi(
-      RateLimiter limiter,
-      PrometheusMeterRegistry registry,
-      ApiSettings settings,
-      ReadinessProbe readiness,
-      LongSupplier keysOwned,
-      List<ExtraRoute> extraRoutes) {
-    this(limiter, registry, settings, readiness, keysOwned, extraRoutes, null);
-  }
-
-  /**
-   * The API with its console ({@code GET /}, {@code GET /v1/stats...}) showing {@code console}.
+   * The API with {@code extraRoutes} served beside its own (see {@link ExtraRoute}), and its
+   * console ({@code GET /}, {@code GET /v1/stats...}) showing {@code console}.
    *
    * @param limiter decides every check; a limiter that records into {@code registry} already (a
    *     node's, which also counts into {@code console}'s stats) is used as it is, any other is
    *     wrapped to record into both
+   * @param extraRoutes routes another module serves on this port, e.g. the Envoy front end's
    * @param console what the console shows; null: this API's own decisions alone ({@link
    *     Console#local}), kept until {@link #stop}
    */

@@ -36,7 +36,8 @@ class ExtraRouteTest {
                 ApiSettings.withAdminToken("token"),
                 ReadinessProbe.alwaysReady(),
                 () -> 0,
-                List.of(echo))
+                List.of(echo),
+                null)
             .start("127.0.0.1", 0);
     try {
       HttpResponse<String> echoed = post(api, "/echo", "hello");

@@ -5,6 +5,8 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.lease.LeaseHolder;
+import dev.sluice.core.lease.LeasePolicy;
+import dev.sluice.core.local.LocalRateLimiter;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -70,11 +72,9 @@ public class LeaseBookkeepingBenchmark {
     holder =
         new LeaseHolder(
             () -> simulatedNanos += NANOS_PER_CALL,
-            ref -> 0,
-            (ref, stateKey, op, sentAt) -> {
-              throw new IllegalStateException("no key here is hot enough to renew a lease");
-            },
-            () -> {});
+            LeasePolicy.DEFAULT,
+            LocalRateLimiter.builder().build().stack().storage(), // no key here renews a lease
+            null);
   }
 
   @Benchmark

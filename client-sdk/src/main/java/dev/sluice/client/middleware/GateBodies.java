@@ -26,35 +26,36 @@ final class GateBodies {
 
   /** A denial by the limit. */
   static String rateLimited(@Nullable String rule, Decision decision) {
-    return "{\"error\":\"rate_limited\",\"message\":\"rate limit exceeded"
-        + (rule == null ? "" : " for '" + rule + "'")
-        + "; retry after "
-        + RateLimitHeaders.retryAfterSeconds(decision)
-        + " s\",\"rule\":"
-        + string(rule)
-        + ",\"limit\":"
-        + decision.limit()
-        + ",\"remaining\":"
-        + decision.remaining()
-        + ",\"retryAfterMs\":"
-        + decision.retryAfterMillis()
-        + ",\"resetAfterMs\":"
-        + decision.resetAfterMillis()
-        + ",\"decidedBy\":\""
-        + decision.decidedBy().name()
-        + "\"}";
+    String reason = "rate limit exceeded" + (rule == null ? "" : " for '" + rule + "'");
+    return denied("rate_limited", reason, rule, decision, true);
   }
 
   /** A denial by the failure policy: the grid could not be asked, and the rule fails closed. */
   static String unavailable(@Nullable String rule, Decision decision) {
-    return "{\"error\":\"unavailable\",\"message\":\"the rate limiter cannot be reached and "
-        + (rule == null ? "the policy" : "'" + rule + "'")
-        + " fails closed; retry after "
-        + RateLimitHeaders.retryAfterSeconds(decision)
-        + " s\",\"rule\":"
+    String reason =
+        "the rate limiter cannot be reached and "
+            + (rule == null ? "the policy" : "'" + rule + "'")
+            + " fails closed";
+    return denied("unavailable", reason, rule, decision, false);
+  }
+
+  /** A denial's body: the counts only where the decision knows them ({@code counts}). */
+  private static String denied(
+      String error, String reason, @Nullable String rule, Decision decision, boolean counts) {
+    String message =
+        reason + "; retry after " + RateLimitHeaders.retryAfterSeconds(decision) + " s";
+    return "{\"error\":\""
+        + error
+        + "\",\"message\":"
+        + string(message)
+        + ",\"rule\":"
         + string(rule)
+        + (counts
+            ? ",\"limit\":" + decision.limit() + ",\"remaining\":" + decision.remaining()
+            : "")
         + ",\"retryAfterMs\":"
         + decision.retryAfterMillis()
+        + (counts ? ",\"resetAfterMs\":" + decision.resetAfterMillis() : "")
         + ",\"decidedBy\":\""
         + decision.decidedBy().name()
         + "\"}";

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * EnvoyFrontEnd envoy = EnvoyFrontEnd.load(configPath, reloadInterval);   // reads the config
  * ... start the member and the limiter ...
  * envoy.start(limiter, registry, clock, options);     // gRPC on rlsPort, watcher, metrics
- * new SluiceApi(..., List.of(envoy.jsonRoute()));     // POST /json on the REST port
+ * new SluiceApi(..., List.of(envoy.jsonRoute()), console); // POST /json on the REST port
  * envoy.close();                                      // before the REST API and the member stop
  * }</pre>
  *

@@ -38,9 +38,4 @@ record Limit(
   Limit {
     replaces = List.copyOf(replaces);
   }
-
-  /** Counted by Sluice (neither unlimited nor blocked). */
-  boolean counted() {
-    return policy != null;
-  }
 }

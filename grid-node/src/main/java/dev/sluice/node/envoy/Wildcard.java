@@ -28,10 +28,6 @@ final class Wildcard {
     return value.indexOf('*') >= 0;
   }
 
-  String pattern() {
-    return pattern;
-  }
-
   boolean matches(String value) {
     String first = parts[0];
     String last = parts[parts.length - 1];

@@ -77,7 +77,7 @@ class EnvoyConfigLoaderTest {
         .satisfies(
             limit -> {
               assertThat(limit.requestsPerUnit()).isZero();
-              assertThat(limit.counted()).as("0 blocks without counting").isFalse();
+              assertThat(limit.policy()).as("0 blocks without counting").isNull();
             });
   }
 

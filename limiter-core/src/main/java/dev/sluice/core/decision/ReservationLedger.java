@@ -143,10 +143,6 @@ public final class ReservationLedger {
     return ledger[at + ADMITTED_AT];
   }
 
-  static long expiresAt(long[] ledger, int at) {
-    return ledger[at + EXPIRES_AT];
-  }
-
   /** {@link #OPEN}, or the cost the reservation at {@code at} was committed at. */
   static long settled(long[] ledger, int at) {
     return ledger[at + SETTLED];

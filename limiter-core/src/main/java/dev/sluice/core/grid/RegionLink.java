@@ -289,10 +289,6 @@ public final class RegionLink implements AutoCloseable {
     return roundTripNanos;
   }
 
-  long homeTimeoutNanos() {
-    return homeTimeout.toNanos();
-  }
-
   HazelcastInstance member() {
     return member;
   }

@@ -5,6 +5,7 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.algorithm.PacedLease;
 import dev.sluice.core.backend.AdmissionReceipts;
 import dev.sluice.core.backend.Backend;
+import dev.sluice.core.backend.Deadline;
 import dev.sluice.core.decision.CompiledPolicy;
 import dev.sluice.core.decision.KeyCommand;
 import dev.sluice.core.decision.KeyDecision;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -106,42 +108,14 @@ public final class LeaseHolder {
    */
   static final long IDLE_WINDOW_LEASE_NANOS = 1_000_000_000L;
 
-  /**
-   * The state shapes of policies as known here ({@link CompiledPolicy#fingerprint}), and whether
-   * the copies they are read from may have changed: a lease to the end of the window granted under
-   * one shape answers nothing once the shape changed (see {@link #answer}), and looks again only
-   * when the copies moved, so that an answer from it reads nothing but the holder's map.
-   */
-  @FunctionalInterface
-  public interface Shapes {
-    /** The fingerprint of {@code ref}'s state shape as known here; 0 where it cannot be told. */
-    int of(PolicyRef ref);
-
-    /**
-     * A number that moves whenever a copy {@link #of} reads changes ({@link Backend#rulesVersion});
-     * {@link Backend#UNVERSIONED}, the default, where copies change unseen: then every answer
-     * looks.
-     */
-    default long version() {
-      return Backend.UNVERSIONED;
-    }
-  }
-
-  /** Sends a request for the next lease of a key, in the background (see {@link #keep}). */
-  @FunctionalInterface
-  public interface Renewal {
-    /**
-     * Sends {@code op}, an acquire of no permits that asks for a lease, for {@code stateKey} under
-     * {@code ref}; its outcome goes to {@link #keep} ({@code sentAtNanos} with it), a failure to
-     * {@link #askFailed}.
-     */
-    void send(PolicyRef ref, String stateKey, KeyOp op, long sentAtNanos);
-  }
-
   private final LongSupplier nanoClock;
-  private final Shapes shapes;
-  private final Renewal renewal;
-  private final Runnable lateLease;
+
+  /**
+   * Where this holder's renewals and returns go, and where it reads the rules' state shapes: the
+   * runtime's transport (its batching lanes over its storage), never the layers that answer in
+   * front of it.
+   */
+  private final Backend transport;
 
   /** Gives a local answer its receipt; null where nobody gives answers back. */
   private final @Nullable AdmissionReceipts receipts;
@@ -176,44 +150,29 @@ public final class LeaseHolder {
   /**
    * @param nanoClock this holder's monotonic clock ({@code System::nanoTime}), running at the rate
    *     of the owners' clock (a test's manual clock where the grid decides on one)
-   * @param shapes the state shapes of policies as known here ({@link Shapes})
-   * @param renewal how to ask a key's owner for the next lease ahead of the current one's end
-   * @param lateLease called when a lease lands after the closing holder's last returns were taken
-   *     ({@link #takeReturns}{@code (true)}): give it back now, with another {@code
-   *     takeReturns(true)}
-   */
-  public LeaseHolder(LongSupplier nanoClock, Shapes shapes, Renewal renewal, Runnable lateLease) {
-    this(nanoClock, LeasePolicy.DEFAULT, shapes, renewal, lateLease, null);
-  }
-
-  /**
-   * A holder whose asks {@code policy} decides and whose local answers carry receipts ({@code
-   * receipts}), as a limiter's must: the constructor above is for what only counts a holder's
-   * bookkeeping (its tests, a benchmark).
-   *
    * @param policy which keys ask for leases here, and for how many permits
+   * @param transport how renewals and returns reach the owners, and what tells the rules' state
+   *     shapes as known here ({@link CompiledPolicy#fingerprint}, {@link Backend#rulesVersion})
+   * @param receipts gives a local answer its receipt, as a limiter's must; null where nobody gives
+   *     answers back (a holder's bookkeeping alone: its tests, a benchmark)
    */
   public LeaseHolder(
       LongSupplier nanoClock,
       LeasePolicy.Factory policy,
-      Shapes shapes,
-      Renewal renewal,
-      Runnable lateLease,
+      Backend transport,
       @Nullable AdmissionReceipts receipts) {
     this.demand = policy.create(leases::containsKey);
     this.nanoClock = nanoClock;
-    this.shapes = shapes;
-    this.renewal = renewal;
-    this.lateLease = lateLease;
+    this.transport = transport;
     this.receipts = receipts;
   }
 
   /**
    * Asks for no more leases from now on; a lease that still lands is kept only to be given back.
-   * The holder's owner then waits for {@link #asking} to turn false and takes every lease back with
-   * {@link #takeReturns}{@code (true)}; a lease landing after that is passed to {@code lateLease}.
+   * The holder's owner then waits for {@link #asking} to turn false and gives every lease back with
+   * {@link #giveBack}{@code (true)}; a lease landing after that is given back as it lands.
    */
-  public void close() {
+  void close() {
     closing = true;
   }
 
@@ -222,12 +181,12 @@ public final class LeaseHolder {
    * neither been kept nor failed, sent less than an interval ago (an answer lost to a timeout stops
    * counting then).
    */
-  public boolean asking() {
+  boolean asking() {
     return demand.asking(nanoClock.getAsLong());
   }
 
   /** This holder's clock, read just before a request that may bring a lease goes out. */
-  public long now() {
+  long now() {
     return nanoClock.getAsLong();
   }
 
@@ -250,7 +209,7 @@ public final class LeaseHolder {
     /** The policy's shape as known here when this lease to the end of its window was kept. */
     final int shape;
 
-    /** {@link Shapes#version()} when {@link #shape} was last found current. */
+    /** {@link Backend#rulesVersion()} when {@link #shape} was last found current. */
     volatile long shapeSeenAt;
 
     /**
@@ -392,11 +351,6 @@ public final class LeaseHolder {
     }
   }
 
-  /** Whether this holder has a lease of {@code stateKey}, live or ended but not yet given back. */
-  public boolean holds(String stateKey) {
-    return leases.containsKey(stateKey);
-  }
-
   /**
    * The answer to a request for {@code permits} on {@code stateKey} from a live lease of the key,
    * taking its permits; a denial, with the wait until they are usable, when the lease is paced and
@@ -481,15 +435,28 @@ public final class LeaseHolder {
    * the copies moved since it was last found current.
    */
   private boolean shapeChanged(Lease lease) {
-    long version = shapes.version();
+    long version = transport.rulesVersion();
     if (version != Backend.UNVERSIONED && version == lease.shapeSeenAt) {
       return false;
     }
-    if (shapes.of(lease.ref) != lease.shape) {
+    if (knownShape(lease.ref) != lease.shape) {
       return true;
     }
     lease.shapeSeenAt = version;
     return false;
+  }
+
+  /**
+   * The fingerprint of {@code ref}'s state shape as known here, without waiting for a read (a
+   * client's rule copies); 0 where it cannot be told, and for a rule that is gone.
+   */
+  private int knownShape(PolicyRef ref) {
+    try {
+      CompiledPolicy policy = transport.policyOf(ref, true);
+      return policy == null ? 0 : policy.fingerprint();
+    } catch (RuntimeException e) {
+      return 0;
+    }
   }
 
   /**
@@ -530,11 +497,27 @@ public final class LeaseHolder {
       return;
     }
     statistics.renewals.increment();
-    renewal.send(lease.ref, lease.stateKey, ask.acquire(0), now);
+    KeyOp op = ask.acquire(0);
+    PolicyRef ref = lease.ref;
+    String stateKey = lease.stateKey;
+    try {
+      transport
+          .executeAsync(new KeyCommand(stateKey, ref, new KeyOp[] {op}), Deadline.NONE)
+          .whenComplete(
+              (outcome, failure) -> {
+                if (outcome != null) {
+                  keep(ref, stateKey, op, outcome, 0, now);
+                } else {
+                  askFailed(stateKey);
+                }
+              });
+    } catch (RuntimeException e) {
+      askFailed(stateKey); // closed, or the transport refused it: a request asks next
+    }
   }
 
   /** An ask for a lease of {@code stateKey} failed: the next request may ask again. */
-  public void askFailed(String stateKey) {
+  void askFailed(String stateKey) {
     demand.askEnded(stateKey);
   }
 
@@ -559,7 +542,7 @@ public final class LeaseHolder {
    * a request that {@link #wanted} a lease; {@code sentAtNanos} is {@link #now()} just before it
    * went out. A lease it replaces is given back with the next {@link #takeReturns}.
    */
-  public void keep(
+  void keep(
       PolicyRef ref,
       String stateKey,
       KeyOp asked,
@@ -592,7 +575,7 @@ public final class LeaseHolder {
     boolean toWindowEnd =
         asked.leaseNanos() == LeaseAsk.UNTIL_WINDOW_END || outcome.leaseToWindowEnd(index);
     long now = nanoClock.getAsLong();
-    long version = shapes.version(); // before the shape is read: a change meanwhile moves it
+    long version = transport.rulesVersion(); // before the shape: a change meanwhile moves it
     Lease lease =
         new Lease(
             ref,
@@ -600,7 +583,7 @@ public final class LeaseHolder {
             outcome,
             index,
             toWindowEnd,
-            toWindowEnd ? shapes.of(ref) : 0,
+            toWindowEnd ? knownShape(ref) : 0,
             version,
             sentAtNanos,
             now,
@@ -641,13 +624,14 @@ public final class LeaseHolder {
   }
 
   /**
-   * Passes the leases stored by now to {@code lateLease} if the last returns were already taken.
-   * Called after storing; {@link #takeReturns} sets the flag before it looks: so a lease stored
-   * before that look is taken by it, and one stored after it sees the flag.
+   * Gives back the leases stored by now if the last returns were already taken: an ask that
+   * outlived the close's wait. Called after storing; {@link #takeReturns} sets the flag before it
+   * looks: so a lease stored before that look is taken by it, and one stored after it sees the
+   * flag.
    */
   private void runIfLate() {
     if (lastReturnsTaken) {
-      lateLease.run();
+      giveBack(true);
     }
   }
 
@@ -680,7 +664,7 @@ public final class LeaseHolder {
    * Drops this holder's lease of {@code stateKey} without giving it back: the key was reset, and
    * its state with the lease's count is gone.
    */
-  public void forget(String stateKey) {
+  void forget(String stateKey) {
     Lease lease = leases.remove(stateKey);
     for (; lease != null; lease = lease.next) {
       statistics.expiredUnused.add(lease.left.getAndSet(0));
@@ -692,7 +676,7 @@ public final class LeaseHolder {
    * closing) and returns the commands that give their unused permits back, one per key; an ended
    * lease to the end of its window is taken out without one (see the class doc).
    */
-  public List<KeyCommand> takeReturns(boolean all) {
+  List<KeyCommand> takeReturns(boolean all) {
     if (all && closing) {
       lastReturnsTaken = true;
     }
@@ -750,10 +734,35 @@ public final class LeaseHolder {
   }
 
   /**
+   * Sends {@link #takeReturns}{@code (all)} to the owners, one command per key, asynchronously; a
+   * return that fails is counted as lost (its permits stay counted until their window has passed,
+   * as if they had been used).
+   */
+  CompletableFuture<?> giveBack(boolean all) {
+    List<KeyCommand> returns = takeReturns(all);
+    if (returns.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    try {
+      return transport
+          .executeAll(returns, Deadline.NONE)
+          .whenComplete(
+              (outcomes, failure) -> {
+                if (failure != null) {
+                  lost(returns);
+                }
+              });
+    } catch (RuntimeException e) {
+      lost(returns);
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  /**
    * Records that {@code returns} did not reach their owners: those permits stay counted until their
    * window (or bucket) has passed.
    */
-  public void lost(List<KeyCommand> returns) {
+  private void lost(List<KeyCommand> returns) {
     for (KeyCommand command : returns) {
       for (KeyOp op : command.ops()) {
         statistics.returned.add(-op.permits());
@@ -763,7 +772,7 @@ public final class LeaseHolder {
   }
 
   /** Whether any lease is held, or waits to be given back. */
-  public boolean holdsAny() {
+  boolean holdsAny() {
     return !leases.isEmpty() || !replaced.isEmpty();
   }
 

@@ -1,10 +1,6 @@
 package dev.sluice.core.lease;
 
-import dev.sluice.core.backend.Backend;
-import dev.sluice.core.backend.Deadline;
-import dev.sluice.core.decision.KeyCommand;
 import java.lang.ref.WeakReference;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -16,9 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Gives a holder's ended leases back to their owners: every {@value #PERIOD_MILLIS} ms on one
- * daemon thread shared by every limiter in the JVM, and all of them when the limiter closes. Each
- * sweep sends one command per key, asynchronously; a return that fails is counted as lost (its
- * permits stay counted until their window has passed, as if they had been used).
+ * daemon thread shared by every limiter in the JVM, and all of them when the limiter closes ({@link
+ * LeaseHolder#giveBack}).
  *
  * <p>The period bounds how long an ended lease's unused permits stay parked after it ended: leases
  * last at most 100 ms, so a few milliseconds more is small beside it, and a sweep over an empty
@@ -39,18 +34,14 @@ public final class LeaseReturns implements AutoCloseable {
           });
 
   private final LeaseHolder holder;
-  private final Backend backend;
   private final @Nullable ScheduledFuture<?> task;
 
   /**
-   * @param backend how returns reach the owners: the runtime's transport (its batching lanes over
-   *     its storage), never the layers that answer in front of it
    * @param periodic whether to sweep every {@value #PERIOD_MILLIS} ms; if not, {@link #sweep} is
    *     called by hand
    */
-  public LeaseReturns(LeaseHolder holder, Backend backend, boolean periodic) {
+  public LeaseReturns(LeaseHolder holder, boolean periodic) {
     this.holder = holder;
-    this.backend = backend;
     this.task =
         periodic
             ? SWEEPER.scheduleWithFixedDelay(
@@ -87,35 +78,8 @@ public final class LeaseReturns implements AutoCloseable {
 
   public void sweep() {
     if (holder.holdsAny()) {
-      send(holder.takeReturns(false));
+      holder.giveBack(false);
     }
-  }
-
-  private CompletableFuture<?> send(List<KeyCommand> returns) {
-    if (returns.isEmpty()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    try {
-      return backend
-          .executeAll(returns, Deadline.NONE)
-          .whenComplete(
-              (outcomes, failure) -> {
-                if (failure != null) {
-                  holder.lost(returns);
-                }
-              });
-    } catch (RuntimeException e) {
-      holder.lost(returns);
-      return CompletableFuture.completedFuture(null);
-    }
-  }
-
-  /**
-   * Gives back a lease that landed after {@link #close} sent the last returns (the holder's {@code
-   * lateLease}): an ask that outlived the close's wait.
-   */
-  public void returnLate() {
-    send(holder.takeReturns(true));
   }
 
   /**
@@ -134,7 +98,7 @@ public final class LeaseReturns implements AutoCloseable {
       while (holder.asking() && System.nanoTime() - deadline < 0) {
         Thread.sleep(1);
       }
-      CompletableFuture<?> last = send(holder.takeReturns(true));
+      CompletableFuture<?> last = holder.giveBack(true);
       last.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -62,11 +62,6 @@ public final class DecisionMetrics implements DecisionRecorder {
   private final ReservationMetrics reservations;
   private final @Nullable NodeStats stats;
 
-  /** The meters of the limiter over {@code stack}, registered in {@code registry}. */
-  public DecisionMetrics(MeterRegistry registry, BackendStack stack) {
-    this(registry, stack, null);
-  }
-
   /**
    * The meters of the limiter over {@code stack}, registered in {@code registry}, and its decisions
    * counted in a node's console {@code stats} too (null: none).
@@ -117,11 +112,6 @@ public final class DecisionMetrics implements DecisionRecorder {
       return pipeline;
     }
     return pipeline.recordingInto(new DecisionMetrics(registry, pipeline.stack(), stats));
-  }
-
-  /** The registry the decisions are recorded in. */
-  public MeterRegistry registry() {
-    return registry;
   }
 
   @Override

@@ -1,13 +1,8 @@
 package dev.sluice.core.pipeline;
 
-import dev.sluice.core.PolicyRef;
 import dev.sluice.core.backend.AdmissionReceipts;
 import dev.sluice.core.backend.Backend;
 import dev.sluice.core.backend.BatchingBackend;
-import dev.sluice.core.backend.Deadline;
-import dev.sluice.core.decision.CompiledPolicy;
-import dev.sluice.core.decision.KeyCommand;
-import dev.sluice.core.decision.KeyOp;
 import dev.sluice.core.lease.LeaseAnswers;
 import dev.sluice.core.lease.LeaseAsks;
 import dev.sluice.core.lease.LeaseHolder;
@@ -290,7 +285,8 @@ public final class BackendStack {
       Leases held = sharedLeases;
       boolean owns = false;
       if (held == null && leaseClock != null) {
-        held = new Leases(leaseClock, leasePolicy, periodicLeaseReturns, transport, receipts);
+        LeaseHolder holder = new LeaseHolder(leaseClock, leasePolicy, transport, receipts);
+        held = new Leases(holder, new LeaseReturns(holder, periodicLeaseReturns));
         owns = true;
       }
       Backend head = transport;
@@ -314,79 +310,6 @@ public final class BackendStack {
     }
   }
 
-  /**
-   * A lease holder, wired to the transport that carries its renewals and returns: the glue that
-   * used to live in the pipeline.
-   */
-  private static final class Leases {
-    final LeaseHolder holder;
-    final LeaseReturns returns;
-    private final Backend transport;
-
-    Leases(
-        LongSupplier clock,
-        LeasePolicy.Factory policy,
-        boolean periodicReturns,
-        Backend transport,
-        AdmissionReceipts receipts) {
-      this.transport = transport;
-      this.holder =
-          new LeaseHolder(
-              clock,
-              policy,
-              new LeaseHolder.Shapes() {
-                @Override
-                public int of(PolicyRef ref) {
-                  return knownShape(ref);
-                }
-
-                @Override
-                public long version() {
-                  return transport.rulesVersion();
-                }
-              },
-              this::renew,
-              this::returnLate,
-              receipts);
-      this.returns = new LeaseReturns(holder, transport, periodicReturns);
-    }
-
-    /**
-     * The fingerprint of {@code ref}'s state shape as known here, without waiting for a read (a
-     * client's rule copies); 0 where it cannot be told, and for a rule that is gone.
-     */
-    private int knownShape(PolicyRef ref) {
-      try {
-        CompiledPolicy policy = transport.policyOf(ref, true);
-        return policy == null ? 0 : policy.fingerprint();
-      } catch (RuntimeException e) {
-        return 0;
-      }
-    }
-
-    /**
-     * Sends the holder's ask for the next lease of a key ({@link LeaseHolder.Renewal}): an acquire
-     * of no permits, in the background; the holder keeps what comes back.
-     */
-    private void renew(PolicyRef ref, String stateKey, KeyOp op, long sentAtNanos) {
-      try {
-        transport
-            .executeAsync(new KeyCommand(stateKey, ref, new KeyOp[] {op}), Deadline.NONE)
-            .whenComplete(
-                (outcome, failure) -> {
-                  if (outcome != null) {
-                    holder.keep(ref, stateKey, op, outcome, 0, sentAtNanos);
-                  } else {
-                    holder.askFailed(stateKey);
-                  }
-                });
-      } catch (RuntimeException e) {
-        holder.askFailed(stateKey); // closed, or the transport refused it: a request asks next
-      }
-    }
-
-    private void returnLate() {
-      returns.returnLate();
-    }
-  }
+  /** A lease holder and what gives its leases back. */
+  private record Leases(LeaseHolder holder, LeaseReturns returns) {}
 }

@@ -8,10 +8,4 @@ package dev.sluice.core.stats;
  * @param count an upper bound on its denials: never less than the truth
  * @param error how much {@code count} may exceed the truth
  */
-public record KeyCount(String key, long count, long error) {
-
-  /** A lower bound on its denials: never more than the truth. */
-  public long guaranteed() {
-    return count - error;
-  }
-}
+public record KeyCount(String key, long count, long error) {}

@@ -11,9 +11,7 @@ import dev.sluice.core.decision.KeyCommand;
 import dev.sluice.core.decision.KeyOp;
 import dev.sluice.core.decision.KeyOutcome;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -28,14 +26,9 @@ class LeaseRenewalTest {
   private static final long LIMIT = 1_000_000;
 
   private final ManualTimeSource clock = new ManualTimeSource(0);
-  private final List<KeyOp> asked = new ArrayList<>();
-  private final LongAdder lateLeases = new LongAdder();
+  private final RecordingTransport transport = new RecordingTransport(clock);
   private final LeaseHolder holder =
-      new LeaseHolder(
-          clock::nowNanos,
-          ref -> 0,
-          (ref, stateKey, op, sentAt) -> asked.add(op),
-          lateLeases::increment);
+      new LeaseHolder(clock::nowNanos, LeasePolicy.DEFAULT, transport, null);
   private final Check check = Check.of("hot", "k", 1);
   private final String stateKey = check.stateKey();
 
@@ -44,16 +37,16 @@ class LeaseRenewalTest {
     grant(100);
 
     answer(74);
-    assertThat(asked).as("three quarters and one left: no ask yet").isEmpty();
+    assertThat(transport.renewals).as("three quarters and one left: no ask yet").isEmpty();
     answer(1); // leaves 25 of 100
-    assertThat(asked).hasSize(1);
-    KeyOp ask = asked.get(0);
+    assertThat(transport.renewals).hasSize(1);
+    KeyOp ask = transport.renewals.get(0).ops()[0];
     assertThat(ask.kind()).isEqualTo(KeyOp.Kind.ACQUIRE);
     assertThat(ask.permits()).as("a renewal takes no permits for a request").isZero();
     assertThat(ask.leasePermits()).isGreaterThanOrEqualTo(LeaseHolder.RENEW_AHEAD_MIN_PERMITS);
 
     answer(25);
-    assertThat(asked).as("one ask per lease").hasSize(1);
+    assertThat(transport.renewals).as("one ask per lease").hasSize(1);
     assertThat(holder.answer(check.ref(), stateKey, check.permits()))
         .as("spent, nothing behind it yet")
         .isNull();
@@ -67,7 +60,7 @@ class LeaseRenewalTest {
 
     // The 25 left of the first lease, then the second's, with no request sent to the owner.
     answer(25 + 200 - 51); // stop before the second lease crosses its own quarter
-    assertThat(asked).hasSize(1);
+    assertThat(transport.renewals).hasSize(1);
     LeaseHolder.Statistics statistics = holder.statistics();
     assertThat(statistics.answeredLocally()).isEqualTo(75 + 25 + 149);
     assertThat(statistics.permitsLeased()).isEqualTo(300);
@@ -99,7 +92,9 @@ class LeaseRenewalTest {
 
     answer(LeaseHolder.RENEW_AHEAD_MIN_PERMITS - 1);
 
-    assertThat(asked).as("near its limit a key's next lease is asked for with a request").isEmpty();
+    assertThat(transport.renewals)
+        .as("near its limit a key's next lease is asked for with a request")
+        .isEmpty();
   }
 
   @Test
@@ -138,16 +133,17 @@ class LeaseRenewalTest {
     assertThat(holder.asking()).as("the renewal is still on its way").isTrue();
     grant(200); // it lands
     assertThat(holder.asking()).isFalse();
-    assertThat(lateLeases.sum()).as("not late: the last returns will take it").isZero();
+    assertThat(transport.returns).as("not late: the last returns will take it").isEmpty();
     List<KeyCommand> returns = holder.takeReturns(true);
     assertThat(returns.get(0).ops()).extracting(KeyOp::permits).containsExactly(200L, 25L);
     assertThat(holder.holdsAny()).isFalse();
 
     grant(50); // an ask that outlived the close's wait
-    assertThat(lateLeases.sum()).as("landed after the last returns: late").isEqualTo(1);
-    assertThat(holder.takeReturns(true).get(0).ops())
-        .extracting(KeyOp::permits)
-        .containsExactly(50L);
+    assertThat(transport.returns)
+        .as("landed after the last returns: given back at once")
+        .hasSize(1);
+    assertThat(transport.returns.get(0).ops()).extracting(KeyOp::permits).containsExactly(50L);
+    assertThat(holder.holdsAny()).isFalse();
 
     for (int i = 0; i < 2 * LeaseDemand.HOT_REQUESTS; i++) {
       assertThat(holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS).permits())
@@ -183,7 +179,7 @@ class LeaseRenewalTest {
 
   /** Makes the key hot here, then keeps a lease of {@code permits} as the owner's answer. */
   private void grant(long permits) {
-    if (!holder.holds(stateKey)) {
+    if (holder.statistics().leasesHeld() == 0) {
       for (int i = 0; i < LeaseDemand.HOT_REQUESTS; i++) {
         holder.wanted(stateKey, check.permits(), 0, Policy.MAX_LEASE_NANOS);
       }

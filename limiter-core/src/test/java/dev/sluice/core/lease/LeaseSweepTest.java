@@ -12,6 +12,7 @@ import dev.sluice.core.decision.KeyOutcome;
 import dev.sluice.core.decision.LeaseAsk;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,14 +25,14 @@ class LeaseSweepTest {
   private static final long LIMIT = 1_000_000;
 
   private final ManualTimeSource clock = new ManualTimeSource(0);
+  private final RecordingTransport transport = new RecordingTransport(clock);
   private final LeaseHolder holder =
-      new LeaseHolder(
-          clock::nowNanos,
-          ref -> 0,
-          (ref, stateKey, op, sentAt) -> {
-            throw new AssertionError("nothing here is renewed ahead");
-          },
-          () -> {});
+      new LeaseHolder(clock::nowNanos, LeasePolicy.DEFAULT, transport, null);
+
+  @AfterEach
+  void nothingWasRenewedAhead() {
+    assertThat(transport.renewals).isEmpty();
+  }
 
   @Test
   void shortLease_goesBackAtTheFirstSweepAfterItsEnd_windowLeasesAtEveryTenthSweep() {
@@ -45,16 +46,16 @@ class LeaseSweepTest {
     List<KeyCommand> first = holder.takeReturns(false);
     assertThat(first).extracting(KeyCommand::stateKey).containsExactly(hot.stateKey());
     assertThat(first.get(0).ops()).extracting(KeyOp::permits).containsExactly(10L);
-    assertThat(holder.holds(quiet.stateKey())).as("not looked at by sweep 1").isTrue();
+    assertThat(holder.statistics().leasesHeld()).as("quiet, not looked at by sweep 1").isOne();
 
     for (int sweep = 2; sweep < LeaseHolder.FULL_SWEEP_EVERY; sweep++) {
       assertThat(holder.takeReturns(false)).as("sweep %d", sweep).isEmpty();
-      assertThat(holder.holds(quiet.stateKey())).as("sweep %d", sweep).isTrue();
+      assertThat(holder.statistics().leasesHeld()).as("quiet, sweep %d", sweep).isOne();
     }
     // The tenth looks at every lease: the ended lease to the end of its window is taken out, and
     // not sent back (the owner would free nothing).
     assertThat(holder.takeReturns(false)).isEmpty();
-    assertThat(holder.holds(quiet.stateKey())).isFalse();
+    assertThat(holder.statistics().leasesHeld()).isZero();
     assertThat(holder.statistics().expiredUnused()).isEqualTo(2);
     assertThat(holder.statistics().returned()).isEqualTo(10);
   }

@@ -59,7 +59,6 @@ public final class StateSweeper {
   private final long periodMillis;
   private final AtomicLong passes = new AtomicLong();
   private final AtomicLong removed = new AtomicLong();
-  private volatile long lastPassNanos;
   private volatile long longestPassNanos;
   private volatile @Nullable ScheduledExecutorService executor;
   private volatile @Nullable HazelcastInstance member;
@@ -146,9 +145,7 @@ public final class StateSweeper {
           Predicates.partitionPredicate(
               keys[partition.getPartitionId()], Predicates.<String, StateValue>alwaysTrue()));
     }
-    long took = System.nanoTime() - start;
-    lastPassNanos = took;
-    longestPassNanos = Math.max(longestPassNanos, took);
+    longestPassNanos = Math.max(longestPassNanos, System.nanoTime() - start);
     passes.incrementAndGet();
     return removed.get() - removedBefore;
   }
@@ -190,11 +187,6 @@ public final class StateSweeper {
   /** States removed on this member by sweep steps. */
   public long removed() {
     return removed.get();
-  }
-
-  /** How long the last completed pass took. */
-  long lastPassNanos() {
-    return lastPassNanos;
   }
 
   /** How long the longest completed pass took. */
