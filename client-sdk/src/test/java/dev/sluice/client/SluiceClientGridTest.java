@@ -156,6 +156,7 @@ class SluiceClientGridTest {
   void tryAcquire_randomTrafficWithLeases_admitsNothingTheOwnerAloneDeniesOnTheSameHistory() {
     Random random = Seeds.random();
     int fromLeases = 0;
+    int byPolicy = 0;
     try (SluiceClient leasing = grid.client().callTimeout(Duration.ofSeconds(5)).build()) {
       for (Algorithm algorithm : Algorithm.values()) {
         // Small limits and steps of up to an eighth of the window, so that leases outlive their
@@ -175,6 +176,13 @@ class SluiceClientGridTest {
           String key = "k" + random.nextInt(3);
           long permits = 1 + random.nextInt((int) Math.min(2, policy.limit()));
           Decision actual = leasing.tryAcquire(rule, key, permits);
+          if (actual.decidedBy() == DecidedBy.FAIL_OPEN
+              || actual.decidedBy() == DecidedBy.FAIL_CLOSED) {
+            // The grid did not answer within the call timeout (a starved JVM on a loaded
+            // machine): the failure policy's answer is an outage's, outside what is judged here.
+            byPolicy++;
+            continue;
+          }
           if (actual.allowed()) {
             assertThat(ownerAlone.tryAcquire(rule, key, permits).allowed())
                 .as("%s, request %d: %s x%d, %s", policy, i, key, permits, actual.decidedBy())
@@ -186,7 +194,13 @@ class SluiceClientGridTest {
         }
       }
     }
-    System.out.println(fromLeases + " of " + 300 * Algorithm.values().length + " from leases");
+    System.out.println(
+        fromLeases
+            + " of "
+            + 300 * Algorithm.values().length
+            + " from leases, "
+            + byPolicy
+            + " by the failure policy");
     assertThat(fromLeases).as("requests answered from leases").isPositive();
   }
 
