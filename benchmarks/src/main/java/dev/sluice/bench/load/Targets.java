@@ -324,9 +324,9 @@ final class Targets {
 
   /**
    * {@code row}, judged on the owner path, with Sluice's default row {@code leasedName} beside it
-   * as what a user gets: its throughput, the share it answered in the caller and, where the
-   * scenario counts it, its over-admission, which also misses the target when it is not 0. Never a
-   * ratio: the peer goes to the owner on every call.
+   * as what a user gets: its throughput, the share it answered in the caller and its over-admission
+   * ("not counted" where the scenario does not judge admissions), which also misses the target when
+   * it is not 0. Never a ratio: the peer goes to the owner on every call.
    */
   static TargetRow beside(TargetRow row, Optional<ScenarioResult> scenario, String leasedName) {
     Optional<ContenderRun> leased = scenario.flatMap(s -> s.run(leasedName));
@@ -339,13 +339,14 @@ final class Targets {
             .append(
                 String.format(
                     Locale.ROOT,
-                    "leases on (what a user gets): %,.0f /s, %.2f %% answered locally",
+                    "leases on (what a user gets): %,.0f /s, %.2f %% answered locally,"
+                        + " over-admitted %s",
                     run.medianThroughput(),
-                    run.localShare() * 100));
+                    run.localShare() * 100,
+                    overAdmitted(run)));
     String verdict = row.verdict();
     if (run.exactness().isPresent()) {
       long over = run.exactness().get().overAdmitted();
-      measured.append(String.format(Locale.ROOT, ", over-admitted %,d", over));
       if (over > 0 && !verdict.startsWith("not run")) {
         String miss = String.format(Locale.ROOT, "%s over-admitted %,d", leasedName, over);
         verdict = verdict.equals("met") ? "**MISSED**: " + miss : verdict + "; " + miss;

@@ -187,6 +187,24 @@ class ReportTest {
   }
 
   @Test
+  void beside_scenarioThatJudgesNoAdmission_saysTheLeasedFigureIsNotCounted() {
+    ScenarioResult s = new ScenarioResult("S2", "client", "");
+    s.add(ContenderRun.measured(LEASED, List.of(round(900_000, 5, 0))));
+    s.add(ContenderRun.measured(OWNER_PATH, List.of(round(300_000, 50, 0))));
+    s.add(ContenderRun.measured("Bucket4j client", List.of(round(100_000, 60, 0))));
+
+    TargetRow row =
+        Targets.beside(
+            throughputTarget(s, OWNER_PATH, 2.0, "Bucket4j client"), Optional.of(s), LEASED);
+
+    assertThat(row.measured())
+        .endsWith(
+            "; leases on (what a user gets): 900,000 /s, 0.00 % answered locally,"
+                + " over-admitted not counted");
+    assertThat(row.verdict()).isEqualTo("met");
+  }
+
+  @Test
   void beside_leasedRowOverAdmitted_missesTheTarget() {
     ScenarioResult s = skewed(2, 300_000);
     TargetRow owner = throughputTarget(s, OWNER_PATH, 2.0, "Redis + Lua");
