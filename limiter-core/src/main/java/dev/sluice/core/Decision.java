@@ -98,12 +98,7 @@ public record Decision(
      * @throws IllegalArgumentException for a code none has
      */
     public static DecidedBy ofCode(int code) {
-      for (DecidedBy by : values()) {
-        if (by.code == code) {
-          return by;
-        }
-      }
-      throw new IllegalArgumentException("unknown decidedBy code " + code);
+      return WireEnums.ofCode(values(), DecidedBy::code, code, "decidedBy");
     }
   }
 
