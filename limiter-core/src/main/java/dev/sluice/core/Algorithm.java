@@ -45,12 +45,7 @@ public enum Algorithm {
    * @throws IllegalArgumentException for a code no algorithm has
    */
   public static Algorithm ofCode(int code) {
-    for (Algorithm algorithm : values()) {
-      if (algorithm.code == code) {
-        return algorithm;
-      }
-    }
-    throw new IllegalArgumentException("unknown algorithm code " + code);
+    return WireEnums.ofCode(values(), Algorithm::code, code, "algorithm");
   }
 
   /** The name used in rules files, JSON and metrics, e.g. {@code sliding_window}. */

@@ -1,7 +1,5 @@
 package dev.sluice.core;
 
-import java.util.Locale;
-
 /** How a batch of checks is decided. */
 public enum BatchMode {
   /** Each check on its own: some may be admitted while others are denied (the default). */
@@ -14,7 +12,7 @@ public enum BatchMode {
 
   /** The name used in JSON, {@code each} or {@code all}. */
   public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
+    return WireEnums.wireName(this);
   }
 
   /**
@@ -23,11 +21,6 @@ public enum BatchMode {
    * @throws InvalidPolicyException naming the field {@code mode}
    */
   public static BatchMode fromWireName(String name) {
-    for (BatchMode mode : values()) {
-      if (mode.wireName().equals(name)) {
-        return mode;
-      }
-    }
-    throw new InvalidPolicyException("mode", "must be 'each' or 'all', was '" + name + "'");
+    return WireEnums.fromWireName(values(), name, "mode");
   }
 }

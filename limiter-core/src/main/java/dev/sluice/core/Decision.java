@@ -98,12 +98,7 @@ public record Decision(
      * @throws IllegalArgumentException for a code none has
      */
     public static DecidedBy ofCode(int code) {
-      for (DecidedBy by : values()) {
-        if (by.code == code) {
-          return by;
-        }
-      }
-      throw new IllegalArgumentException("unknown decidedBy code " + code);
+      return WireEnums.ofCode(values(), DecidedBy::code, code, "decidedBy");
     }
   }
 
@@ -147,33 +142,10 @@ public record Decision(
         null);
   }
 
-  /** A decision about the first (or only) limit of its policy, carrying no receipt (yet). */
-  public Decision(
-      boolean allowed,
-      long limit,
-      long remaining,
-      long retryAfterNanos,
-      long resetAfterNanos,
-      long delayNanos,
-      boolean shadowDenied,
-      DecidedBy decidedBy,
-      long permitId) {
-    this(
-        allowed,
-        limit,
-        remaining,
-        retryAfterNanos,
-        resetAfterNanos,
-        delayNanos,
-        shadowDenied,
-        decidedBy,
-        permitId,
-        0,
-        false,
-        resetAfterNanos);
-  }
-
-  /** A decision that holds no permit id (every algorithm but concurrency). */
+  /**
+   * A decision about the first (or only) limit of its policy that holds no permit id (every
+   * algorithm but concurrency) and carries no receipt (yet).
+   */
   public Decision(
       boolean allowed,
       long limit,
@@ -192,7 +164,10 @@ public record Decision(
         delayNanos,
         shadowDenied,
         decidedBy,
-        0);
+        0,
+        0,
+        false,
+        resetAfterNanos);
   }
 
   public static Decision allow(long limit, long remaining, long resetAfterNanos) {
@@ -310,11 +285,6 @@ public record Decision(
         shadowBanned,
         bindingResetAfterNanos,
         proof);
-  }
-
-  /** This decision reporting on the policy's limit at {@code index} (see {@link Policy#limits}). */
-  public Decision withBindingLimitIndex(int index) {
-    return withBindingLimit(index, bindingResetAfterNanos);
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.sluice.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * What a rule (or an inline check) enforces: one or several {@link Limit}s, and how denials are
@@ -56,7 +55,7 @@ public record Policy(
 
     /** The name used in rules files and JSON: {@code auto} or {@code off}. */
     public String wireName() {
-      return name().toLowerCase(Locale.ROOT);
+      return WireEnums.wireName(this);
     }
 
     /**
@@ -65,12 +64,7 @@ public record Policy(
      * @throws InvalidPolicyException naming the field {@code leases}
      */
     public static Leases fromWireName(String name) {
-      for (Leases leases : values()) {
-        if (leases.wireName().equals(name)) {
-          return leases;
-        }
-      }
-      throw new InvalidPolicyException("leases", "must be 'auto' or 'off', was '" + name + "'");
+      return WireEnums.fromWireName(values(), name, "leases");
     }
   }
 
@@ -92,7 +86,7 @@ public record Policy(
 
     /** The name used in rules files and JSON: {@code reject} or {@code shadow_ban}. */
     public String wireName() {
-      return name().toLowerCase(Locale.ROOT);
+      return WireEnums.wireName(this);
     }
 
     /**
@@ -101,13 +95,7 @@ public record Policy(
      * @throws InvalidPolicyException naming the field {@code onDenied}
      */
     public static OnDenied fromWireName(String name) {
-      for (OnDenied onDenied : values()) {
-        if (onDenied.wireName().equals(name)) {
-          return onDenied;
-        }
-      }
-      throw new InvalidPolicyException(
-          "onDenied", "must be 'reject' or 'shadow_ban', was '" + name + "'");
+      return WireEnums.fromWireName(values(), name, "onDenied");
     }
   }
 
@@ -128,7 +116,7 @@ public record Policy(
 
     /** The name used in rules files and JSON: {@code proof} or {@code open}. */
     public String wireName() {
-      return name().toLowerCase(Locale.ROOT);
+      return WireEnums.wireName(this);
     }
 
     /**
@@ -137,12 +125,7 @@ public record Policy(
      * @throws InvalidPolicyException naming the field {@code release}
      */
     public static Release fromWireName(String name) {
-      for (Release release : values()) {
-        if (release.wireName().equals(name)) {
-          return release;
-        }
-      }
-      throw new InvalidPolicyException("release", "must be 'proof' or 'open', was '" + name + "'");
+      return WireEnums.fromWireName(values(), name, "release");
     }
   }
 

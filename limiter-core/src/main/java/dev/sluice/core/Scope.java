@@ -1,7 +1,6 @@
 package dev.sluice.core;
 
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -52,12 +51,7 @@ public record Scope(
 
     /** The value with this wire code. */
     public static OnHomeUnreachable ofCode(int code) {
-      for (OnHomeUnreachable value : values()) {
-        if (value.ordinalCode() == code) {
-          return value;
-        }
-      }
-      throw new IllegalArgumentException("unknown onHomeUnreachable code " + code);
+      return WireEnums.ofCode(values(), OnHomeUnreachable::ordinalCode, code, "onHomeUnreachable");
     }
 
     /**
@@ -65,7 +59,7 @@ public record Scope(
      * local_share}.
      */
     public String wireName() {
-      return name().toLowerCase(Locale.ROOT);
+      return WireEnums.wireName(this);
     }
 
     /**
@@ -74,14 +68,7 @@ public record Scope(
      * @throws InvalidPolicyException naming the field {@code onHomeUnreachable}
      */
     public static OnHomeUnreachable fromWireName(String name) {
-      for (OnHomeUnreachable value : values()) {
-        if (value.wireName().equals(name)) {
-          return value;
-        }
-      }
-      throw new InvalidPolicyException(
-          "onHomeUnreachable",
-          "must be 'fail_closed', 'fail_open' or 'local_share', was '" + name + "'");
+      return WireEnums.fromWireName(values(), name, "onHomeUnreachable");
     }
   }
 

@@ -290,8 +290,8 @@ public final class HttpRateLimiter implements RateLimiter {
                 json.has("decidedBy")
                     ? Decision.DecidedBy.valueOf(
                         json.get("decidedBy").asText().toUpperCase(Locale.ROOT))
-                    : Decision.DecidedBy.LIMITER,
-                json.has("permitId") ? Long.parseLong(json.get("permitId").asText()) : 0)
+                    : Decision.DecidedBy.LIMITER)
+            .withPermitId(json.has("permitId") ? Long.parseLong(json.get("permitId").asText()) : 0)
             .withReceipt(json.has("receipt") ? Receipt.parse(json.get("receipt").asText()) : null);
     return json.path("shadowBanned").asBoolean(false) ? decision.asShadowBan() : decision;
   }

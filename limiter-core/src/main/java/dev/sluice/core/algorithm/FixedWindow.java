@@ -137,12 +137,6 @@ public final class FixedWindow implements LimiterAlgorithm {
     return Math.min(NanoMath.saturatedAdd(nowNanos, lifetimeNanos), windowEnd);
   }
 
-  @Override
-  public Decision returnLease(
-      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
-    return release(state, nowNanos, permits, grantedAtNanos);
-  }
-
   /** The count at the last instant of its window, or now if that is later. */
   @Override
   public Admissions admissions(long[] state, long nowNanos) {

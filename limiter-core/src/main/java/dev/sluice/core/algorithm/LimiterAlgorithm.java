@@ -129,10 +129,13 @@ public interface LimiterAlgorithm {
   /**
    * Gives back {@code permits} of a lease granted at {@code grantedAtNanos} with {@code
    * lifetimeNanos} that the holder did not use: the exact undo of how {@link #lease} charged them,
-   * never freeing more than forgetting them would.
+   * never freeing more than forgetting them would. By default the window algorithms' undo: their
+   * lease counts in the window of its grant, as an admission at that instant does.
    */
-  Decision returnLease(
-      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos);
+  default Decision returnLease(
+      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
+    return release(state, nowNanos, permits, grantedAtNanos);
+  }
 
   /**
    * What {@code state} still counts, each permit placed at the latest instant it can have been

@@ -301,12 +301,6 @@ public final class SlidingBuckets implements LimiterAlgorithm {
     return Math.max(nowNanos, Math.min(NanoMath.saturatedAdd(nowNanos, lifetimeNanos), bucketEnd));
   }
 
-  @Override
-  public Decision returnLease(
-      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
-    return release(state, nowNanos, permits, grantedAtNanos);
-  }
-
   /** Each bucket's count at the last instant of the bucket, or now if that is later. */
   @Override
   public Admissions admissions(long[] state, long nowNanos) {

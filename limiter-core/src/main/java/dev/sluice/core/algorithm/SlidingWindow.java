@@ -247,12 +247,6 @@ public final class SlidingWindow implements LimiterAlgorithm {
     return new PacedLease(granted, first, spacing, endsAt);
   }
 
-  @Override
-  public Decision returnLease(
-      long[] state, long nowNanos, long permits, long grantedAtNanos, long lifetimeNanos) {
-    return release(state, nowNanos, permits, grantedAtNanos);
-  }
-
   /** The previous count just before the current window; the current count at now. */
   @Override
   public Admissions admissions(long[] state, long nowNanos) {

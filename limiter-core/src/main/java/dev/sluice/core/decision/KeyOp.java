@@ -1,6 +1,7 @@
 package dev.sluice.core.decision;
 
 import dev.sluice.core.InvalidPolicyException;
+import dev.sluice.core.WireEnums;
 
 /**
  * One operation on a key's state, decided in order with the others on that key in one atomic step.
@@ -76,12 +77,7 @@ public record KeyOp(
 
     /** The kind with this wire code. */
     public static Kind ofCode(int code) {
-      for (Kind kind : values()) {
-        if (kind.code == code) {
-          return kind;
-        }
-      }
-      throw new IllegalArgumentException("unknown operation code " + code);
+      return WireEnums.ofCode(values(), Kind::code, code, "operation");
     }
   }
 

@@ -6,6 +6,7 @@ import dev.sluice.core.ReleaseException;
 import dev.sluice.core.ReservationException;
 import dev.sluice.core.ReservationException.Reason;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.WireEnums;
 import dev.sluice.core.algorithm.PacedLease;
 import java.util.Arrays;
 import java.util.Objects;
@@ -42,12 +43,7 @@ public final class KeyOutcome {
     }
 
     public static Code ofCode(int code) {
-      for (Code c : values()) {
-        if (c.code == code) {
-          return c;
-        }
-      }
-      throw new IllegalArgumentException("unknown outcome code " + code);
+      return WireEnums.ofCode(values(), Code::code, code, "outcome");
     }
   }
 

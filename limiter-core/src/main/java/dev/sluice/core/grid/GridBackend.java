@@ -3,6 +3,7 @@ package dev.sluice.core.grid;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.ExecutionCallback;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.EntryProcessor;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Receipt;
 import dev.sluice.core.ReceiptKey;
@@ -22,6 +23,7 @@ import dev.sluice.core.grid.member.MemberContext;
 import dev.sluice.core.grid.member.PeekProcessor;
 import dev.sluice.core.grid.transport.GridTransport;
 import dev.sluice.core.grid.wire.GridNames;
+import dev.sluice.core.grid.wire.StateValue;
 import dev.sluice.core.rules.RuleCache;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -184,22 +186,13 @@ public final class GridBackend implements Backend, BatchingBackend.Lanes {
       return deadline.await(viaRegion(command));
     }
     KeyOutcome outcome;
-    if (!deadline.bounded()) {
+    try {
       outcome =
-          command.readOnly()
-              ? transport.invoke(command.stateKey(), new PeekProcessor(command))
-              : transport.invoke(command.stateKey(), new DecideProcessor(command));
-    } else {
-      try {
-        outcome =
-            command.readOnly()
-                ? transport.invoke(
-                    command.stateKey(), new PeekProcessor(command), deadline.leftNanos())
-                : transport.invoke(
-                    command.stateKey(), new DecideProcessor(command), deadline.leftNanos());
-      } catch (TimeoutException e) {
-        throw new DeadlineExceededException(e);
-      }
+          deadline.bounded()
+              ? transport.invoke(command.stateKey(), processor(command), deadline.leftNanos())
+              : transport.invoke(command.stateKey(), processor(command));
+    } catch (TimeoutException e) {
+      throw new DeadlineExceededException(e);
     }
     return globalInRegion(outcome) ? deadline.await(learnGlobal(command)) : outcome;
   }
@@ -216,13 +209,21 @@ public final class GridBackend implements Backend, BatchingBackend.Lanes {
   private CompletableFuture<KeyOutcome> decideAsync(KeyCommand command) {
     GridTransport transport = transport();
     refuseTooBig(command);
-    if (regional(command)) {
-      return viaRegion(command);
-    }
-    return command.readOnly()
-        ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
-        : rerouted(
-            command, transport.invokeAsync(command.stateKey(), new DecideProcessor(command)));
+    return regional(command) ? viaRegion(command) : invokeAsync(transport, command);
+  }
+
+  /** The entry processor that decides {@code command}: a read-only one for peeks. */
+  private static EntryProcessor<String, StateValue, KeyOutcome> processor(KeyCommand command) {
+    return command.readOnly() ? new PeekProcessor(command) : new DecideProcessor(command);
+  }
+
+  /**
+   * {@code command} sent to its key's owner, and on to the region if it says the rule is global.
+   */
+  private CompletableFuture<KeyOutcome> invokeAsync(GridTransport transport, KeyCommand command) {
+    CompletableFuture<KeyOutcome> answer =
+        transport.invokeAsync(command.stateKey(), processor(command));
+    return command.readOnly() ? answer : rerouted(command, answer);
   }
 
   /** Each command its own invocation; the batching layer in front sends batches per owner. */
@@ -233,14 +234,7 @@ public final class GridBackend implements Backend, BatchingBackend.Lanes {
       GridTransport transport = transport();
       List<CompletableFuture<KeyOutcome>> answers = new ArrayList<>(commands.size());
       for (KeyCommand command : commands) {
-        answers.add(
-            regional(command)
-                ? viaRegion(command)
-                : command.readOnly()
-                    ? transport.invokeAsync(command.stateKey(), new PeekProcessor(command))
-                    : rerouted(
-                        command,
-                        transport.invokeAsync(command.stateKey(), new DecideProcessor(command))));
+        answers.add(regional(command) ? viaRegion(command) : invokeAsync(transport, command));
       }
       return GridOutages.translated(Futures.all(answers));
     } catch (RuntimeException e) {

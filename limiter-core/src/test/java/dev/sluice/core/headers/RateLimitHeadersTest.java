@@ -46,14 +46,14 @@ class RateLimitHeadersTest {
   void of_severalLimits_policyListsEach_rateLimitNamesTheBindingOne() {
     // The hour binds (say 1,000 taken): the pipeline says so with index 1.
     Decision denied =
-        Decision.deny(1_000, 0, 1_800 * SECOND, 3_600 * SECOND).withBindingLimitIndex(1);
+        Decision.deny(1_000, 0, 1_800 * SECOND, 3_600 * SECOND).withBindingLimit(1, 3_600 * SECOND);
     Map<String, String> headers = map(RateLimitHeaders.of("api", API, denied));
     assertThat(headers)
         .containsEntry("RateLimit-Policy", "\"api-1s\";q=10;w=1, \"api-1h\";q=1000;w=3600")
         .containsEntry("RateLimit", "\"api-1h\";r=0;t=3600")
         .containsEntry("X-RateLimit-Limit", "1000")
         .containsEntry("Retry-After", "1800");
-    Decision admitted = Decision.allow(10, 9, SECOND).withBindingLimitIndex(0);
+    Decision admitted = Decision.allow(10, 9, SECOND).withBindingLimit(0, SECOND);
     assertThat(map(RateLimitHeaders.of("api", API, admitted)))
         .containsEntry("RateLimit", "\"api-1s\";r=9;t=1")
         .containsEntry("X-RateLimit-Limit", "10");
@@ -81,7 +81,8 @@ class RateLimitHeadersTest {
             .window(Duration.ofSeconds(1))
             .and(Limit.of(3, Duration.ofHours(1)))
             .build();
-    Decision hour = Decision.deny(3, 0, 3_000 * SECOND, 3_600 * SECOND).withBindingLimitIndex(1);
+    Decision hour =
+        Decision.deny(3, 0, 3_000 * SECOND, 3_600 * SECOND).withBindingLimit(1, 3_600 * SECOND);
     assertThat(map(RateLimitHeaders.of("otp", same, hour)))
         .containsEntry("RateLimit-Policy", "\"otp-1s\";q=3;w=1, \"otp-1h\";q=3;w=3600")
         .containsEntry("RateLimit", "\"otp-1h\";r=0;t=3600");
@@ -159,7 +160,7 @@ class RateLimitHeadersTest {
 
   @Test
   void of_indexBeyondAPolicyChangedSince_reportsOnTheFirstLimit() {
-    Decision fromTwoLimits = Decision.allow(5, 4, SECOND).withBindingLimitIndex(1);
+    Decision fromTwoLimits = Decision.allow(5, 4, SECOND).withBindingLimit(1, SECOND);
     assertThat(
             map(RateLimitHeaders.of("login", Policy.of(5, Duration.ofMinutes(1)), fromTwoLimits)))
         .containsEntry("RateLimit", "\"login\";r=4;t=1");

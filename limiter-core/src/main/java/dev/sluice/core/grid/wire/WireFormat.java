@@ -170,7 +170,8 @@ public final class WireFormat {
     }
     List<Limit> limits = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      limits.add(readLimit(in, algorithm(in.readByte())));
+      int code = in.readByte();
+      limits.add(readLimit(in, valid(() -> Algorithm.ofCode(code))));
     }
     Scope scope = (flags & GLOBAL) != 0 ? readScope(in) : Scope.LOCAL;
     return valid(
@@ -193,20 +194,12 @@ public final class WireFormat {
     return valid(() -> new Limit(algorithm, limit, window, burst, buckets));
   }
 
-  private static Algorithm algorithm(int code) throws IOException {
-    try {
-      return Algorithm.ofCode(code);
-    } catch (IllegalArgumentException e) {
-      throw new IOException(e.getMessage());
-    }
-  }
-
-  /** Runs a validating constructor, turning its refusal into the stream's failure. */
+  /** Runs a validating constructor or lookup, turning its refusal into the stream's failure. */
   private static <T> T valid(java.util.function.Supplier<T> construct) throws IOException {
     try {
       return construct.get();
     } catch (IllegalArgumentException e) {
-      throw new IOException("invalid policy in stream: " + e.getMessage(), e);
+      throw new IOException("invalid in stream: " + e.getMessage(), e);
     }
   }
 
@@ -250,12 +243,8 @@ public final class WireFormat {
 
   static Decision readDecision(ObjectDataInput in) throws IOException {
     int flags = in.readByte();
-    Decision.DecidedBy decidedBy;
-    try {
-      decidedBy = Decision.DecidedBy.ofCode(in.readByte());
-    } catch (IllegalArgumentException e) {
-      throw new IOException(e.getMessage());
-    }
+    int decidedByCode = in.readByte();
+    Decision.DecidedBy decidedBy = valid(() -> Decision.DecidedBy.ofCode(decidedByCode));
     long limit = readVarLong(in);
     long remaining = readVarLong(in);
     long retryAfter = readVarLong(in);
@@ -381,14 +370,9 @@ public final class WireFormat {
     }
     KeyOp[] ops = new KeyOp[count];
     for (int i = 0; i < count; i++) {
-      KeyOp.Kind kind;
       int kindByte = in.readByte();
       boolean waits = (kindByte & WITH_WAIT) != 0;
-      try {
-        kind = KeyOp.Kind.ofCode(kindByte & ~WITH_WAIT);
-      } catch (IllegalArgumentException e) {
-        throw new IOException(e.getMessage());
-      }
+      KeyOp.Kind kind = valid(() -> KeyOp.Kind.ofCode(kindByte & ~WITH_WAIT));
       long permits = readVarLong(in);
       long instant =
           kind == KeyOp.Kind.RELEASE
@@ -478,13 +462,12 @@ public final class WireFormat {
     }
     KeyOutcome outcome = new KeyOutcome(size, readVarLong(in));
     for (int i = 0; i < size; i++) {
-      KeyOutcome.Code code;
       int codeByte = in.readByte();
-      try {
-        code = KeyOutcome.Code.ofCode(codeByte & ~(PACED_LEASE | LEASE_TO_WINDOW_END | NO_RECEIPT));
-      } catch (IllegalArgumentException e) {
-        throw new IOException(e.getMessage());
-      }
+      KeyOutcome.Code code =
+          valid(
+              () ->
+                  KeyOutcome.Code.ofCode(
+                      codeByte & ~(PACED_LEASE | LEASE_TO_WINDOW_END | NO_RECEIPT)));
       if (code == KeyOutcome.Code.OK) {
         outcome.setDecision(i, readDecision(in));
         if ((codeByte & NO_RECEIPT) != 0) {
