@@ -306,145 +306,59 @@ public class SluiceProperties implements Validator {
   /**
    * One rule, with the fields of a rules file (docs/configuration.md): a single limit ({@code
    * limit}, {@code window}, {@code algorithm}...) or several ({@code limits}).
+   *
+   * @param name the rule's name, [A-Za-z0-9_.-]{1,64}
+   * @param limit permits per window
+   * @param window the window: 250ms, 1s, 1m, 1h, 1d or ISO-8601 (PT1M)
+   * @param algorithm sliding_window (default), fixed_window, sliding_log, sliding_buckets,
+   *     token_bucket, gcra, leaky_bucket or concurrency
+   * @param burst token_bucket, gcra, leaky_bucket: how many permits may be taken at once
+   * @param buckets sliding_buckets: how many sub-windows the window is cut into
+   * @param permitTtl concurrency: how long a permit that is never released is held
+   * @param limits several limits, all of which must admit (e.g. 10 per second and 1000 per hour)
+   * @param shadow a shadow rule counts and reports but never denies
+   * @param countDenied whether denied requests count too (a penalty for clients that keep trying)
+   * @param leases on (default) or off: whether clients may answer this rule's hot keys from leases
+   * @param onDenied what a denial does at a gate: reject (default) or shadow_ban (pass, marked)
+   * @param release what a release must show: proof (default: a check's receipt, a permit id) or
+   *     open (a bare count from anyone)
+   * @param scope local (default) or global: a global rule is counted at a home grid for every
+   *     region, each region answering from budget home leased to it (docs/multi-region.md)
+   * @param onHomeUnreachable a global rule, when home is slow or unreachable: fail_closed (default;
+   *     only budget already held), fail_open, or local_share (each region alone, from its share of
+   *     the limit)
+   * @param localShares local_share only: each region's share of the limit, by region name, summing
+   *     to at most 1
    */
-  public static class RuleProperties extends LimitProperties {
-    /** The rule's name, [A-Za-z0-9_.-]{1,64}. */
-    private @Nullable String name;
-
-    /** Several limits, all of which must admit (e.g. 10 per second and 1000 per hour). */
-    private @Nullable List<LimitProperties> limits;
-
-    /** A shadow rule counts and reports but never denies. */
-    private @Nullable Boolean shadow;
-
-    /** Whether denied requests count too (a penalty for clients that keep trying). */
-    private @Nullable Boolean countDenied;
-
-    /** on (default) or off: whether clients may answer this rule's hot keys from leases. */
-    private @Nullable String leases;
-
-    /** What a denial does at a gate: reject (default) or shadow_ban (pass, marked). */
-    private @Nullable String onDenied;
-
-    /**
-     * What a release must show: proof (default: a check's receipt, a permit id) or open (a bare
-     * count from anyone).
-     */
-    private @Nullable String release;
-
-    /**
-     * local (default) or global: a global rule is counted at a home grid for every region, each
-     * region answering from budget home leased to it (docs/multi-region.md).
-     */
-    private @Nullable String scope;
-
-    /**
-     * A global rule, when home is slow or unreachable: fail_closed (default; only budget already
-     * held), fail_open, or local_share (each region alone, from its share of the limit).
-     */
-    private @Nullable String onHomeUnreachable;
-
-    /** local_share only: each region's share of the limit, by region name, summing to at most 1. */
-    private @Nullable Map<String, Double> localShares;
-
-    public @Nullable String getName() {
-      return name;
-    }
-
-    public void setName(@Nullable String name) {
-      this.name = name;
-    }
-
-    public @Nullable List<LimitProperties> getLimits() {
-      return limits;
-    }
-
-    public void setLimits(@Nullable List<LimitProperties> limits) {
-      this.limits = limits;
-    }
-
-    public @Nullable Boolean getShadow() {
-      return shadow;
-    }
-
-    public void setShadow(@Nullable Boolean shadow) {
-      this.shadow = shadow;
-    }
-
-    public @Nullable Boolean getCountDenied() {
-      return countDenied;
-    }
-
-    public void setCountDenied(@Nullable Boolean countDenied) {
-      this.countDenied = countDenied;
-    }
-
-    public @Nullable String getLeases() {
-      return leases;
-    }
-
-    public void setLeases(@Nullable String leases) {
-      this.leases = leases;
-    }
-
-    public @Nullable String getOnDenied() {
-      return onDenied;
-    }
-
-    public void setOnDenied(@Nullable String onDenied) {
-      this.onDenied = onDenied;
-    }
-
-    public @Nullable String getRelease() {
-      return release;
-    }
-
-    public void setRelease(@Nullable String release) {
-      this.release = release;
-    }
-
-    public @Nullable String getScope() {
-      return scope;
-    }
-
-    public void setScope(@Nullable String scope) {
-      this.scope = scope;
-    }
-
-    public @Nullable String getOnHomeUnreachable() {
-      return onHomeUnreachable;
-    }
-
-    public void setOnHomeUnreachable(@Nullable String onHomeUnreachable) {
-      this.onHomeUnreachable = onHomeUnreachable;
-    }
-
-    public @Nullable Map<String, Double> getLocalShares() {
-      return localShares;
-    }
-
-    public void setLocalShares(@Nullable Map<String, Double> localShares) {
-      this.localShares = localShares;
-    }
+  public record RuleProperties(
+      @Nullable String name,
+      @Nullable Long limit,
+      @Nullable String window,
+      @Nullable String algorithm,
+      @Nullable Long burst,
+      @Nullable Integer buckets,
+      @Nullable String permitTtl,
+      @Nullable List<LimitProperties> limits,
+      @Nullable Boolean shadow,
+      @Nullable Boolean countDenied,
+      @Nullable String leases,
+      @Nullable String onDenied,
+      @Nullable String release,
+      @Nullable String scope,
+      @Nullable String onHomeUnreachable,
+      @Nullable Map<String, Double> localShares) {
 
     /** As a rules file states it: validated by the same code, with the same messages. */
     RuleSpec toSpec() {
-      List<LimitSpec> specs = null;
-      if (limits != null) {
-        specs = new ArrayList<>(limits.size());
-        for (LimitProperties limit : limits) {
-          specs.add(limit.toLimitSpec());
-        }
-      }
       return new RuleSpec(
           name,
-          getAlgorithm(),
-          getLimit(),
-          getWindow(),
-          getBurst(),
-          getBuckets(),
-          getPermitTtl(),
-          specs,
+          algorithm,
+          limit,
+          window,
+          burst,
+          buckets,
+          permitTtl,
+          limits == null ? null : limits.stream().map(LimitProperties::toLimitSpec).toList(),
           shadow,
           countDenied,
           leases,
@@ -456,76 +370,24 @@ public class SluiceProperties implements Validator {
     }
   }
 
-  /** One limit of a rule. */
-  public static class LimitProperties {
-    /** Permits per window. */
-    private @Nullable Long limit;
-
-    /** The window: 250ms, 1s, 1m, 1h, 1d or ISO-8601 (PT1M). */
-    private @Nullable String window;
-
-    /**
-     * sliding_window (default), fixed_window, sliding_log, sliding_buckets, token_bucket, gcra,
-     * leaky_bucket or concurrency.
-     */
-    private @Nullable String algorithm;
-
-    /** token_bucket, gcra, leaky_bucket: how many permits may be taken at once. */
-    private @Nullable Long burst;
-
-    /** sliding_buckets: how many sub-windows the window is cut into. */
-    private @Nullable Integer buckets;
-
-    /** concurrency: how long a permit that is never released is held. */
-    private @Nullable String permitTtl;
-
-    public @Nullable Long getLimit() {
-      return limit;
-    }
-
-    public void setLimit(@Nullable Long limit) {
-      this.limit = limit;
-    }
-
-    public @Nullable String getWindow() {
-      return window;
-    }
-
-    public void setWindow(@Nullable String window) {
-      this.window = window;
-    }
-
-    public @Nullable String getAlgorithm() {
-      return algorithm;
-    }
-
-    public void setAlgorithm(@Nullable String algorithm) {
-      this.algorithm = algorithm;
-    }
-
-    public @Nullable Long getBurst() {
-      return burst;
-    }
-
-    public void setBurst(@Nullable Long burst) {
-      this.burst = burst;
-    }
-
-    public @Nullable Integer getBuckets() {
-      return buckets;
-    }
-
-    public void setBuckets(@Nullable Integer buckets) {
-      this.buckets = buckets;
-    }
-
-    public @Nullable String getPermitTtl() {
-      return permitTtl;
-    }
-
-    public void setPermitTtl(@Nullable String permitTtl) {
-      this.permitTtl = permitTtl;
-    }
+  /**
+   * One limit of a rule.
+   *
+   * @param limit permits per window
+   * @param window the window: 250ms, 1s, 1m, 1h, 1d or ISO-8601 (PT1M)
+   * @param algorithm sliding_window (default), fixed_window, sliding_log, sliding_buckets,
+   *     token_bucket, gcra, leaky_bucket or concurrency
+   * @param burst token_bucket, gcra, leaky_bucket: how many permits may be taken at once
+   * @param buckets sliding_buckets: how many sub-windows the window is cut into
+   * @param permitTtl concurrency: how long a permit that is never released is held
+   */
+  public record LimitProperties(
+      @Nullable Long limit,
+      @Nullable String window,
+      @Nullable String algorithm,
+      @Nullable Long burst,
+      @Nullable Integer buckets,
+      @Nullable String permitTtl) {
 
     LimitSpec toLimitSpec() {
       return new LimitSpec(limit, window, algorithm, burst, buckets, permitTtl);
