@@ -18,23 +18,23 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *   cost-expression: "header('X-Batch-Size') ?: 1"
  * </pre>
  *
- * @param paths path patterns the gate limits (Spring's PathPattern syntax: /login, /api/**)
- * @param methods HTTP methods the gate limits; none: every method
- * @param rule the rule the gate limits by; or give limit and window for a limit of the gate's own
- * @param limit an inline limit: permits per window (with window), instead of a rule
- * @param window an inline limit's window: 250ms, 1s, 1m, 1h, 1d or ISO-8601
- * @param key where a request's key comes from: ip (default), header, principal or expression
- * @param keyHeader the header a key: header gate reads
- * @param keyExpression a SpEL expression over the request (header('X-Tenant'), path(), method(),
- *     remoteAddress(), principal()?.name) giving the key; null: the request is not limited
- * @param cost permits each request costs
- * @param costExpression a SpEL expression over the request giving its cost, instead of cost
- * @param waitUpTo wait up to this long for a permit instead of answering 429 (and a leaky bucket's
- *     delay)
- * @param rejectStatus the status of a denial
- * @param unavailableStatus the status of the failure policy's denial (the grid is unreachable and
- *     the rule fails closed)
- * @param position before or after Spring Security's filter chain
+ * @param paths Path patterns the gate limits (Spring's PathPattern syntax: /login, /api/**).
+ * @param methods HTTP methods the gate limits; none: every method.
+ * @param rule The rule the gate limits by; or give limit and window for a limit of the gate's own.
+ * @param limit An inline limit: permits per window (with window), instead of a rule.
+ * @param window An inline limit's window: 250ms, 1s, 1m, 1h, 1d or ISO-8601.
+ * @param key Where a request's key comes from: ip (default), header, principal or expression.
+ * @param keyHeader The header a key: header gate reads.
+ * @param keyExpression A SpEL expression over the request (header('X-Tenant'), path(), method(),
+ *     remoteAddress(), principal()?.name) giving the key; null: the request is not limited.
+ * @param cost Permits each request costs.
+ * @param costExpression A SpEL expression over the request giving its cost, instead of cost.
+ * @param waitUpTo Wait up to this long for a permit instead of answering 429 (and a leaky bucket's
+ *     delay).
+ * @param rejectStatus The status of a denial.
+ * @param unavailableStatus The status of the failure policy's denial (the grid is unreachable and
+ *     the rule fails closed).
+ * @param position Before or after Spring Security's filter chain.
  */
 public record GateProperties(
     @DefaultValue List<String> paths,
