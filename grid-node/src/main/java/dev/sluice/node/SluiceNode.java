@@ -361,7 +361,7 @@ public final class SluiceNode implements AutoCloseable {
             decisions,
             registry,
             ApiSettings.withAdminToken(settings.adminToken()),
-            front != null ? new ClientReadiness(member, front) : new MemberReadiness(member),
+            front != null ? clientReadiness(member, front) : new MemberReadiness(member),
             client ? () -> 0L : () -> ownedStates(member),
             List.of(envoy.jsonRoute()),
             console(
@@ -745,28 +745,19 @@ public final class SluiceNode implements AutoCloseable {
    * within about {@code 2 × callTimeout} instead, and puts it back at the first answer. While not
    * ready it still answers checks, by the failure policy.
    */
-  private static final class ClientReadiness implements ReadinessProbe {
-    private final HazelcastInstance client;
-    private final SluiceClient front;
-
-    ClientReadiness(HazelcastInstance client, SluiceClient front) {
-      this.client = client;
-      this.front = front;
-    }
-
-    @Override
-    public Readiness check() {
+  private static ReadinessProbe clientReadiness(HazelcastInstance client, SluiceClient front) {
+    return () -> {
       GridState state = front.gridState();
       if (state != GridState.CONNECTED) {
-        return new Readiness(
+        return new ReadinessProbe.Readiness(
             false,
             "grid "
                 + state.wireName()
                 + "; checks are answered by the failure policy until it answers");
       }
-      return new Readiness(
+      return new ReadinessProbe.Readiness(
           true, "client of a " + client.getCluster().getMembers().size() + "-member cluster");
-    }
+    };
   }
 
   /** {@code --help}: print the usage and exit 0. */

@@ -1,9 +1,9 @@
 package dev.sluice.spring;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * One HTTP gate of {@code sluice.gates}: the requests it limits (path patterns, methods), the rule
@@ -17,8 +17,40 @@ import org.jspecify.annotations.Nullable;
  *   key-header: X-Api-Key
  *   cost-expression: "header('X-Batch-Size') ?: 1"
  * </pre>
+ *
+ * @param paths Path patterns the gate limits (Spring's PathPattern syntax: /login, /api/**).
+ * @param methods HTTP methods the gate limits; none: every method.
+ * @param rule The rule the gate limits by; or give limit and window for a limit of the gate's own.
+ * @param limit An inline limit: permits per window (with window), instead of a rule.
+ * @param window An inline limit's window: 250ms, 1s, 1m, 1h, 1d or ISO-8601.
+ * @param key Where a request's key comes from: ip (default), header, principal or expression.
+ * @param keyHeader The header a key: header gate reads.
+ * @param keyExpression A SpEL expression over the request (header('X-Tenant'), path(), method(),
+ *     remoteAddress(), principal()?.name) giving the key; null: the request is not limited.
+ * @param cost Permits each request costs.
+ * @param costExpression A SpEL expression over the request giving its cost, instead of cost.
+ * @param waitUpTo Wait up to this long for a permit instead of answering 429 (and a leaky bucket's
+ *     delay).
+ * @param rejectStatus The status of a denial.
+ * @param unavailableStatus The status of the failure policy's denial (the grid is unreachable and
+ *     the rule fails closed).
+ * @param position Before or after Spring Security's filter chain.
  */
-public class GateProperties {
+public record GateProperties(
+    @DefaultValue List<String> paths,
+    @DefaultValue List<String> methods,
+    @Nullable String rule,
+    @Nullable Long limit,
+    @Nullable Duration window,
+    @DefaultValue("ip") KeySource key,
+    @Nullable String keyHeader,
+    @Nullable String keyExpression,
+    @DefaultValue("1") long cost,
+    @Nullable String costExpression,
+    @Nullable Duration waitUpTo,
+    @DefaultValue("429") int rejectStatus,
+    @DefaultValue("503") int unavailableStatus,
+    @DefaultValue("after-security") Position position) {
 
   /** Where a request's key comes from. */
   public enum KeySource {
@@ -44,164 +76,5 @@ public class GateProperties {
      * known.
      */
     AFTER_SECURITY
-  }
-
-  /** Path patterns the gate limits (Spring's PathPattern syntax: /login, /api/**). */
-  private List<String> paths = new ArrayList<>();
-
-  /** HTTP methods the gate limits; none: every method. */
-  private List<String> methods = new ArrayList<>();
-
-  /** The rule the gate limits by; or give limit and window for a limit of the gate's own. */
-  private @Nullable String rule;
-
-  /** An inline limit: permits per window (with window), instead of a rule. */
-  private @Nullable Long limit;
-
-  /** An inline limit's window: 250ms, 1s, 1m, 1h, 1d or ISO-8601. */
-  private @Nullable Duration window;
-
-  /** Where a request's key comes from: ip (default), header, principal or expression. */
-  private KeySource key = KeySource.IP;
-
-  /** The header a key: header gate reads. */
-  private @Nullable String keyHeader;
-
-  /**
-   * A SpEL expression over the request (header('X-Tenant'), path(), method(), remoteAddress(),
-   * principal()?.name) giving the key; null: the request is not limited.
-   */
-  private @Nullable String keyExpression;
-
-  /** Permits each request costs. */
-  private long cost = 1;
-
-  /** A SpEL expression over the request giving its cost, instead of cost. */
-  private @Nullable String costExpression;
-
-  /** Wait up to this long for a permit instead of answering 429 (and a leaky bucket's delay). */
-  private @Nullable Duration waitUpTo;
-
-  /** The status of a denial. */
-  private int rejectStatus = 429;
-
-  /**
-   * The status of the failure policy's denial (the grid is unreachable and the rule fails closed).
-   */
-  private int unavailableStatus = 503;
-
-  /** Before or after Spring Security's filter chain. */
-  private Position position = Position.AFTER_SECURITY;
-
-  public List<String> getPaths() {
-    return paths;
-  }
-
-  public void setPaths(List<String> paths) {
-    this.paths = paths;
-  }
-
-  public List<String> getMethods() {
-    return methods;
-  }
-
-  public void setMethods(List<String> methods) {
-    this.methods = methods;
-  }
-
-  public @Nullable String getRule() {
-    return rule;
-  }
-
-  public void setRule(@Nullable String rule) {
-    this.rule = rule;
-  }
-
-  public @Nullable Long getLimit() {
-    return limit;
-  }
-
-  public void setLimit(@Nullable Long limit) {
-    this.limit = limit;
-  }
-
-  public @Nullable Duration getWindow() {
-    return window;
-  }
-
-  public void setWindow(@Nullable Duration window) {
-    this.window = window;
-  }
-
-  public KeySource getKey() {
-    return key;
-  }
-
-  public void setKey(KeySource key) {
-    this.key = key;
-  }
-
-  public @Nullable String getKeyHeader() {
-    return keyHeader;
-  }
-
-  public void setKeyHeader(@Nullable String keyHeader) {
-    this.keyHeader = keyHeader;
-  }
-
-  public @Nullable String getKeyExpression() {
-    return keyExpression;
-  }
-
-  public void setKeyExpression(@Nullable String keyExpression) {
-    this.keyExpression = keyExpression;
-  }
-
-  public long getCost() {
-    return cost;
-  }
-
-  public void setCost(long cost) {
-    this.cost = cost;
-  }
-
-  public @Nullable String getCostExpression() {
-    return costExpression;
-  }
-
-  public void setCostExpression(@Nullable String costExpression) {
-    this.costExpression = costExpression;
-  }
-
-  public @Nullable Duration getWaitUpTo() {
-    return waitUpTo;
-  }
-
-  public void setWaitUpTo(@Nullable Duration waitUpTo) {
-    this.waitUpTo = waitUpTo;
-  }
-
-  public int getRejectStatus() {
-    return rejectStatus;
-  }
-
-  public void setRejectStatus(int rejectStatus) {
-    this.rejectStatus = rejectStatus;
-  }
-
-  public int getUnavailableStatus() {
-    return unavailableStatus;
-  }
-
-  public void setUnavailableStatus(int unavailableStatus) {
-    this.unavailableStatus = unavailableStatus;
-  }
-
-  public Position getPosition() {
-    return position;
-  }
-
-  public void setPosition(Position position) {
-    this.position = position;
   }
 }

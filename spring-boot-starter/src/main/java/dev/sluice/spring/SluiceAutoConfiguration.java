@@ -82,7 +82,7 @@ public class SluiceAutoConfiguration {
                 + " HazelcastInstance is a client: set sluice.mode: client and sluice.client.*");
       }
       return new GridRateLimiter(
-          member, GridRateLimiter.Options.defaults().withLeases(properties.isLeases()));
+          member, GridRateLimiter.Options.defaults().withLeases(properties.leases()));
     }
 
     /** Primary: the grid limiter under it is a {@code RateLimiter} too, without the client side. */
@@ -105,10 +105,10 @@ public class SluiceAutoConfiguration {
         SluiceProperties properties, ObjectProvider<MeterRegistry> registry) {
       SluiceClient.Builder options =
           options(properties, registry)
-              .clusterName(properties.getClusterName())
-              .leases(properties.isLeases())
-              .connectTimeout(properties.getConnectTimeout());
-      options.addresses(properties.getClient().getAddresses().toArray(String[]::new));
+              .clusterName(properties.clusterName())
+              .leases(properties.leases())
+              .connectTimeout(properties.connectTimeout());
+      options.addresses(properties.client().addresses().toArray(String[]::new));
       return options.build();
     }
   }
@@ -134,7 +134,7 @@ public class SluiceAutoConfiguration {
   @Bean
   ConfiguredGates sluiceGates(RateLimiter limiter, SluiceProperties properties) {
     return new ConfiguredGates(
-        properties.getGates(), new GateFactory(limiter, properties.getTrustedProxies()));
+        properties.gates(), new GateFactory(limiter, properties.trustedProxies()));
   }
 
   @Bean
@@ -202,10 +202,10 @@ public class SluiceAutoConfiguration {
       SluiceProperties properties, ObjectProvider<MeterRegistry> registry) {
     SluiceClient.Builder options =
         SluiceClient.builder()
-            .callTimeout(properties.getCallTimeout())
-            .failurePolicy(properties.getFailurePolicy())
-            .deniedCacheSize(properties.getDeniedCacheSize());
-    for (Map.Entry<String, FailurePolicy> rule : properties.getFailurePolicies().entrySet()) {
+            .callTimeout(properties.callTimeout())
+            .failurePolicy(properties.failurePolicy())
+            .deniedCacheSize(properties.deniedCacheSize());
+    for (Map.Entry<String, FailurePolicy> rule : properties.failurePolicies().entrySet()) {
       options.failurePolicy(rule.getKey(), rule.getValue());
     }
     registry.ifAvailable(options::meterRegistry);
@@ -215,16 +215,13 @@ public class SluiceAutoConfiguration {
   /** The member started in embedded mode when the application has none. */
   static Config memberConfig(SluiceProperties properties) {
     Config config = new Config();
-    config.setClusterName(properties.getClusterName());
-    config
-        .getNetworkConfig()
-        .setPort(properties.getEmbedded().getPort())
-        .setPortAutoIncrement(true);
+    config.setClusterName(properties.clusterName());
+    config.getNetworkConfig().setPort(properties.embedded().port()).setPortAutoIncrement(true);
     JoinConfig join = config.getNetworkConfig().getJoin();
     join.getMulticastConfig().setEnabled(false);
     join.getAutoDetectionConfig().setEnabled(false);
-    join.getTcpIpConfig().setEnabled(true).setMembers(properties.getEmbedded().getMembers());
-    if (properties.getEmbedded().getMembers().isEmpty()) {
+    join.getTcpIpConfig().setEnabled(true).setMembers(properties.embedded().members());
+    if (properties.embedded().members().isEmpty()) {
       // A cluster of one: nothing to reach, so nothing is offered beyond this host.
       config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
       config.setProperty("hazelcast.local.localAddress", "127.0.0.1");

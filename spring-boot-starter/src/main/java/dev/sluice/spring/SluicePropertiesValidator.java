@@ -38,32 +38,32 @@ final class SluicePropertiesValidator implements Validator {
   @Override
   public void validate(Object target, Errors errors) {
     SluiceProperties properties = (SluiceProperties) target;
-    positive(errors, "call-timeout", properties.getCallTimeout());
-    positive(errors, "rules-reload-interval", properties.getRulesReloadInterval());
-    if (properties.getConnectTimeout().isNegative()) {
+    positive(errors, "call-timeout", properties.callTimeout());
+    positive(errors, "rules-reload-interval", properties.rulesReloadInterval());
+    if (properties.connectTimeout().isNegative()) {
       errors.rejectValue("connect-timeout", "sluice.invalid", "must not be negative");
     }
-    if (properties.getDeniedCacheSize() < 0) {
+    if (properties.deniedCacheSize() < 0) {
       errors.rejectValue("denied-cache-size", "sluice.invalid", "must not be negative (0: off)");
     }
-    rules(errors, properties.getRules());
-    if (properties.getRulesFile() != null) {
+    rules(errors, properties.rules());
+    if (properties.rulesFile() != null) {
       try {
-        RulesFile.load(properties.getRulesFile());
+        RulesFile.load(properties.rulesFile());
       } catch (ConfigFileException e) {
         errors.rejectValue("rules-file", "sluice.invalid", e.getMessage());
       }
     }
     try {
-      TrustedProxies.of(properties.getTrustedProxies());
+      TrustedProxies.of(properties.trustedProxies());
     } catch (IllegalArgumentException e) {
       errors.rejectValue("trusted-proxies", "sluice.invalid", e.getMessage());
       return; // the gates' keys read them
     }
     try {
       new ConfiguredGates(
-          properties.getGates(),
-          new GateFactory(LocalRateLimiter.builder().build(), properties.getTrustedProxies()));
+          properties.gates(),
+          new GateFactory(LocalRateLimiter.builder().build(), properties.trustedProxies()));
     } catch (InvalidPolicyException e) {
       reject(errors, e.field(), LimitSpec.problem(e));
     }

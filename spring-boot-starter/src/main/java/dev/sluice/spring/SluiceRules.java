@@ -37,9 +37,9 @@ final class SluiceRules implements AutoCloseable {
 
   SluiceRules(RateLimiter limiter, SluiceProperties properties, @Nullable MeterRegistry registry) {
     this.store = limiter.rules();
-    this.inline = inlineRules(properties.getRules());
-    this.file = properties.getRulesFile();
-    Duration interval = properties.getRulesReloadInterval();
+    this.inline = inlineRules(properties.rules());
+    this.file = properties.rulesFile();
+    Duration interval = properties.rulesReloadInterval();
     this.watcher = file == null ? null : new RulesFileWatcher(file, store, interval);
     if (watcher != null && registry != null) {
       watcher.bindTo(registry);

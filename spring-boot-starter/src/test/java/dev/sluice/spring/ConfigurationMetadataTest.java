@@ -4,15 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.beans.PropertyDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.BeanUtils;
 
 /**
  * The IDE metadata the configuration processor generates for {@code sluice.*}. Boot's metadata has
@@ -45,9 +44,8 @@ class ConfigurationMetadataTest {
 
   /** The keys Boot binds on {@code type}, as written in YAML ({@code key-header}). */
   private static String[] keys(Class<?> type) {
-    return Arrays.stream(BeanUtils.getPropertyDescriptors(type))
-        .filter(property -> property.getWriteMethod() != null)
-        .map(PropertyDescriptor::getName)
+    return Arrays.stream(type.getRecordComponents())
+        .map(RecordComponent::getName)
         .map(SluicePropertiesValidator::dashed)
         .toArray(String[]::new);
   }

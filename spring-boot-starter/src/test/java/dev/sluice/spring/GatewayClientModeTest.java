@@ -6,6 +6,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
@@ -129,9 +132,15 @@ class GatewayClientModeTest {
   }
 
   private static HazelcastInstance startMember() {
-    SluiceProperties properties = new SluiceProperties();
-    properties.setClusterName(CLUSTER);
-    properties.getEmbedded().setPort(MEMBER_PORT);
+    SluiceProperties properties =
+        new Binder(
+                new MapConfigurationPropertySource(
+                    Map.of(
+                        "sluice.cluster-name",
+                        CLUSTER,
+                        "sluice.embedded.port",
+                        String.valueOf(MEMBER_PORT))))
+            .bindOrCreate("sluice", SluiceProperties.class);
     return Hazelcast.newHazelcastInstance(SluiceAutoConfiguration.memberConfig(properties));
   }
 }

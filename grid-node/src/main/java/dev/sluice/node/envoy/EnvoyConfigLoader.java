@@ -1,9 +1,11 @@
 package dev.sluice.node.envoy;
 
+import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.config.StrictYaml;
+import dev.sluice.core.spec.LimitSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,7 +133,7 @@ final class EnvoyConfigLoader {
       try {
         SluiceCounting.policy(1, Duration.ofSeconds(1), defaultAlgorithm, null, null, false, null);
       } catch (InvalidPolicyException e) {
-        throw parsed.problem("sluice.algorithm", problemOf(e));
+        throw parsed.problem("sluice.algorithm", LimitSpec.problem(e));
       }
     }
     DescriptorNode.Builder root = DescriptorNode.Builder.root();
@@ -322,9 +324,9 @@ final class EnvoyConfigLoader {
       Duration window = unit.window();
       if (extra != null && extra.window() != null) {
         try {
-          window = SluiceCounting.window(extra.window());
+          window = Durations.parse("window", extra.window());
         } catch (InvalidPolicyException e) {
-          throw parsed.problem(path + ".sluice.window", problemOf(e));
+          throw parsed.problem(path + ".sluice.window", LimitSpec.problem(e));
         }
       } else if (window.compareTo(dev.sluice.core.Limit.MAX_WINDOW) > 0) {
         throw parsed.problem(
@@ -356,18 +358,11 @@ final class EnvoyConfigLoader {
               default -> "sluice." + e.field();
             };
         if (field == null) {
-          throw parsed.problem("sluice.algorithm", problemOf(e));
+          throw parsed.problem("sluice.algorithm", LimitSpec.problem(e));
         }
-        throw parsed.problem(path + "." + field, problemOf(e));
+        throw parsed.problem(path + "." + field, LimitSpec.problem(e));
       }
     }
-  }
-
-  /** The exception's message without its field name, which the path already gives. */
-  private static String problemOf(InvalidPolicyException e) {
-    String prefix = e.field() + ": ";
-    String message = e.getMessage();
-    return message.startsWith(prefix) ? message.substring(prefix.length()) : message;
   }
 
   private static boolean flag(@Nullable Boolean value) {

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * EnvoyFrontEnd envoy = EnvoyFrontEnd.load(configPath, reloadInterval);   // reads the config
  * ... start the member and the limiter ...
- * envoy.start(limiter, registry, clock, options);     // gRPC on rlsPort, watcher, metrics
+ * envoy.start(limiter, registry, clock, options, frontEnds); // gRPC, watcher, metrics
  * new SluiceApi(..., List.of(envoy.jsonRoute()), console); // POST /json on the REST port
  * envoy.close();                                      // before the REST API and the member stop
  * }</pre>
@@ -74,21 +74,13 @@ public final class EnvoyFrontEnd implements AutoCloseable {
   }
 
   /**
-   * Starts answering: counts through {@code limiter}, reports on {@code registry}, serves gRPC when
-   * {@code options.rlsPort()} is not 0, and watches the config.
+   * Starts answering: counts through {@code limiter}, reports on {@code registry} and to the
+   * console's {@code frontEnds} (front end {@code envoy}, under {@code ShouldRateLimit} for gRPC
+   * and {@code POST /json}), serves gRPC when {@code options.rlsPort()} is not 0, and watches the
+   * config.
    *
    * @throws java.io.UncheckedIOException if the gRPC port cannot be bound (caused by a {@code
    *     BindException} when it is taken)
-   */
-  public EnvoyFrontEnd start(
-      RateLimiter limiter, MeterRegistry registry, TimeSource clock, Options options) {
-    return start(limiter, registry, clock, options, new FrontEnds());
-  }
-
-  /**
-   * As {@link #start(RateLimiter, MeterRegistry, TimeSource, Options)}, reporting every request to
-   * the console's {@code frontEnds} as front end {@code envoy}, under {@code ShouldRateLimit}
-   * (gRPC) and {@code POST /json}.
    */
   public EnvoyFrontEnd start(
       RateLimiter limiter,

@@ -1,5 +1,6 @@
 package dev.sluice.node.envoy;
 
+import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
@@ -104,7 +105,7 @@ final class ShouldRateLimit {
     final @Nullable Match match;
     final String domain;
     final long hits;
-    SluiceCounting.@Nullable Count count;
+    @Nullable Decision count;
 
     Planned(Kind kind, @Nullable Match match, String domain, long hits) {
       this.kind = kind;
@@ -233,7 +234,7 @@ final class ShouldRateLimit {
       return Kind.UNLIMITED;
     }
     Policy policy = limit.policy();
-    if (policy == null || (hits > SluiceCounting.capacity(policy) && !limit.shadow())) {
+    if (policy == null || (hits > policy.capacity() && !limit.shadow())) {
       return Kind.BLOCKED;
     }
     return Kind.COUNTED;
@@ -337,7 +338,7 @@ final class ShouldRateLimit {
       }
       case COUNTED -> {
         Limit limit = planned.limit();
-        SluiceCounting.Count count = java.util.Objects.requireNonNull(planned.count);
+        Decision count = java.util.Objects.requireNonNull(planned.count);
         boolean overLimit = !count.allowed() || count.shadowDenied();
         if (overLimit) {
           metricsOf(planned).over(planned.hits, count.shadowDenied());
@@ -401,7 +402,7 @@ final class ShouldRateLimit {
       return new ResponseHeaders.Binding(
           name, limit.requestsPerUnit(), limit.unit().window(), 0, untilUnitEnds(limit));
     }
-    SluiceCounting.Count count = planned.count;
+    Decision count = planned.count;
     return new ResponseHeaders.Binding(
         name, count.limit(), policy.window(), count.remaining(), count.resetAfterNanos());
   }

@@ -3,7 +3,6 @@ package dev.sluice.node.envoy;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Check;
 import dev.sluice.core.Decision;
-import dev.sluice.core.Durations;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.RateLimiter;
@@ -31,9 +30,8 @@ import org.slf4j.LoggerFactory;
  * The one place the Envoy front end meets Sluice's core: it turns a limit into a {@link Policy} and
  * a rule, a matched descriptor into a counter key, and counts a request's descriptors with one
  * {@link RateLimiter#tryAcquireAllAsync} call on the node's limiter, the same decision path as
- * every other front end (the grid member's limiter, or the client SDK's in client mode). Nothing
- * else in this package imports a core type but {@link Policy}, held opaquely by {@link Limit}, and
- * the header writer every surface shares ({@link ResponseHeaders}).
+ * every other front end (the grid member's limiter, or the client SDK's in client mode), whose
+ * {@link Decision}s {@link ShouldRateLimit} reads as they come.
  *
  * <h2>Counter keys</h2>
  *
@@ -51,20 +49,6 @@ import org.slf4j.LoggerFactory;
  * SHA-256 of the whole.
  */
 final class SluiceCounting {
-  /**
-   * What Sluice decided for one counted descriptor.
-   *
-   * @param shadowBanned denied under a limit whose {@code sluice.on_denied} is {@code shadow_ban}
-   */
-  record Count(
-      boolean allowed,
-      boolean shadowDenied,
-      boolean shadowBanned,
-      long limit,
-      long remaining,
-      long retryAfterNanos,
-      long resetAfterNanos) {}
-
   /**
    * One descriptor to count: {@code hits} permits on {@code subject}, under the config's {@code
    * rule} for its descriptor path, or (a limit the request carries) under {@code policy} inline.
@@ -177,16 +161,6 @@ final class SluiceCounting {
     return builder.build();
   }
 
-  /** {@code window} as a duration setting spells it ({@code 10s}, {@code PT1M}). */
-  static Duration window(String text) {
-    return Durations.parse("window", text);
-  }
-
-  /** The most hits one request can ask of {@code policy}; more could never be admitted. */
-  static long capacity(Policy policy) {
-    return policy.capacity();
-  }
-
   /** The counter key of a matched descriptor (see the class comment). */
   static String subject(String domain, String counterPath) {
     String subject = "envoy/" + EnvoyConfig.escape(domain) + '|' + counterPath;
@@ -211,7 +185,7 @@ final class SluiceCounting {
    * @throws InvalidPolicyException if a request cannot be counted (a bad subject); nothing is
    *     counted then
    */
-  CompletionStage<List<Count>> count(List<Request> requests) {
+  CompletionStage<List<Decision>> count(List<Request> requests) {
     if (requests.isEmpty()) {
       return CompletableFuture.completedFuture(List.of());
     }
@@ -219,23 +193,7 @@ final class SluiceCounting {
     for (Request request : requests) {
       checks.add(request.check());
     }
-    return decide(checks, true)
-        .thenApply(
-            decisions -> {
-              List<Count> counts = new ArrayList<>(decisions.size());
-              for (Decision d : decisions) {
-                counts.add(
-                    new Count(
-                        d.allowed(),
-                        d.shadowDenied(),
-                        d.shadowBanned(),
-                        d.limit(),
-                        d.remaining(),
-                        d.retryAfterNanos(),
-                        d.resetAfterNanos()));
-              }
-              return counts;
-            });
+    return decide(checks, true);
   }
 
   /**

@@ -152,10 +152,9 @@ final class CommandTable {
         "Reads, defines or deletes named rules (SET and DEL: admin)",
         List.of(new Argument("subcommand", "string", null, false)),
         sluice::rules,
-        List.of(
-            sub("sluice.rules|get", -2, List.of("readonly"), "Every rule, or one", List.of()),
-            sub("sluice.rules|set", -5, List.of("admin"), "Defines a rule (admin)", policy),
-            sub("sluice.rules|del", 3, List.of("admin"), "Deletes a rule (admin)", List.of())));
+        sub("sluice.rules|get", -2, List.of("readonly"), "Every rule, or one", List.of()),
+        sub("sluice.rules|set", -5, List.of("admin"), "Defines a rule (admin)", policy),
+        sub("sluice.rules|del", 3, List.of("admin"), "Deletes a rule (admin)", List.of()));
 
     // Connections.
     add(
@@ -208,17 +207,16 @@ final class CommandTable {
         "The connection's name, id, library and description",
         List.of(new Argument("subcommand", "string", null, false)),
         connection::client,
-        List.of(
-            sub("client|setname", 3, List.of("fast"), "Names the connection", List.of()),
-            sub("client|getname", 2, List.of("fast"), "The connection's name", List.of()),
-            sub(
-                "client|setinfo",
-                4,
-                List.of("fast"),
-                "The client library's name or version",
-                List.of()),
-            sub("client|id", 2, List.of("fast"), "The connection's id", List.of()),
-            sub("client|info", 2, List.of("fast"), "The connection, described", List.of())));
+        sub("client|setname", 3, List.of("fast"), "Names the connection", List.of()),
+        sub("client|getname", 2, List.of("fast"), "The connection's name", List.of()),
+        sub(
+            "client|setinfo",
+            4,
+            List.of("fast"),
+            "The client library's name or version",
+            List.of()),
+        sub("client|id", 2, List.of("fast"), "The connection's id", List.of()),
+        sub("client|info", 2, List.of("fast"), "The connection, described", List.of()));
     add(
         "select",
         2,
@@ -257,16 +255,10 @@ final class CommandTable {
         "Every command, with key positions and documentation",
         List.of(new Argument("subcommand", "string", null, true)),
         server::command,
-        List.of(
-            sub("command|count", 2, List.of("loading", "stale"), "How many commands", List.of()),
-            sub("command|info", -2, List.of("loading", "stale"), "Commands' details", List.of()),
-            sub(
-                "command|docs",
-                -2,
-                List.of("loading", "stale"),
-                "Commands' documentation",
-                List.of()),
-            sub("command|list", -2, List.of("loading", "stale"), "Commands' names", List.of())));
+        sub("command|count", 2, List.of("loading", "stale"), "How many commands", List.of()),
+        sub("command|info", -2, List.of("loading", "stale"), "Commands' details", List.of()),
+        sub("command|docs", -2, List.of("loading", "stale"), "Commands' documentation", List.of()),
+        sub("command|list", -2, List.of("loading", "stale"), "Commands' names", List.of()));
     add(
         "info",
         -1,
@@ -294,28 +286,17 @@ final class CommandTable {
         "The nodes and the 16,384 slots, for cluster-mode clients",
         List.of(new Argument("subcommand", "string", null, false)),
         cluster::handle,
-        List.of(
-            sub(
-                "cluster|slots",
-                2,
-                List.of("loading", "stale"),
-                "Slot ranges and their nodes",
-                List.of()),
-            sub(
-                "cluster|shards",
-                2,
-                List.of("loading", "stale"),
-                "Shards and their nodes",
-                List.of()),
-            sub(
-                "cluster|nodes",
-                2,
-                List.of("loading", "stale"),
-                "The nodes, Redis's text",
-                List.of()),
-            sub("cluster|info", 2, List.of("loading", "stale"), "The cluster's state", List.of()),
-            sub("cluster|myid", 2, List.of("loading", "stale"), "This node's id", List.of()),
-            sub("cluster|keyslot", 3, List.of("loading", "stale"), "A key's slot", List.of())));
+        sub(
+            "cluster|slots",
+            2,
+            List.of("loading", "stale"),
+            "Slot ranges and their nodes",
+            List.of()),
+        sub("cluster|shards", 2, List.of("loading", "stale"), "Shards and their nodes", List.of()),
+        sub("cluster|nodes", 2, List.of("loading", "stale"), "The nodes, Redis's text", List.of()),
+        sub("cluster|info", 2, List.of("loading", "stale"), "The cluster's state", List.of()),
+        sub("cluster|myid", 2, List.of("loading", "stale"), "This node's id", List.of()),
+        sub("cluster|keyslot", 3, List.of("loading", "stale"), "A key's slot", List.of()));
   }
 
   /** The command named {@code name}, in any case; null if there is none. */
@@ -365,20 +346,8 @@ final class CommandTable {
       String group,
       String summary,
       List<Argument> arguments,
-      CommandSpec.Handler handler) {
-    add(name, arity, flags, firstKey, group, summary, arguments, handler, List.of());
-  }
-
-  private void add(
-      String name,
-      int arity,
-      List<String> flags,
-      int firstKey,
-      String group,
-      String summary,
-      List<Argument> arguments,
       CommandSpec.Handler handler,
-      List<CommandSpec> subcommands) {
+      CommandSpec... subcommands) {
     byName.put(
         name,
         new CommandSpec(
@@ -392,7 +361,7 @@ final class CommandTable {
             summary,
             SINCE,
             arguments,
-            subcommands,
+            List.of(subcommands),
             handler));
   }
 

@@ -1,7 +1,5 @@
 package dev.sluice.node.resp;
 
-import dev.sluice.core.Check;
-import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 
 /**
@@ -69,22 +67,7 @@ final class GcraCommand {
     }
     String key = command.text(1, "key");
     PolicyRef ref = policies.ref(maxBurst, perPeriod, nanos(period), GcraCommand::argument);
-    if (tokens > limit) {
-      return new Step.Decide(
-          new Check(ref, key, 0),
-          peek ->
-              Reply.integers(1, limit, peek.remaining(), -1, ceilSeconds(peek.resetAfterNanos())));
-    }
-    return new Step.Decide(new Check(ref, key, tokens), GcraCommand::reply);
-  }
-
-  private static Reply reply(Decision decision) {
-    return Reply.integers(
-        decision.allowed() ? 0 : 1,
-        decision.limit(),
-        decision.remaining(),
-        decision.allowed() ? -1 : ceilSeconds(decision.retryAfterNanos()),
-        ceilSeconds(decision.resetAfterNanos()));
+    return GcraPolicies.decide(ref, key, tokens, limit, GcraCommand::ceilSeconds);
   }
 
   private static long atLeastOne(byte[] bytes) {

@@ -1,12 +1,14 @@
 package dev.sluice.node.resp;
 
 import dev.sluice.core.Algorithm;
+import dev.sluice.core.Check;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongUnaryOperator;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
@@ -82,5 +84,31 @@ final class GcraPolicies {
           "ERR " + argumentNames.apply(field) + e.getMessage().substring(field.length()));
     }
     return PolicyRef.inlineUnder(STATE_NAME, policy);
+  }
+
+  /**
+   * The call that takes {@code tokens} from {@code key} under {@code ref}, answered as redis-cell
+   * answers ({@code limited limit remaining retry-after reset}, seconds rounded by {@code
+   * seconds}). More tokens than the {@code limit} can ever hold take nothing: {@code 1 limit
+   * remaining -1 reset}.
+   */
+  static Step decide(
+      PolicyRef ref, String key, long tokens, long limit, LongUnaryOperator seconds) {
+    if (tokens > limit) {
+      return new Step.Decide(
+          new Check(ref, key, 0),
+          peek ->
+              Reply.integers(
+                  1, limit, peek.remaining(), -1, seconds.applyAsLong(peek.resetAfterNanos())));
+    }
+    return new Step.Decide(
+        new Check(ref, key, tokens),
+        decision ->
+            Reply.integers(
+                decision.allowed() ? 0 : 1,
+                decision.limit(),
+                decision.remaining(),
+                decision.allowed() ? -1 : seconds.applyAsLong(decision.retryAfterNanos()),
+                seconds.applyAsLong(decision.resetAfterNanos())));
   }
 }

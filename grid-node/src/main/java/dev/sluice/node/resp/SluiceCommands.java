@@ -109,12 +109,13 @@ final class SluiceCommands {
     return new Step.Decide(
         check,
         decision ->
-            decisionReply(
-                decision,
-                target.rule(),
-                target.inlinePolicy() != null
-                    ? target.inlinePolicy()
-                    : rule.getNow(Optional.empty()).map(Rule::policy).orElse(null)));
+            JsonReplies.of(
+                DecisionBody.of(
+                    decision,
+                    target.rule(),
+                    target.inlinePolicy() != null
+                        ? target.inlinePolicy()
+                        : rule.getNow(Optional.empty()).map(Rule::policy).orElse(null))));
   }
 
   Step peek(RespCommand command, Session session) {
@@ -340,11 +341,6 @@ final class SluiceCommands {
     }
     DecisionBody body = DecisionBody.of(decision, target.rule(), policy);
     return JsonReplies.of(reservationId == null ? body : body.withReservationId(reservationId));
-  }
-
-  private static Reply decisionReply(
-      Decision decision, @Nullable String rule, @Nullable Policy policy) {
-    return JsonReplies.of(DecisionBody.of(decision, rule, policy));
   }
 
   /** Work that runs in its turn, off the event loop. */

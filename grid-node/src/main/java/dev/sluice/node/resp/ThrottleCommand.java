@@ -1,7 +1,5 @@
 package dev.sluice.node.resp;
 
-import dev.sluice.core.Check;
-import dev.sluice.core.Decision;
 import dev.sluice.core.PolicyRef;
 
 /**
@@ -58,21 +56,7 @@ final class ThrottleCommand {
     PolicyRef ref =
         policies.ref(maxBurst, perPeriod, nanos(periodSeconds), ThrottleCommand::argument);
     long limit = maxBurst + 1;
-    if (quantity > limit) {
-      return new Step.Decide(
-          new Check(ref, key, 0),
-          peek -> Reply.integers(1, limit, peek.remaining(), -1, seconds(peek.resetAfterNanos())));
-    }
-    return new Step.Decide(new Check(ref, key, quantity), ThrottleCommand::reply);
-  }
-
-  private static Reply reply(Decision decision) {
-    return Reply.integers(
-        decision.allowed() ? 0 : 1,
-        decision.limit(),
-        decision.remaining(),
-        decision.allowed() ? -1 : seconds(decision.retryAfterNanos()),
-        seconds(decision.resetAfterNanos()));
+    return GcraPolicies.decide(ref, key, quantity, limit, ThrottleCommand::seconds);
   }
 
   /** {@code seconds} in nanoseconds; beyond 64 bits the largest (a period Sluice refuses). */

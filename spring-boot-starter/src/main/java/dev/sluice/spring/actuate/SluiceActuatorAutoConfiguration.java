@@ -31,7 +31,7 @@ public class SluiceActuatorAutoConfiguration {
     @Bean
     @ConditionalOnAvailableEndpoint(SluiceEndpoint.class)
     SluiceEndpoint sluiceEndpoint(RateLimiter limiter, SluiceProperties properties) {
-      return new SluiceEndpoint(limiter, properties.getActuator().getAdminRole());
+      return new SluiceEndpoint(limiter, properties.actuator().adminRole());
     }
   }
 

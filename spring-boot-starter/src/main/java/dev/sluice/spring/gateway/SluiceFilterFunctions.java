@@ -67,9 +67,7 @@ public final class SluiceFilterFunctions {
     ApplicationContext context = MvcUtils.getApplicationContext(request);
     SluiceProperties properties = context.getBeanProvider(SluiceProperties.class).getIfAvailable();
     TrustedProxies proxies =
-        properties == null
-            ? TrustedProxies.none()
-            : TrustedProxies.of(properties.getTrustedProxies());
+        properties == null ? TrustedProxies.none() : TrustedProxies.of(properties.trustedProxies());
     return RateLimitGate.builder(context.getBean(RateLimiter.class))
         .rule(rule)
         .key(KeyExtractor.clientIp(proxies))

@@ -48,6 +48,6 @@ public class SluiceGatewayAutoConfiguration {
   @ConditionalOnMissingBean(KeyResolver.class)
   GateKeyResolver sluiceClientIpKeyResolver(SluiceProperties properties) {
     return new GateKeyResolver(
-        KeyExtractor.clientIp(TrustedProxies.of(properties.getTrustedProxies())));
+        KeyExtractor.clientIp(TrustedProxies.of(properties.trustedProxies())));
   }
 }

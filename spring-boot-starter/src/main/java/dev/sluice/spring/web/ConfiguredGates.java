@@ -26,7 +26,7 @@ public final class ConfiguredGates {
     for (int i = 0; i < gates.size(); i++) {
       GateProperties gate = gates.get(i);
       String name = "sluice.gates[" + i + "]";
-      built.add(new Entry(GateRoute.of(name, gate), factory.gate(i, gate), gate.getPosition()));
+      built.add(new Entry(GateRoute.of(name, gate), factory.gate(i, gate), gate.position()));
     }
     this.entries = List.copyOf(built);
   }

@@ -35,51 +35,51 @@ public final class GateFactory {
   public RateLimitGate gate(int index, GateProperties gate) {
     String name = "sluice.gates[" + index + "]";
     RateLimitGate.Builder builder = RateLimitGate.builder(limiter);
-    if (gate.getRule() != null) {
-      if (gate.getLimit() != null || gate.getWindow() != null) {
+    if (gate.rule() != null) {
+      if (gate.limit() != null || gate.window() != null) {
         throw new InvalidPolicyException(
             name + ".rule", "give a rule or a limit and window, not both");
       }
-      at(name + ".rule", () -> builder.rule(gate.getRule()));
-    } else if (gate.getLimit() != null && gate.getWindow() != null) {
-      at(name + ".limit", () -> builder.policy(Policy.of(gate.getLimit(), gate.getWindow())));
+      at(name + ".rule", () -> builder.rule(gate.rule()));
+    } else if (gate.limit() != null && gate.window() != null) {
+      at(name + ".limit", () -> builder.policy(Policy.of(gate.limit(), gate.window())));
     } else {
       throw new InvalidPolicyException(
           name + ".rule", "a gate needs a rule, or a limit and a window of its own");
     }
     builder.key(keyOf(name, gate));
-    if (gate.getCostExpression() != null) {
+    if (gate.costExpression() != null) {
       RequestExpression cost =
-          at(name + ".cost-expression", () -> RequestExpression.parse(gate.getCostExpression()));
+          at(name + ".cost-expression", () -> RequestExpression.parse(gate.costExpression()));
       builder.cost(cost::costOf);
     } else {
-      at(name + ".cost", () -> builder.cost(gate.getCost()));
+      at(name + ".cost", () -> builder.cost(gate.cost()));
     }
-    if (gate.getWaitUpTo() != null) {
-      at(name + ".wait-up-to", () -> builder.waitUpTo(gate.getWaitUpTo()));
+    if (gate.waitUpTo() != null) {
+      at(name + ".wait-up-to", () -> builder.waitUpTo(gate.waitUpTo()));
     }
-    at(name + ".reject-status", () -> builder.rejectStatus(gate.getRejectStatus()));
-    at(name + ".unavailable-status", () -> builder.unavailableStatus(gate.getUnavailableStatus()));
+    at(name + ".reject-status", () -> builder.rejectStatus(gate.rejectStatus()));
+    at(name + ".unavailable-status", () -> builder.unavailableStatus(gate.unavailableStatus()));
     return builder.build();
   }
 
   /** The key extractor a gate's {@code key} names: the client SDK's, or an expression. */
   public KeyExtractor keyOf(String name, GateProperties gate) {
-    return switch (gate.getKey()) {
+    return switch (gate.key()) {
       case IP -> KeyExtractor.clientIp(trustedProxies);
       case HEADER -> {
-        if (gate.getKeyHeader() == null || gate.getKeyHeader().isBlank()) {
+        if (gate.keyHeader() == null || gate.keyHeader().isBlank()) {
           throw new InvalidPolicyException(name + ".key-header", "required with key: header");
         }
-        yield KeyExtractor.header(gate.getKeyHeader());
+        yield KeyExtractor.header(gate.keyHeader());
       }
       case PRINCIPAL -> KeyExtractor.principal();
       case EXPRESSION -> {
-        if (gate.getKeyExpression() == null || gate.getKeyExpression().isBlank()) {
+        if (gate.keyExpression() == null || gate.keyExpression().isBlank()) {
           throw new InvalidPolicyException(
               name + ".key-expression", "required with key: expression");
         }
-        yield at(name + ".key-expression", () -> RequestExpression.parse(gate.getKeyExpression()))
+        yield at(name + ".key-expression", () -> RequestExpression.parse(gate.keyExpression()))
             ::keyOf;
       }
     };

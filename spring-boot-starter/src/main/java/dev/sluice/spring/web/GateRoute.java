@@ -17,15 +17,15 @@ import org.springframework.web.util.pattern.PathPatternParser;
 record GateRoute(List<PathPattern> paths, Set<String> methods) {
 
   static GateRoute of(String name, GateProperties gate) {
-    if (gate.getPaths().isEmpty()) {
+    if (gate.paths().isEmpty()) {
       throw new InvalidPolicyException(name + ".paths", "give at least one path pattern");
     }
     List<PathPattern> paths =
         GateFactory.at(
             name + ".paths",
-            () -> gate.getPaths().stream().map(PathPatternParser.defaultInstance::parse).toList());
+            () -> gate.paths().stream().map(PathPatternParser.defaultInstance::parse).toList());
     Set<String> methods =
-        gate.getMethods().stream()
+        gate.methods().stream()
             .map(method -> method.trim().toUpperCase(Locale.ROOT))
             .collect(Collectors.toUnmodifiableSet());
     return new GateRoute(paths, methods);
