@@ -7,6 +7,7 @@ import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.core.WireEnums;
 import dev.sluice.core.grid.wire.SluiceSerializationIds;
 import dev.sluice.core.region.RegionBudget;
 import java.io.IOException;
@@ -38,13 +39,24 @@ public final class RegionBudgetProcessor
   /** Entries live this long after their last write: longer than any grant a window leaves. */
   static final long TTL_MILLIS = TimeUnit.HOURS.toMillis(2);
 
+  /** The step to run; on the wire by its code, so that reordering the steps changes no byte. */
   enum Kind {
-    SPEND,
-    DEPOSIT,
-    SWEEP,
-    TAKE_ALL,
-    REFILL_FAILED,
-    DENIED
+    SPEND(1),
+    DEPOSIT(2),
+    SWEEP(3),
+    TAKE_ALL(4),
+    REFILL_FAILED(5),
+    DENIED(6);
+
+    final int code;
+
+    Kind(int code) {
+      this.code = code;
+    }
+
+    int code() {
+      return code;
+    }
   }
 
   /**
@@ -219,7 +231,7 @@ public final class RegionBudgetProcessor
 
   @Override
   public void writeData(ObjectDataOutput out) throws IOException {
-    out.writeByte(kind.ordinal());
+    out.writeByte(kind.code);
     out.writeLong(permits);
     out.writeInt(shape);
     out.writeLong(roundTripNanos);
@@ -239,7 +251,12 @@ public final class RegionBudgetProcessor
 
   @Override
   public void readData(ObjectDataInput in) throws IOException {
-    kind = Kind.values()[in.readByte()];
+    int code = in.readByte();
+    try {
+      kind = WireEnums.ofCode(Kind.values(), Kind::code, code, "region budget step");
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage(), e);
+    }
     permits = in.readLong();
     shape = in.readInt();
     roundTripNanos = in.readLong();
