@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * once more. The permit is spent twice and granted once, so a key may admit up to one in-flight
  * call per thread <em>fewer</em> than its limit. A limiter may err toward denying; it must never
  * hand out a fresh budget. Migration (a member joining) moves state with its replica versions and
- * loses nothing, so it is checked exactly.
+ * loses nothing: it must never admit more than the limit, and may admit fewer only by a call sent
+ * again across the migration, as above.
  */
 class GridFailoverTest {
   private static final int KEYS = 30;
@@ -120,7 +121,8 @@ class GridFailoverTest {
       callers.get(0).rules().put(new Rule("failover", Policy.of(LIMIT, Duration.ofHours(1))));
       long over = runLoad(cluster, callers, cluster::addMember);
       assertThat(cluster.members.get(2).getCluster().getMembers()).hasSize(3);
-      assertThat(over).isZero();
+      // Seen once in CI: -1 of 3,000, a call sent again after its first attempt had counted.
+      assertThat(over).isBetween((long) -THREADS, 0L);
     }
   }
 }
