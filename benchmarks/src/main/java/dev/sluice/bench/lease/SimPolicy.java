@@ -24,13 +24,7 @@ enum SimPolicy {
    * Four kinds of keys (burst, warm, steady, quiet), three kinds of grant: the heat record is 72
    * bytes (four longs, four ints, a flag and a reference) with a {@code LongAdder} (32).
    */
-  KINDS("kinds", LeasePolicy.KINDS, 72 + 32 + 32 + 56),
-
-  /**
-   * One rate per key, the owner choosing the lease: the rate record is 56 bytes (four longs, a flag
-   * and a reference) with a {@code LongAdder} (32).
-   */
-  RATE("rate", LeasePolicy.RATE, 56 + 32 + 32 + 56);
+  KINDS("kinds", LeasePolicy.KINDS, 72 + 32 + 32 + 56);
 
   /** Bytes per lease held: see the class doc. */
   static final long LEASE_BYTES = 128 + 24 + 32 + 32;

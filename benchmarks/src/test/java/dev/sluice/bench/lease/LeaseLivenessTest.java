@@ -33,19 +33,12 @@ class LeaseLivenessTest {
   @ParameterizedTest(name = "{0} under {1}")
   @CsvSource({
     "token_bucket 150/1s, kinds",
-    "token_bucket 150/1s, rate",
     "gcra 150/1s, kinds",
-    "gcra 150/1s, rate",
     "sliding_window 150/1s, kinds",
-    "sliding_window 150/1s, rate",
     "fixed_window 150/500ms, kinds",
-    "fixed_window 150/500ms, rate",
     "sliding_log 150/1s, kinds",
-    "sliding_log 150/1s, rate",
     "sliding_buckets 150/1s buckets 10, kinds",
-    "sliding_buckets 150/1s buckets 10, rate",
-    "leaky_bucket 150/1s burst 5, kinds",
-    "leaky_bucket 150/1s burst 5, rate"
+    "leaky_bucket 150/1s burst 5, kinds"
   })
   void hotKey_saturatedByFourHolders_admitsFromLeasesWhereTheAlgorithmLeases(
       String rule, String policy) {
@@ -67,7 +60,7 @@ class LeaseLivenessTest {
   @ParameterizedTest
   @EnumSource(
       value = SimPolicy.class,
-      names = {"KINDS", "RATE"})
+      names = {"KINDS"})
   void hotSlidingWindow_atItsLimit_deniesFromAPacedLease(SimPolicy policy) {
     Simulation.Result result =
         run("sliding_window 150/1s", policy.label(), () -> evenly(3 * SECOND, 1_000, 1_000, 1_000));
@@ -85,7 +78,7 @@ class LeaseLivenessTest {
   @ParameterizedTest
   @EnumSource(
       value = SimPolicy.class,
-      names = {"KINDS", "RATE"})
+      names = {"KINDS"})
   void steadyCallers_besideASaturatingOne_leaseToTheEndOfTheFixedWindow(SimPolicy policy) {
     Simulation.Result result =
         run("fixed_window 40/1s", policy.label(), () -> evenly(3 * SECOND, 50, 6, 6, 6));
@@ -103,7 +96,7 @@ class LeaseLivenessTest {
   @ParameterizedTest
   @EnumSource(
       value = SimPolicy.class,
-      names = {"KINDS", "RATE"})
+      names = {"KINDS"})
   void warmCallers_besideASaturatingOne_admitFromLeasesOnTheFixedWindow(SimPolicy policy) {
     Simulation.Result result =
         run("fixed_window 100/1s", policy.label(), () -> evenly(3 * SECOND, 90, 20, 20, 20));

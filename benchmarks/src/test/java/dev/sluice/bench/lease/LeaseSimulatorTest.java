@@ -38,7 +38,7 @@ class LeaseSimulatorTest {
   @Test
   void parse_unknownPolicy_namesTheOnesThereAre() {
     assertThatThrownBy(() -> LeaseSimulator.Options.parse(new String[] {"--policies", "lru"}))
-        .hasMessageContaining("no lease policy 'lru'; there are off, kinds, rate");
+        .hasMessageContaining("no lease policy 'lru'; there are off, kinds");
   }
 
   private static String printed(String[] args) throws Exception {

@@ -408,9 +408,6 @@ public final class KeyDecision {
     }
     LimiterAlgorithm algorithm = policy.algorithm();
     long ask = op.leaseNanos();
-    if (ask == LeaseAsk.OWNER_CHOOSES) {
-      return chosenLease(policy, state, nowNanos, op.leasePermits(), decision, outcome, index);
-    }
     if (ask == LeaseAsk.UNTIL_WINDOW_END || ask == LeaseAsk.WINDOW_SHORT_OR_PACED) {
       long permits = Math.min(op.leasePermits(), decision.remaining() / WINDOW_LEASE_SHARE);
       long lifetime = algorithm.windowLeaseNanos();
@@ -442,60 +439,6 @@ public final class KeyDecision {
       return decision; // this algorithm does not lease (a leaky bucket shapes instead)
     }
     outcome.setLease(index, permits, endsAt);
-    return decision;
-  }
-
-  /**
-   * The lease that answers an ask of {@code perSecond} requests a second ({@link
-   * LeaseAsk#OWNER_CHOOSES}), chosen here: to the end of the window where the algorithm allows one
-   * and the key has room for one permit of a {@link LeaseTuning#windowShare} of what is left; else
-   * a short one where a {@link LeaseTuning#shortShare} of what is left is a permit or more; else,
-   * at the key's limit, a paced one where the algorithm paces. Each is sized to the rate over its
-   * lifetime ({@link LeaseTuning#permitsFor}; a lease to the end of the window over {@link
-   * LeaseTuning#horizonNanos}).
-   */
-  private static Decision chosenLease(
-      CompiledPolicy policy,
-      long[] state,
-      long nowNanos,
-      long perSecond,
-      Decision decision,
-      KeyOutcome outcome,
-      int index) {
-    LeaseTuning tuning = LeaseTuning.DEFAULT;
-    LimiterAlgorithm algorithm = policy.algorithm();
-    long windowLease = algorithm.windowLeaseNanos();
-    long lifetime = policy.policy().maxLeaseNanos();
-    long expectedShort = LeaseTuning.expected(perSecond, lifetime);
-    if (decision.allowed() && windowLease > 0 && expectedShort < tuning.shortLeaseAnswers()) {
-      long permits =
-          Math.min(
-              tuning.permitsFor(perSecond, Math.min(windowLease, tuning.horizonNanos())),
-              decision.remaining() / tuning.windowShare());
-      if (permits >= 1) {
-        outcome.setLeaseToWindowEnd(
-            index, permits, algorithm.lease(state, nowNanos, permits, windowLease));
-        return decision;
-      }
-    }
-    if (expectedShort < tuning.minAnswersIfReturned()) {
-      return decision; // a short or paced lease would mostly go back unused
-    }
-    long wanted = tuning.permitsFor(perSecond, lifetime);
-    long permits = Math.min(wanted, decision.remaining() / tuning.shortShare());
-    if (decision.allowed() && permits >= 1) {
-      long endsAt = algorithm.lease(state, nowNanos, permits, lifetime);
-      if (endsAt > nowNanos) {
-        outcome.setLease(index, permits, endsAt);
-      }
-      return decision;
-    }
-    if (!policy.policy().countDenied()) {
-      PacedLease paced = algorithm.paceLease(state, nowNanos, wanted, lifetime);
-      if (paced.permits() > 0) {
-        outcome.setPacedLease(index, paced);
-      }
-    }
     return decision;
   }
 

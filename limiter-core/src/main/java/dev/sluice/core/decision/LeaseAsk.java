@@ -39,15 +39,6 @@ public record LeaseAsk(long permits, long lifetimeNanos) {
    */
   public static final long WINDOW_SHORT_OR_PACED = Long.MAX_VALUE - 2;
 
-  /**
-   * A lifetime that leaves the kind of lease to the owner ({@code RateLeasePolicy}): its permits
-   * are the key's requests a second at the holder, and the owner grants a lease to the end of the
-   * window where the algorithm allows one and the key has room, else a short one, else a paced one,
-   * each sized to the rate over its lifetime, and marks a lease to the end of the window ({@link
-   * KeyOutcome#leaseToWindowEnd}).
-   */
-  public static final long OWNER_CHOOSES = Long.MAX_VALUE - 3;
-
   /** The acquire of {@code requestPermits} that carries this ask (a plain acquire for none). */
   public KeyOp acquire(long requestPermits) {
     return permits == 0

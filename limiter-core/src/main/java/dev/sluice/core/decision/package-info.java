@@ -8,8 +8,7 @@
  * answers a {@link dev.sluice.core.decision.KeyOutcome}; {@link
  * dev.sluice.core.decision.CompiledPolicy} is a policy made ready to decide. What a holder asks for
  * a lease travels in the command ({@link dev.sluice.core.decision.LeaseAsk}), and the owner grants
- * it here, with the constants of {@link dev.sluice.core.decision.LeaseTuning}. Nothing here knows
- * who called or how the command arrived.
+ * it here. Nothing here knows who called or how the command arrived.
  */
 @NullMarked
 package dev.sluice.core.decision;

@@ -2,7 +2,6 @@ package dev.sluice.core.lease;
 
 import dev.sluice.core.decision.KeyDecision;
 import dev.sluice.core.decision.LeaseAsk;
-import dev.sluice.core.decision.LeaseTuning;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -97,17 +96,6 @@ public interface LeasePolicy {
    * (short or paced, to the end of the window, either), {@link LeaseDemand}.
    */
   Factory KINDS = LeaseDemand::new;
-
-  /**
-   * One rate per key, the owner choosing the lease ({@link RateLeasePolicy}), tuned by {@link
-   * LeaseTuning#DEFAULT}.
-   */
-  Factory RATE = rate(LeaseTuning.DEFAULT);
-
-  /** {@link #RATE} tuned otherwise (the owner's grants keep {@link LeaseTuning#DEFAULT}). */
-  static Factory rate(LeaseTuning tuning) {
-    return leased -> new RateLeasePolicy(tuning, leased);
-  }
 
   /** The policy holders use unless told otherwise. */
   Factory DEFAULT = KINDS;

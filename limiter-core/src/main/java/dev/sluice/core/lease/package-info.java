@@ -7,10 +7,9 @@
  * lease), {@link dev.sluice.core.lease.LeaseAsks} (adds a lease ask to a command that goes to the
  * owner) and {@link dev.sluice.core.lease.LeaseReturns} (gives back what a lease did not spend).
  * Which keys lease, and how, is a {@link dev.sluice.core.lease.LeasePolicy}; {@link
- * dev.sluice.core.lease.LeaseDemand} is the one in use (four kinds of key, three kinds of ask), and
- * {@link dev.sluice.core.lease.RateLeasePolicy} the simpler candidate the lease-policy simulator
- * compares it with (docs/decisions/lease-policy.md). A lease only ever answers stricter than the
- * owner would: docs/architecture.md has the proof.
+ * dev.sluice.core.lease.LeaseDemand} is the one in use (four kinds of key, three kinds of ask;
+ * docs/decisions/lease-policy.md). A lease only ever answers stricter than the owner would:
+ * docs/architecture.md has the proof.
  */
 @NullMarked
 package dev.sluice.core.lease;

@@ -246,13 +246,12 @@ class LeaseTracePropertiesTest {
     private KeyOp ask(long permits) {
       long wanted = 1 + random.nextInt(random.nextBoolean() ? 8 : 2_000);
       long lifetime =
-          switch (random.nextInt(6)) {
+          switch (random.nextInt(5)) {
             case 0 -> 0;
             case 1 -> 1 + (long) (random.nextDouble() * Policy.MAX_LEASE_NANOS);
             case 2 -> LeaseAsk.UNTIL_WINDOW_END;
             case 3 -> LeaseAsk.SHORT_OR_PACED;
-            case 4 -> LeaseAsk.WINDOW_SHORT_OR_PACED;
-            default -> LeaseAsk.OWNER_CHOOSES;
+            default -> LeaseAsk.WINDOW_SHORT_OR_PACED;
           };
       return lifetime == 0
           ? KeyOp.acquire(permits)
