@@ -216,21 +216,25 @@ final class RegionScenario implements Scenario {
    */
   private static String howTheRegionsAnswered(List<RegionLink> links) {
     long budget = 0;
+    long paced = 0;
     long denial = 0;
     long home = 0;
     for (RegionLink link : links) {
       RegionLink.Statistics statistics = link.statistics();
       budget += statistics.answeredFromBudget();
+      paced += statistics.deniedUntilUsable();
       denial += statistics.answeredFromDenial();
       home += statistics.waitedOnHome();
     }
     return String.format(
         Locale.ROOT,
         "Decided in the region, both regions, warm-ups included: %,d checks answered from the"
-            + " region's budget, %,d denied in the region from home's last denial of the key, %,d"
-            + " waited on home (a key with no budget held: too cold for home to lease it, or at its"
-            + " limit after the denial's retry-after ran out).",
+            + " region's budget, %,d denied in the region until the budget's paced permits were"
+            + " usable, %,d denied in the region from home's last denial of the key, %,d waited on"
+            + " home (a key with no budget held: its grant ended with its window, or at its limit"
+            + " with no paced permits held and home's denial run out).",
         budget,
+        paced,
         denial,
         home);
   }
