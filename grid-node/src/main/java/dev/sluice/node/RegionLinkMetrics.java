@@ -62,6 +62,7 @@ final class RegionLinkMetrics {
     answered(registry, link, "budget", s -> s.answeredFromBudget());
     answered(registry, link, "home", s -> s.waitedOnHome());
     answered(registry, link, "denied_until", s -> s.answeredFromDenial());
+    answered(registry, link, "budget_paced_wait", s -> s.deniedUntilUsable());
     answered(registry, link, "fail_open", s -> s.failOpen());
     answered(registry, link, "fail_closed", s -> s.failClosed());
     answered(registry, link, "local_share", s -> s.localShare());
@@ -76,8 +77,8 @@ final class RegionLinkMetrics {
             "sluice_region_decisions_total", link, l -> value.applyAsDouble(l.statistics()))
         .description(
             "Global rules' checks decided on this member: from the region's budget, after waiting"
-                + " on home, denied until home's last denial of the key runs out, or by the rule's"
-                + " onHomeUnreachable")
+                + " on home, denied until home's last denial of the key runs out, denied until the"
+                + " budget's paced permits are usable, or by the rule's onHomeUnreachable")
         .tag("region", link.region())
         .tag("answered", by)
         .register(registry);

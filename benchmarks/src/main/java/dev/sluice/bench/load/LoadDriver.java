@@ -111,13 +111,19 @@ public final class LoadDriver {
     private final long elapsedNanos;
     private final KeySpace keys;
     private final @Nullable AdmissionBound bound;
+    private final long leadInNanos;
 
     private Threads(
-        Worker[] workers, long elapsedNanos, KeySpace keys, @Nullable AdmissionBound bound) {
+        Worker[] workers,
+        long elapsedNanos,
+        KeySpace keys,
+        @Nullable AdmissionBound bound,
+        long leadInNanos) {
       this.workers = workers;
       this.elapsedNanos = elapsedNanos;
       this.keys = keys;
       this.bound = bound;
+      this.leadInNanos = leadInNanos;
     }
 
     /**
@@ -174,7 +180,7 @@ public final class LoadDriver {
       for (Thread thread : running) {
         joinQuietly(thread, leadIn.plus(duration).plusSeconds(30));
       }
-      return new Threads(workers, System.nanoTime() - start, keys, bound);
+      return new Threads(workers, System.nanoTime() - start, keys, bound, leadIn.toNanos());
     }
 
     /**
@@ -198,6 +204,18 @@ public final class LoadDriver {
       }
       return new RoundResult(
           operations, elapsedNanos, Latency.of(merged), outcomes, firstError, exactness);
+    }
+
+    /**
+     * Admissions per second of the key with index 0 (a Zipf workload's hottest key), over the
+     * lead-in and the measured part, all threads; 0 without a bound (nothing is tallied).
+     */
+    double firstKeyAdmittedPerSecond() {
+      long admitted = 0;
+      for (Worker worker : workers) {
+        admitted += worker.tally == null ? 0 : worker.tally.firstKeyAdmitted();
+      }
+      return admitted * 1e9 / (leadInNanos + elapsedNanos);
     }
 
     /** Every thread's admissions judged together against the bound; null without one. */

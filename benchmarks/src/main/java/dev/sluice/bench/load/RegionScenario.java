@@ -28,7 +28,9 @@ import java.util.function.IntFunction;
  *
  * Per region: decisions per second, p50 and p99 on the calling thread, and the share answered in
  * the region (from the budget, or a denial the region remembered); per design, the admissions over
- * the rule's bound per key per window, judged over both regions' admissions together.
+ * the rule's bound per key per window, judged over both regions' admissions together, and the
+ * hottest key's admissions per second: that key is asked far more often than its limit in both
+ * designs, so an exact limiter gives it its limit, and less is what a design's strictness costs.
  *
  * <p>Run: {@code benchmarks/run.sh --only S10} (about a minute and a half; {@code --quick}: a few
  * seconds), written to {@code benchmarks/target/benchmarks-only.md}.
@@ -58,13 +60,23 @@ final class RegionScenario implements Scenario {
   private record Design(String name, IntFunction<Contender> contenderOf) {}
 
   /** What a design measured: per region its rounds, and exactness over both regions. */
-  private record Measured(Design design, List<List<RoundResult>> byRegion, List<Exactness> judged) {
+  private record Measured(
+      Design design,
+      List<List<RoundResult>> byRegion,
+      List<Exactness> judged,
+      List<Double> hottestAdmittedByRound) {
     ContenderRun region(int region) {
       return ContenderRun.measured(design.name(), byRegion.get(region));
     }
 
     Optional<Exactness> exactness() {
       return judged.stream().reduce(Exactness::plus);
+    }
+
+    /** The median round's admissions per second of the hottest key, both regions together. */
+    double hottestAdmittedPerSecond() {
+      List<Double> sorted = hottestAdmittedByRound.stream().sorted().toList();
+      return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
     }
   }
 
@@ -95,7 +107,10 @@ final class RegionScenario implements Scenario {
                     + " off). Latency on the calling thread in milliseconds; answered in the"
                     + " region: from the region's budget or a denial the region remembered, with"
                     + " no round trip to home. Over-admitted: admissions over the rule's bound per"
-                    + " key per window, judged over both regions' admissions together.",
+                    + " key per window, judged over both regions' admissions together. The"
+                    + " hottest key is asked far more often than its limit in both designs: an"
+                    + " exact limiter admits its limit per second, and less is what a design's"
+                    + " strictness costs it.",
                 MEMBERS,
                 ROUND_TRIP_MILLIS / 2,
                 rule.describe(),
@@ -186,7 +201,7 @@ final class RegionScenario implements Scenario {
           opsPerThread);
       List<List<RoundResult>> byRegion = new ArrayList<>();
       REGIONS.forEach(region -> byRegion.add(new ArrayList<>()));
-      measured.add(new Measured(design, byRegion, new ArrayList<>()));
+      measured.add(new Measured(design, byRegion, new ArrayList<>(), new ArrayList<>()));
     }
     for (int round = 0; round < settings.rounds(); round++) {
       for (Measured m : measured) {
@@ -205,6 +220,7 @@ final class RegionScenario implements Scenario {
               .add(ran.result(r * THREADS_PER_REGION, (r + 1) * THREADS_PER_REGION, null));
         }
         m.judged().add(ran.exactness());
+        m.hottestAdmittedByRound().add(ran.firstKeyAdmittedPerSecond());
       }
     }
     return measured;
@@ -216,21 +232,25 @@ final class RegionScenario implements Scenario {
    */
   private static String howTheRegionsAnswered(List<RegionLink> links) {
     long budget = 0;
+    long paced = 0;
     long denial = 0;
     long home = 0;
     for (RegionLink link : links) {
       RegionLink.Statistics statistics = link.statistics();
       budget += statistics.answeredFromBudget();
+      paced += statistics.deniedUntilUsable();
       denial += statistics.answeredFromDenial();
       home += statistics.waitedOnHome();
     }
     return String.format(
         Locale.ROOT,
         "Decided in the region, both regions, warm-ups included: %,d checks answered from the"
-            + " region's budget, %,d denied in the region from home's last denial of the key, %,d"
-            + " waited on home (a key with no budget held: too cold for home to lease it, or at its"
-            + " limit after the denial's retry-after ran out).",
+            + " region's budget, %,d denied in the region until the budget's paced permits were"
+            + " usable, %,d denied in the region from home's last denial of the key, %,d waited on"
+            + " home (a key with no budget held: its grant ended with its window, or at its limit"
+            + " with no paced permits held and home's denial run out).",
         budget,
+        paced,
         denial,
         home);
   }
@@ -245,8 +265,9 @@ final class RegionScenario implements Scenario {
               " %1$s: decisions/s | %1$s: p50 / p99 ms | %1$s: answered in the region |",
               region));
     }
-    md.append(" over-admitted (both regions) | denied |\n|---|");
-    md.append("---:|---:|---:|".repeat(REGIONS.size())).append("---:|---:|\n");
+    md.append(
+        " over-admitted (both regions) | denied | hottest key admitted/s (both regions) |\n|---|");
+    md.append("---:|---:|---:|".repeat(REGIONS.size())).append("---:|---:|---:|\n");
     for (Measured m : measured) {
       md.append("| ").append(m.design().name()).append(" |");
       long operations = 0;
@@ -268,7 +289,10 @@ final class RegionScenario implements Scenario {
           .append(overAdmitted(m.exactness()))
           .append(
               String.format(
-                  Locale.ROOT, " | %.1f %% |%n", 100.0 * denied / Math.max(1, operations)));
+                  Locale.ROOT,
+                  " | %.1f %% | %,.0f |%n",
+                  100.0 * denied / Math.max(1, operations),
+                  m.hottestAdmittedPerSecond()));
     }
     return md.toString();
   }

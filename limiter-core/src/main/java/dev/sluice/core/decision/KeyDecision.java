@@ -392,6 +392,11 @@ public final class KeyDecision {
    * (docs/algorithms.md, "Paced leases"). Never on a policy that counts denials: the holder answers
    * the requests between those instants with denials, which would then not be counted.
    *
+   * <p>An ask {@link LeaseAsk#REGION_BUDGET} (a region's budget) is granted a lease to the end of
+   * the window as {@link LeaseAsk#WINDOW_SHORT_OR_PACED} is where it can be; otherwise a paced
+   * lease to the end of the window of at most half of what frees up before then ({@link
+   * #paceToWindowEnd}), never a short one.
+   *
    * <p>Returns the request's own decision: what the key has left for this caller, the lease
    * included (its holder counts the lease down from there, {@code LeaseHolder}).
    */
@@ -408,19 +413,28 @@ public final class KeyDecision {
     }
     LimiterAlgorithm algorithm = policy.algorithm();
     long ask = op.leaseNanos();
-    if (ask == LeaseAsk.UNTIL_WINDOW_END || ask == LeaseAsk.WINDOW_SHORT_OR_PACED) {
+    if (ask == LeaseAsk.UNTIL_WINDOW_END
+        || ask == LeaseAsk.WINDOW_SHORT_OR_PACED
+        || ask == LeaseAsk.REGION_BUDGET) {
       long permits = Math.min(op.leasePermits(), decision.remaining() / WINDOW_LEASE_SHARE);
       long lifetime = algorithm.windowLeaseNanos();
       if (decision.allowed() && permits >= 1 && lifetime > 0) {
         long endsAt = algorithm.lease(state, nowNanos, permits, lifetime);
-        if (ask == LeaseAsk.WINDOW_SHORT_OR_PACED) {
-          outcome.setLeaseToWindowEnd(index, permits, endsAt);
-        } else {
+        if (ask == LeaseAsk.UNTIL_WINDOW_END) {
           outcome.setLease(index, permits, endsAt); // the asker knows what it asked for
+        } else {
+          outcome.setLeaseToWindowEnd(index, permits, endsAt);
         }
         return decision;
       }
       if (ask == LeaseAsk.UNTIL_WINDOW_END) {
+        return decision;
+      }
+      if (ask == LeaseAsk.REGION_BUDGET) {
+        PacedLease paced = paceToWindowEnd(policy, state, nowNanos, op.leasePermits());
+        if (paced.permits() > 0) {
+          outcome.setPacedLease(index, paced);
+        }
         return decision;
       }
     }
@@ -470,6 +484,28 @@ public final class KeyDecision {
     }
     long maxLease = policy.policy().maxLeaseNanos();
     return policy.algorithm().paceLease(state, nowNanos, shortShare(op, maxLease), maxLease);
+  }
+
+  /**
+   * A region's paced lease ({@link LeaseAsk#REGION_BUDGET}), counted in {@code state}: up to {@code
+   * asked} of the permits that free up before the window ends, and at most half of them (rounded
+   * up), so that the other regions asking after it find the rest; {@link PacedLease#NONE} where the
+   * policy may not pace (see {@link #pace}). How many free up is what the algorithm would pace
+   * unbounded, asked of a copy of the state that is then dropped.
+   */
+  private static PacedLease paceToWindowEnd(
+      CompiledPolicy policy, long[] state, long nowNanos, long asked) {
+    if (policy.policy().countDenied() || policy.policy().shadowBans()) {
+      return PacedLease.NONE;
+    }
+    LimiterAlgorithm algorithm = policy.algorithm();
+    // A lifetime without bound: the algorithm ends a paced lease with its window.
+    long freeing =
+        algorithm.paceLease(state.clone(), nowNanos, Long.MAX_VALUE, Long.MAX_VALUE).permits();
+    long permits = Math.min(asked, (freeing + 1) / 2);
+    return permits < 1
+        ? PacedLease.NONE
+        : algorithm.paceLease(state, nowNanos, permits, Long.MAX_VALUE);
   }
 
   /**

@@ -7,7 +7,8 @@ package dev.sluice.core.decision;
  *
  * @param permits the permits asked for; 0 asks for no lease
  * @param lifetimeNanos the longest lease wanted: {@link #SHORT_OR_PACED} for a key in a burst,
- *     {@link #WINDOW_SHORT_OR_PACED} for a warm one, {@link #UNTIL_WINDOW_END} for a steady one
+ *     {@link #WINDOW_SHORT_OR_PACED} for a warm one, {@link #UNTIL_WINDOW_END} for a steady one,
+ *     {@link #REGION_BUDGET} for a region's budget of a global rule
  */
 public record LeaseAsk(long permits, long lifetimeNanos) {
   /** No lease asked for. */
@@ -38,6 +39,19 @@ public record LeaseAsk(long permits, long lifetimeNanos) {
    * longest short lease, as it takes {@link #SHORT_OR_PACED}, and marks nothing.
    */
   public static final long WINDOW_SHORT_OR_PACED = Long.MAX_VALUE - 2;
+
+  /**
+   * A lifetime that asks, for a region's budget of a global rule (docs/multi-region.md), for a
+   * lease to the end of the window where the algorithm allows one and the key has room for it (as
+   * {@link #UNTIL_WINDOW_END}, marked as {@link #WINDOW_SHORT_OR_PACED}'s is), and otherwise for a
+   * paced lease that lasts to the end of the window: at most half of the permits that free up in
+   * the rest of it, so that one region never takes them all. A region measures a paced permit's
+   * instant from when home's answer arrived and the lease's end from when its ask left, so a round
+   * trip costs each paced lease the permits of one round trip; lasting to the window's end, instead
+   * of the short lifetime, makes that a small share. An owner of a build before this ask takes it
+   * for the longest short lease, as it takes {@link #SHORT_OR_PACED}, and marks nothing.
+   */
+  public static final long REGION_BUDGET = Long.MAX_VALUE - 3;
 
   /** The acquire of {@code requestPermits} that carries this ask (a plain acquire for none). */
   public KeyOp acquire(long requestPermits) {

@@ -33,9 +33,11 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Spend from the key's regional budget ({@link RegionBudgetProcessor}, one entry processor on
  *       this member): most requests end here, at in-region latency. When the budget runs low the
- *       step says so, and {@link RegionLink#refillAhead} asks home in the background. A check the
- *       budget cannot answer while home's last denial of the key holds is denied here ({@code
- *       DENIED_CACHE}, {@link dev.sluice.core.region.RegionBudget#deniedFor}).
+ *       step says so, and {@link RegionLink#refillAhead} asks home in the background. A check that
+ *       only paced permits not usable yet could answer is denied here until they are ({@code
+ *       LEASE}, {@link dev.sluice.core.region.RegionBudget#usableInNanos}); one the budget cannot
+ *       answer while home's last denial of the key holds is denied here too ({@code DENIED_CACHE},
+ *       {@link dev.sluice.core.region.RegionBudget#deniedFor}).
  *   <li>A budget that cannot answer: ask home for the request's permits and a lease to the end of
  *       the window on top (the lease ask every holder sends, decided by the home owner's {@code
  *       KeyDecision}); home's answer is the request's, and the lease is deposited in the budget, or
@@ -141,6 +143,23 @@ public final class RegionDecideTask
               spent.held(),
               0,
               policy.windowNanos(),
+              0,
+              false,
+              Decision.DecidedBy.LEASE));
+      return;
+    }
+    if (spent.usableInNanos() > 0) {
+      // Paced permits held here are not usable yet: home counted them for this region, so home
+      // asked instead would deny this check too.
+      link.deniedUntilUsable.increment();
+      outcome.setDecision(
+          index,
+          new Decision(
+              false,
+              policy.limit(),
+              0,
+              spent.usableInNanos(),
+              Math.max(spent.usableInNanos(), policy.windowNanos()),
               0,
               false,
               Decision.DecidedBy.LEASE));

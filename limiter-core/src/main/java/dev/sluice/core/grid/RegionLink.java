@@ -11,6 +11,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
+import dev.sluice.core.algorithm.PacedLease;
 import dev.sluice.core.backend.Backend;
 import dev.sluice.core.backend.Deadline;
 import dev.sluice.core.decision.CompiledPolicy;
@@ -49,10 +50,11 @@ import org.jspecify.annotations.Nullable;
  * <h2>What it does</h2>
  *
  * <ul>
- *   <li>Holds a Hazelcast client of the home cluster, and sends it the existing lease asks: an
- *       acquire that asks for a lease to the end of the window ({@link LeaseAsk#UNTIL_WINDOW_END}),
- *       decided by the home owner's {@link dev.sluice.core.decision.KeyDecision} as any holder's
- *       ask is, and the exact undo of a lease ({@link KeyOp#returnLease}) for budget given back.
+ *   <li>Holds a Hazelcast client of the home cluster, and sends it lease asks: an acquire that asks
+ *       for a lease to the end of the window, else (the key has no room for one) a paced one to the
+ *       end of the window ({@link LeaseAsk#REGION_BUDGET}), decided by the home owner's {@link
+ *       dev.sluice.core.decision.KeyDecision} as any holder's ask is, and the exact undo of a lease
+ *       ({@link KeyOp#returnLease}) for budget given back.
  *   <li>Refills budgets ahead of need, off the partition thread and off the request's path: a
  *       decision that leaves a key's budget below its low water mark hands the key to {@link
  *       #refillAhead}, whose threads ask home and deposit the grant.
@@ -138,6 +140,7 @@ public final class RegionLink implements AutoCloseable {
       long heldPermits,
       long answeredFromBudget,
       long answeredFromDenial,
+      long deniedUntilUsable,
       long waitedOnHome,
       long deniedWhileWaiting,
       long failOpen,
@@ -169,6 +172,7 @@ public final class RegionLink implements AutoCloseable {
 
   final LongAdder answeredFromBudget = new LongAdder();
   final LongAdder answeredFromDenial = new LongAdder();
+  final LongAdder deniedUntilUsable = new LongAdder();
   final LongAdder waitedOnHome = new LongAdder();
   final LongAdder deniedWhileWaiting = new LongAdder();
   final LongAdder failOpen = new LongAdder();
@@ -275,6 +279,7 @@ public final class RegionLink implements AutoCloseable {
         held,
         answeredFromBudget.sum(),
         answeredFromDenial.sum(),
+        deniedUntilUsable.sum(),
         waitedOnHome.sum(),
         deniedWhileWaiting.sum(),
         failOpen.sum(),
@@ -324,39 +329,55 @@ public final class RegionLink implements AutoCloseable {
   }
 
   /**
-   * Asks the home owner of {@code stateKey} for {@code permits} now (0 for a refill) and a lease to
-   * the end of the window of up to {@code ask} more, waiting at most the home timeout.
+   * Asks the home owner of {@code stateKey} for {@code permits} now (0 for a refill) and a lease of
+   * up to {@code ask} more, {@code ask} being a second's worth of the region's demand: to the end
+   * of the window where the key has room for one, else a paced one to the end of the window of at
+   * most half of what frees up before then, waiting at most the home timeout.
    *
-   * @return what home answered, with when the ask left on this member's clock; empty if home did
-   *     not answer in time (the link is marked down)
+   * @return what home answered, with when the ask left and its answer arrived on this member's
+   *     clock; empty if home did not answer in time (the link is marked down)
    */
   Optional<HomeAnswer> ask(String rule, String stateKey, long permits, long ask) {
-    KeyOp op = KeyOp.acquireWithLease(permits, ask, LeaseAsk.UNTIL_WINDOW_END);
+    KeyOp op = KeyOp.acquireWithLease(permits, ask, LeaseAsk.REGION_BUDGET);
     KeyCommand command = new KeyCommand(stateKey, PolicyRef.rule(rule), new KeyOp[] {op});
     long sentAt = System.nanoTime();
     try {
       KeyOutcome outcome = backend().execute(command, Deadline.after(homeTimeout.toNanos()));
-      long took = System.nanoTime() - sentAt;
+      long arrivedAt = System.nanoTime();
+      long took = arrivedAt - sentAt;
       long previous = roundTripNanos;
       roundTripNanos = previous == 0 ? took : (previous * 7 + took) / 8;
-      return Optional.of(new HomeAnswer(outcome, sentAt));
+      return Optional.of(new HomeAnswer(outcome, sentAt, arrivedAt));
     } catch (RuntimeException e) {
       failed(); // late (DeadlineExceededException), or home is away
       return Optional.empty();
     }
   }
 
-  /** Home's answer to an ask, with when the ask left here. */
-  record HomeAnswer(KeyOutcome outcome, long sentAtNanos) {
-    /** The lease home granted with the answer, as this member holds it; null if none. */
+  /** Home's answer to an ask, with when the ask left here and when the answer arrived. */
+  record HomeAnswer(KeyOutcome outcome, long sentAtNanos, long arrivedAtNanos) {
+    /**
+     * The lease home granted with the answer, as this member holds it; null if none. It ends here
+     * at {@code sent + (end - decided)}, and a paced one's permits become usable here at {@code
+     * arrived + (instant - decided)}: never later, nor earlier, than at home (RegionBudget, "Paced
+     * grants").
+     */
     RegionBudget.@Nullable Grant grant(int shape) {
       long permits = outcome.leased(0);
       if (permits <= 0) {
         return null;
       }
-      long length = outcome.leaseEndsAtNanos(0) - outcome.decidedAtNanos();
+      long decided = outcome.decidedAtNanos();
+      long length = outcome.leaseEndsAtNanos(0) - decided;
+      PacedLease paced = outcome.pacedLease(0);
       return new RegionBudget.Grant(
-          permits, sentAtNanos + length, outcome.decidedAtNanos(), length, shape);
+          permits,
+          sentAtNanos + length,
+          decided,
+          length,
+          shape,
+          paced == null ? 0 : arrivedAtNanos + Math.max(0, paced.firstAtNanos() - decided),
+          paced == null ? 0 : paced.spacingNanos());
     }
   }
 

@@ -51,6 +51,30 @@ import java.util.List;
  * from home (there is room again) and a move to another member (another clock) drop it; no refill
  * is asked while it holds.
  *
+ * <h2>Paced grants</h2>
+ *
+ * On a key with no room for a grant to the end of the window, home grants a paced lease instead
+ * (docs/algorithms.md, "Paced leases"): the next permits that free up, the {@code j}-th usable from
+ * the instant home alone would first have admitted it, counted at home now, the lease lasting to
+ * the end of the window, and at most half of what frees up before then, so that the other region
+ * asking next finds the rest ({@code LeaseAsk.REGION_BUDGET}). Here the {@code j}-th becomes usable
+ * at {@code arrived + (instant - decided)}, counted from when home's answer arrived (after home
+ * decided), so never before it would be at home; the grant still ends at {@code sent + (end -
+ * decided)}. A check that only paced permits not yet usable could answer is denied here until they
+ * are ({@link #usableInNanos}): home counted them for this region, so home asked instead would deny
+ * it too. The round trip shifts every instant later by the time the answer travelled and ends the
+ * grant earlier by the time the ask travelled: only permits whose instants fall in the window's
+ * last round trip are lost (given back at once, {@link #deposit}). Worked example, 100 per second
+ * on a sliding window of 1 s, the key at its limit so one permit frees every 10 ms, a 50 ms round
+ * trip, home deciding 400 ms into the window: 60 permits free up before it ends, the region is
+ * granted 30, usable here from 425 ms to 715 ms on home's count, and the grant ends here at 975 ms:
+ * none is lost. A grant made later in the window loses at most the 5 permits of the last 50 ms.
+ *
+ * <pre>
+ * home:   decided 400 ms ─ permits at 400 410 ... 690 ─────────────── window ends 1000 ms
+ * region: sent 375 ms, arrived 425 ms ─ usable at 425 435 ... 715 ─ ends 975 ms
+ * </pre>
+ *
  * <h2>Asking ahead</h2>
  *
  * The budget observes the region's demand for the key (permits asked in the last second) and asks
@@ -65,10 +89,10 @@ public final class RegionBudget {
    * empty: it holds less, which is only stricter (home still counts what it granted). Compatibility
    * between builds starts at the first release.
    */
-  private static final long FORMAT = 1;
+  private static final long FORMAT = 2;
 
-  private static final int HEADER = 12;
-  private static final int GRANT = 5;
+  private static final int HEADER = 13;
+  private static final int GRANT = 7;
 
   /** How long a refill may be in flight before another may be asked for. */
   public static final long REFILL_TIMEOUT_NANOS = 2_000_000_000L;
@@ -86,9 +110,77 @@ public final class RegionBudget {
    * @param grantedAtHomeNanos when the home owner granted it, on home's clock (for its return)
    * @param leaseNanos its lifetime as home granted it (for its return)
    * @param shape the fingerprint of the rule's shape at home when granted
+   * @param usableFromNanos for a paced grant, when its next permit becomes usable here, on the
+   *     holder's clock (ignored when {@code spacingNanos} is 0)
+   * @param spacingNanos for a paced grant, the time between two of its permits becoming usable; 0
+   *     for a grant whose permits are all usable at once
    */
   public record Grant(
-      long permits, long endsAtNanos, long grantedAtHomeNanos, long leaseNanos, int shape) {}
+      long permits,
+      long endsAtNanos,
+      long grantedAtHomeNanos,
+      long leaseNanos,
+      int shape,
+      long usableFromNanos,
+      long spacingNanos) {
+
+    /** A grant whose permits are all usable at once. */
+    public Grant(
+        long permits, long endsAtNanos, long grantedAtHomeNanos, long leaseNanos, int shape) {
+      this(permits, endsAtNanos, grantedAtHomeNanos, leaseNanos, shape, 0, 0);
+    }
+
+    boolean paced() {
+      return spacingNanos > 0;
+    }
+
+    /** When its {@code n}-th next permit (from 1) becomes usable here; for a paced grant only. */
+    long usableAtNanos(long n) {
+      return usableFromNanos + (n - 1) * spacingNanos;
+    }
+
+    /** The permits usable before its end: all, unless it is paced. */
+    long live() {
+      if (!paced()) {
+        return permits;
+      }
+      long span = endsAtNanos - usableFromNanos;
+      return span <= 0 ? 0 : Math.min(permits, (span - 1) / spacingNanos + 1);
+    }
+
+    /** The permits usable at {@code nowNanos} (before its end, which the caller checked). */
+    long usableAt(long nowNanos) {
+      if (!paced()) {
+        return permits;
+      }
+      long since = nowNanos - usableFromNanos;
+      return since < 0 ? 0 : Math.min(live(), since / spacingNanos + 1);
+    }
+
+    /** This grant with {@code permits} instead (the same instants, end and lease). */
+    Grant withPermits(long permits) {
+      return new Grant(
+          permits,
+          endsAtNanos,
+          grantedAtHomeNanos,
+          leaseNanos,
+          shape,
+          usableFromNanos,
+          spacingNanos);
+    }
+
+    /** This grant less {@code used} permits, taken in the order they became usable. */
+    Grant less(long used) {
+      return new Grant(
+          permits - used,
+          endsAtNanos,
+          grantedAtHomeNanos,
+          leaseNanos,
+          shape,
+          paced() ? usableFromNanos + used * spacingNanos : 0,
+          spacingNanos);
+    }
+  }
 
   private long holderMost;
   private long holderLeast;
@@ -100,6 +192,13 @@ public final class RegionBudget {
   private long deniedPermits;
   private long deniedUntilNanos;
   private long deniedResetUntilNanos;
+
+  /**
+   * Whether home's last grant was paced: the key is at its limit on an algorithm whose permits free
+   * up continuously, so a refill during home's denial gets the next paced permits, not nothing.
+   */
+  private boolean homePaces;
+
   private final List<Grant> grants;
 
   private RegionBudget(List<Grant> grants) {
@@ -122,7 +221,13 @@ public final class RegionBudget {
       int at = HEADER + i * GRANT;
       grants.add(
           new Grant(
-              values[at], values[at + 1], values[at + 2], values[at + 3], (int) values[at + 4]));
+              values[at],
+              values[at + 1],
+              values[at + 2],
+              values[at + 3],
+              (int) values[at + 4],
+              values[at + 5],
+              values[at + 6]));
     }
     RegionBudget budget = new RegionBudget(grants);
     budget.holderMost = values[1];
@@ -135,6 +240,7 @@ public final class RegionBudget {
     budget.deniedPermits = values[9];
     budget.deniedUntilNanos = values[10];
     budget.deniedResetUntilNanos = values[11];
+    budget.homePaces = values[12] == 1;
     return budget;
   }
 
@@ -153,6 +259,7 @@ public final class RegionBudget {
     values[9] = deniedPermits;
     values[10] = deniedUntilNanos;
     values[11] = deniedResetUntilNanos;
+    values[12] = homePaces ? 1 : 0;
     for (int i = 0; i < grants.size(); i++) {
       Grant grant = grants.get(i);
       int at = HEADER + i * GRANT;
@@ -161,6 +268,8 @@ public final class RegionBudget {
       values[at + 2] = grant.grantedAtHomeNanos();
       values[at + 3] = grant.leaseNanos();
       values[at + 4] = grant.shape();
+      values[at + 5] = grant.usableFromNanos();
+      values[at + 6] = grant.spacingNanos();
     }
     return values;
   }
@@ -168,8 +277,9 @@ public final class RegionBudget {
   /**
    * Drops what this holder cannot answer from at {@code nowNanos}, and says what to give back to
    * home: every grant of another holder (it moved here), unused; grants of another shape than
-   * {@code shape} are dropped and not given back; ended grants are dropped (their window has passed
-   * at home too, so a return would free nothing).
+   * {@code shape} are dropped and not given back; ended grants are dropped (a grant to the end of
+   * the window: its window has passed at home too, so a return would free nothing; a short or paced
+   * one: its permits stay counted at home until their window ends, stricter).
    *
    * @return the grants to give back to home
    */
@@ -198,8 +308,9 @@ public final class RegionBudget {
 
   /**
    * Counts a request of {@code permits} in the region's demand, and takes them from the grants that
-   * end soonest (all or nothing), never from one that has ended by {@code nowNanos} (those are
-   * dropped first, whether or not the caller pruned).
+   * end soonest (all or nothing), of the permits usable at {@code nowNanos} (a paced grant's not
+   * yet usable ones are not), never from one that has ended by {@code nowNanos} (those are dropped
+   * first, whether or not the caller pruned).
    *
    * @return whether the budget answered the request; if not, it is unchanged but for the demand and
    *     the ended grants it dropped
@@ -207,34 +318,61 @@ public final class RegionBudget {
   public boolean take(long permits, long nowNanos) {
     observe(permits, nowNanos);
     dropEnded(nowNanos);
-    if (permits > held()) {
+    long usable = 0;
+    for (Grant grant : grants) {
+      usable += grant.usableAt(nowNanos);
+    }
+    if (permits > usable) {
       return false;
     }
     grants.sort((a, b) -> Long.compare(a.endsAtNanos(), b.endsAtNanos()));
     long left = permits;
     for (int i = 0; i < grants.size() && left > 0; i++) {
       Grant grant = grants.get(i);
-      long used = Math.min(left, grant.permits());
-      grants.set(
-          i,
-          new Grant(
-              grant.permits() - used,
-              grant.endsAtNanos(),
-              grant.grantedAtHomeNanos(),
-              grant.leaseNanos(),
-              grant.shape()));
+      long used = Math.min(left, grant.usableAt(nowNanos));
+      grants.set(i, grant.less(used));
       left -= used;
     }
-    grants.removeIf(grant -> grant.permits() <= 0);
+    grants.removeIf(grant -> grant.live() <= 0);
     lastAnswerAtNanos = nowNanos;
     return true;
   }
 
-  /** The permits held, over every live grant. */
+  /**
+   * After a {@link #take} of {@code permits} at {@code nowNanos} that the budget could not answer:
+   * how long until paced permits it holds would answer it; 0 if they never will (too few are usable
+   * before their grants end), and home is to be asked. The wait is until enough permits are usable,
+   * each grant counted to its end, so waiting it out finds them usable unless a grant ends in
+   * between.
+   */
+  public long usableInNanos(long permits, long nowNanos) {
+    long usableNow = 0;
+    long live = 0;
+    for (Grant grant : grants) {
+      usableNow += grant.usableAt(nowNanos);
+      live += grant.live();
+    }
+    if (live < permits || usableNow >= permits) {
+      return 0;
+    }
+    long missing = permits - usableNow;
+    // The instants at which the next permits of the paced grants become usable, soonest first.
+    List<Long> instants = new ArrayList<>();
+    for (Grant grant : grants) {
+      long now = grant.usableAt(nowNanos);
+      for (long n = now + 1; n <= Math.min(grant.live(), now + missing); n++) {
+        instants.add(grant.usableAtNanos(n));
+      }
+    }
+    instants.sort(null);
+    return Math.max(1, instants.get((int) missing - 1) - nowNanos);
+  }
+
+  /** The permits held that are usable before their grants end, over every grant. */
   public long held() {
     long held = 0;
     for (Grant grant : grants) {
-      held += grant.permits();
+      held += grant.live();
     }
     return held;
   }
@@ -247,19 +385,26 @@ public final class RegionBudget {
   /**
    * Adds a grant that the holder this budget was last {@link #prune}d for asked for (its end is on
    * that member's clock: the caller checks that the member that asked is the one storing it); the
-   * refill in flight, if any, has landed.
+   * refill in flight, if any, has landed. Of a paced grant it keeps the permits usable before its
+   * end here, and gives the others back to home at once (the exact undo of their part of the
+   * lease), where they are free to be paced again, to either region: held, they would only be
+   * dropped at the grant's end.
    *
-   * @return whether the grant was kept; if not (it had ended already), nothing is held from it
+   * @return what to give back to home now; nothing is held from a grant that had ended already
    */
-  public boolean deposit(Grant grant, long nowNanos) {
+  public List<Grant> deposit(Grant grant, long nowNanos) {
     refillAskedAtNanos = 0;
-    if (grant.permits() <= 0 || nowNanos - grant.endsAtNanos() >= 0) {
-      return false;
+    if (grant.live() <= 0 || nowNanos - grant.endsAtNanos() >= 0) {
+      return List.of();
     }
-    forgetDenial(); // home granted permits: it has room again
-    grants.add(grant);
+    homePaces = grant.paced();
+    if (!homePaces) {
+      forgetDenial(); // home granted permits at once: it has room again (a paced grant: it has not)
+    }
+    long unusable = grant.permits() - grant.live();
+    grants.add(grant.withPermits(grant.live()));
     lastAnswerAtNanos = Math.max(lastAnswerAtNanos, nowNanos);
-    return true;
+    return unusable > 0 ? List.of(grant.withPermits(unusable)) : List.of();
   }
 
   /** A refill that failed: another may be asked for at once. */
@@ -318,7 +463,9 @@ public final class RegionBudget {
 
   /**
    * Whether to ask home for more now, ahead of need: what is held would last less than {@link
-   * #lowWater} at the observed rate, and no refill is in flight. Marks one as in flight if so.
+   * #lowWater} at the observed rate, no refill is in flight, and home's last denial does not hold
+   * (unless home paces the key: then a refill brings the next paced permits). Marks one as in
+   * flight if so.
    */
   public boolean askRefill(long nowNanos, long roundTripNanos) {
     if (ratePerSecond() == 0) {
@@ -327,8 +474,8 @@ public final class RegionBudget {
     if (refillAskedAtNanos != 0 && nowNanos - refillAskedAtNanos < REFILL_TIMEOUT_NANOS) {
       return false;
     }
-    if (deniedUntilNanos != 0 && nowNanos - deniedUntilNanos < 0) {
-      return false; // home denied the key: a refill would be denied too until then
+    if (deniedUntilNanos != 0 && nowNanos - deniedUntilNanos < 0 && !homePaces) {
+      return false; // home denied the key: a refill would get nothing until then
     }
     if (held() >= lowWater(roundTripNanos)) {
       return false;
@@ -372,9 +519,13 @@ public final class RegionBudget {
     return holderMost == this.holderMost && holderLeast == this.holderLeast;
   }
 
-  /** Drops the grants that have ended by {@code nowNanos} (their window has passed at home). */
+  /**
+   * Drops the grants that have ended by {@code nowNanos} (their window has passed at home), and
+   * paced ones whose permits left become usable only at or after their end (they stay counted at
+   * home: stricter).
+   */
   public void dropEnded(long nowNanos) {
-    grants.removeIf(grant -> nowNanos - grant.endsAtNanos() >= 0);
+    grants.removeIf(grant -> nowNanos - grant.endsAtNanos() >= 0 || grant.live() <= 0);
   }
 
   /**

@@ -236,6 +236,50 @@ class LeaseGrantPropertiesTest {
   }
 
   @Test
+  void regionsAsk_isALeaseToTheWindowEnd_elsePacedToIt_halfOfWhatFreesUp() {
+    KeyOp regionAsk = KeyOp.acquireWithLease(1, 1_000, LeaseAsk.REGION_BUDGET);
+
+    // With room: a quarter of what is left at most, to the window's end, marked (as a warm key's).
+    CompiledPolicy tenSeconds =
+        CompiledPolicy.of(Policy.builder().limit(100).window(Duration.ofSeconds(10)).build());
+    long at = ORIGIN + Duration.ofSeconds(3).toNanos();
+    KeyOutcome roomy = decideOne(tenSeconds, null, at, regionAsk).outcome();
+    assertThat(roomy.leased(0)).isEqualTo(24);
+    assertThat(roomy.leaseToWindowEnd(0)).isTrue();
+    assertThat(roomy.pacedLease(0)).isNull();
+
+    // At its limit half-way through the window, 50 permits free up before it ends, one every
+    // 10 ms from 500 ms: the first region is paced half of them, 500 ms to 740 ms, its lease
+    // lasting to the window's end (not the 100 ms of a short one).
+    CompiledPolicy hundred = CompiledPolicy.of(hundredPerSecond(Algorithm.SLIDING_WINDOW));
+    KeyDecision.Result first =
+        decideOne(
+            hundred,
+            atItsLimitHalfPastTheNextSecond(hundred),
+            HALF_PAST_THE_NEXT_SECOND,
+            regionAsk);
+    assertThat(first.outcome().decision(0).allowed()).isFalse();
+    PacedLease firstLease = first.outcome().pacedLease(0);
+    assertThat(firstLease).isNotNull();
+    assertThat(firstLease.permits()).isEqualTo(25);
+    assertThat(firstLease.firstAtNanos() - HALF_PAST_THE_NEXT_SECOND).isEqualTo(1);
+    assertThat(firstLease.spacingNanos()).isEqualTo(10_000_000L);
+    assertThat(firstLease.endsAtNanos() - HALF_PAST_THE_NEXT_SECOND)
+        .isEqualTo(Duration.ofMillis(500).toNanos());
+
+    // The next region, asking at once, finds the other 25 from 750 ms and is paced 13 of them.
+    PacedLease second =
+        decideOne(hundred, first.written(), HALF_PAST_THE_NEXT_SECOND, regionAsk)
+            .outcome()
+            .pacedLease(0);
+    assertThat(second).isNotNull();
+    assertThat(second.permits()).isEqualTo(13);
+    assertThat(second.firstAtNanos() - HALF_PAST_THE_NEXT_SECOND)
+        .isEqualTo(Duration.ofMillis(250).toNanos() + 1);
+    assertThat(second.endsAtNanos()).isEqualTo(firstLease.endsAtNanos());
+  }
+
+  @Test
   void askToTheWindowEnd_isGrantedNothing_whereALeaseCostsMoreTheLongerItLasts() {
     Policy tokenBucket = hundredPerSecond(Algorithm.TOKEN_BUCKET);
     Policy log = hundredPerSecond(Algorithm.SLIDING_LOG);
@@ -334,13 +378,15 @@ class LeaseGrantPropertiesTest {
     long permits = 1 + random.nextInt((int) Math.min(capacity, 3));
     long wanted = 1 + random.nextInt(2_000);
     // A short lease, one to the end of the window (a steady key's ask), a short one that may be
-    // paced (a key in a burst: paced where it has nothing to spare), or either (a warm key's).
-    int ask = atLimit ? 1 + 2 * random.nextInt(2) : random.nextInt(4);
+    // paced (a key in a burst: paced where it has nothing to spare), either (a warm key's), or one
+    // to the end of the window that may be paced to it (a region's budget).
+    int ask = atLimit ? new int[] {1, 3, 4}[random.nextInt(3)] : random.nextInt(5);
     long lifetime =
         switch (ask) {
           case 0 -> LeaseAsk.UNTIL_WINDOW_END;
           case 1 -> LeaseAsk.SHORT_OR_PACED;
           case 3 -> LeaseAsk.WINDOW_SHORT_OR_PACED;
+          case 4 -> LeaseAsk.REGION_BUDGET;
           default -> 1 + (long) (random.nextDouble() * Policy.MAX_LEASE_NANOS);
         };
     long grantAt = now + gap(random, shape, pace);
@@ -353,7 +399,7 @@ class LeaseGrantPropertiesTest {
       grantAt = Math.max(grantAt, boundary - 1 - (long) (random.nextDouble() * span));
     }
     KeyOutcome grant = fork.lease(grantAt, KeyOp.acquireWithLease(permits, wanted, lifetime));
-    if (ask != 3) {
+    if (ask != 3 && ask != 4) {
       assertThat(grant.leaseToWindowEnd(0)).as("marked only for the ask that needs it").isFalse();
     }
     boolean toWindowEnd = ask == 0 || grant.leaseToWindowEnd(0);
@@ -367,10 +413,15 @@ class LeaseGrantPropertiesTest {
     assertThat(leased).isLessThanOrEqualTo(wanted);
     assertThat(endsAt).isGreaterThan(grantAt);
     assertThat(endsAt - grantAt).isLessThanOrEqualTo(lifetime);
+    PacedLease paced = grant.pacedLease(0);
     if (toWindowEnd) {
       assertThat(leased)
           .isLessThanOrEqualTo(grant.decision(0).remaining() / KeyDecision.WINDOW_LEASE_SHARE);
       assertThat(endsAt - grantAt).isLessThanOrEqualTo(policy.algorithm().windowLeaseNanos());
+    } else if (ask == 4) {
+      // A region's paced lease lasts to the end of its window.
+      assertThat(paced).isNotNull();
+      assertThat(endsAt - grantAt).isLessThanOrEqualTo(window);
     } else {
       assertThat(endsAt - grantAt).isLessThanOrEqualTo(shape.maxLeaseNanos());
     }
@@ -384,7 +435,6 @@ class LeaseGrantPropertiesTest {
           case 2 -> (long) (random.nextDouble() * leased);
           default -> 0;
         };
-    PacedLease paced = grant.pacedLease(0);
     long[] instants =
         paced == null
             ? spreadOver(random, grantAt, endsAt, (int) Math.min(toUse, 2_000))

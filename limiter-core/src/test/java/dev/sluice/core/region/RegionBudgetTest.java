@@ -63,7 +63,8 @@ class RegionBudgetTest {
     ManualTimeSource clock = new ManualTimeSource(ORIGIN);
     RegionBudget budget = heldHere();
     long end = ORIGIN + SECOND;
-    assertThat(budget.deposit(grant(3, end), clock.nowNanos())).isTrue();
+    budget.deposit(grant(3, end), clock.nowNanos());
+    assertThat(budget.held()).isEqualTo(3);
     List<Grant> back = new ArrayList<>();
 
     clock.advance(Duration.ofNanos(SECOND - 2));
@@ -90,9 +91,10 @@ class RegionBudgetTest {
   @Test
   void aGrantThatEndedBeforeItLanded_isNotKept() {
     RegionBudget budget = heldHere();
-    assertThat(budget.deposit(grant(5, ORIGIN + SECOND), ORIGIN + SECOND)).isFalse();
+    assertThat(budget.deposit(grant(5, ORIGIN + SECOND), ORIGIN + SECOND)).isEmpty();
     assertThat(budget.held()).isZero();
-    assertThat(budget.deposit(grant(0, ORIGIN + 2 * SECOND), ORIGIN)).isFalse();
+    assertThat(budget.deposit(grant(0, ORIGIN + 2 * SECOND), ORIGIN)).isEmpty();
+    assertThat(budget.held()).isZero();
   }
 
   @Test
@@ -107,6 +109,59 @@ class RegionBudgetTest {
     assertThat(budget.grants())
         .extracting(Grant::permits, Grant::endsAtNanos)
         .containsExactly(tuple(3L, ORIGIN + 3 * SECOND));
+  }
+
+  /**
+   * The worked example of RegionBudget, "Paced grants": home granted 10 permits one every 10 ms
+   * over 100 ms; here the first is usable at 25 ms (the answer's arrival) and the grant ends at 75
+   * ms, so only the permits usable at 25, 35, 45, 55 and 65 ms can answer.
+   */
+  @Test
+  void
+      aPacedGrant_answersEachPermitFromItsInstant_deniesUntilTheNext_andHoldsOnlyWhatItsEndAllows() {
+    RegionBudget budget = heldHere();
+    Grant paced = new Grant(10, ORIGIN + 75 * MS, 0, 100 * MS, SHAPE, ORIGIN + 25 * MS, 10 * MS);
+    assertThat(budget.deposit(paced, ORIGIN + 25 * MS))
+        .as("those usable only after its end go back to home at once, for the exact undo")
+        .containsExactly(
+            new Grant(5, ORIGIN + 75 * MS, 0, 100 * MS, SHAPE, ORIGIN + 25 * MS, 10 * MS));
+    assertThat(budget.held()).as("usable before its end").isEqualTo(5);
+
+    assertThat(budget.take(1, ORIGIN + 20 * MS)).isFalse();
+    assertThat(budget.usableInNanos(1, ORIGIN + 20 * MS)).isEqualTo(5 * MS);
+    assertThat(budget.take(1, ORIGIN + 25 * MS)).isTrue();
+    budget = stored(budget);
+    assertThat(budget.take(1, ORIGIN + 26 * MS)).isFalse();
+    assertThat(budget.usableInNanos(1, ORIGIN + 26 * MS)).isEqualTo(9 * MS);
+    assertThat(budget.usableInNanos(2, ORIGIN + 26 * MS))
+        .as("until both permits asked for are usable")
+        .isEqualTo(19 * MS);
+    assertThat(budget.take(2, ORIGIN + 45 * MS)).as("35 ms and 45 ms").isTrue();
+    assertThat(budget.held()).isEqualTo(2);
+    assertThat(budget.usableInNanos(3, ORIGIN + 45 * MS))
+        .as("more than it holds before its end: ask home")
+        .isZero();
+    assertThat(budget.take(2, ORIGIN + 74 * MS)).as("55 ms and 65 ms").isTrue();
+    assertThat(budget.held()).isZero();
+    assertThat(budget.grants()).isEmpty();
+  }
+
+  @Test
+  void aPacedGrant_keepsHomesDenial_forTheKeyIsAtItsLimit_butRefillsGoOn() {
+    RegionBudget budget = heldHere();
+    budget.denied(1, ORIGIN, 10 * MS, 10 * MS);
+    budget.deposit(
+        new Grant(3, ORIGIN + 75 * MS, 0, 100 * MS, SHAPE, ORIGIN + 30 * MS, 10 * MS), ORIGIN);
+    assertThat(budget.deniedFor(1, ORIGIN + MS)).isEqualTo(9 * MS);
+    budget = stored(budget);
+    for (int i = 0; i < 50; i++) {
+      budget.take(1, ORIGIN + 2 * MS); // none usable yet: demand of 50, nothing spent
+    }
+    assertThat(budget.askRefill(ORIGIN + 2 * MS, 50 * MS))
+        .as("home paces the key: a refill during its denial brings the next paced permits")
+        .isTrue();
+    budget.deposit(grant(3, ORIGIN + SECOND), ORIGIN + 2 * MS);
+    assertThat(budget.deniedFor(1, ORIGIN + 3 * MS)).as("a grant usable at once: room").isZero();
   }
 
   @Test
@@ -167,7 +222,8 @@ class RegionBudgetTest {
     assertThat(budget.refillAsk(roundTrip)).isEqualTo(100);
 
     long now = ORIGIN + 100 * MS;
-    assertThat(budget.deposit(grant(20, ORIGIN + 10 * SECOND), now)).isTrue();
+    budget.deposit(grant(20, ORIGIN + 10 * SECOND), now);
+    assertThat(budget.held()).isEqualTo(20);
     assertThat(budget.askRefill(now, roundTrip)).as("20 held: at the mark, not below").isFalse();
     budget.take(1, now);
     assertThat(budget.askRefill(now, roundTrip)).as("19 held").isTrue();
@@ -231,7 +287,8 @@ class RegionBudgetTest {
     budget.take(5, ORIGIN); // 5/s of demand, nothing held
     budget.denied(1, ORIGIN, 500 * MS, 500 * MS);
     assertThat(budget.askRefill(ORIGIN + MS, 50 * MS)).as("home would deny it too").isFalse();
-    assertThat(budget.deposit(grant(3, ORIGIN + SECOND), ORIGIN + 2 * MS)).isTrue();
+    budget.deposit(grant(3, ORIGIN + SECOND), ORIGIN + 2 * MS);
+    assertThat(budget.held()).isEqualTo(3);
     assertThat(budget.deniedFor(1, ORIGIN + 3 * MS)).as("home had room again").isZero();
 
     budget.denied(1, ORIGIN + 4 * MS, 500 * MS, 500 * MS);
@@ -334,7 +391,7 @@ class RegionBudgetTest {
           givenBack += ask.grant().permits(); // its end was read on the clock of a member gone
         } else {
           givenBack += permits(budget.prune(holder, HOLDER_LEAST, now, ask.grant().shape()));
-          budget.deposit(ask.grant(), now);
+          givenBack += permits(budget.deposit(ask.grant(), now));
         }
       }
 

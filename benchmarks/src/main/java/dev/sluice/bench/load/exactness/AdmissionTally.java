@@ -30,6 +30,7 @@ public final class AdmissionTally {
   private int size;
   private long admitted;
   private long straddled;
+  private long firstKeyAdmitted;
 
   /**
    * @param subWindowNanos the bound's sub-window ({@link AdmissionBound#subWindowNanos})
@@ -51,6 +52,9 @@ public final class AdmissionTally {
   /** One admission of the key with index {@code key}, sent and answered at these epoch instants. */
   public void record(int key, long sentEpochNanos, long answeredEpochNanos) {
     admitted++;
+    if (key == 0) {
+      firstKeyAdmitted++;
+    }
     long sub = Math.floorDiv(sentEpochNanos - slackNanos, subWindowNanos);
     long relative = sub - firstSubWindow;
     if (sub != Math.floorDiv(answeredEpochNanos, subWindowNanos)
@@ -112,6 +116,14 @@ public final class AdmissionTally {
   /** Admissions recorded, counted or not. */
   public long admitted() {
     return admitted;
+  }
+
+  /**
+   * Admissions of the key with index 0 (a Zipf workload's hottest key), judged or not: how much of
+   * its limit a key far past it was given.
+   */
+  public long firstKeyAdmitted() {
+    return firstKeyAdmitted;
   }
 
   /** Admissions not counted: they straddle a sub-window edge (or fall outside the round). */

@@ -20,9 +20,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One step on a key's regional budget ({@link RegionBudget}), on the key's owner in the region, in
- * one atomic entry processor: spend from it (or deny from home's last denial), deposit a grant from
- * home, remember home's denial, sweep it, or take it all back. It only decodes, calls the budget's
- * pure code, stores and hands the budget to the backup.
+ * one atomic entry processor: spend from it (or say how long until its paced permits answer, or
+ * deny from home's last denial), deposit a grant from home, remember home's denial, sweep it, or
+ * take it all back. It only decodes, calls the budget's pure code, stores and hands the budget to
+ * the backup.
  *
  * <p>The budget's instants are the owning member's {@code System.nanoTime()}: a grant's end is read
  * on the member that asked home for it, and a budget that finds itself on another member (its
@@ -146,6 +147,7 @@ public final class RegionBudgetProcessor
     long least = here.getLeastSignificantBits();
     List<RegionBudget.Grant> giveBack = new ArrayList<>(0);
     boolean answered = false;
+    long usableInNanos = 0;
     long deniedForNanos = 0;
     long refillAsk = 0;
     switch (kind) {
@@ -153,6 +155,9 @@ public final class RegionBudgetProcessor
         giveBack.addAll(budget.prune(most, least, nowNanos, shape));
         answered = budget.take(permits, nowNanos);
         if (!answered) {
+          usableInNanos = budget.usableInNanos(permits, nowNanos);
+        }
+        if (!answered && usableInNanos == 0) {
           deniedForNanos = budget.deniedFor(permits, nowNanos);
         }
         if (budget.askRefill(nowNanos, roundTripNanos)) {
@@ -165,7 +170,7 @@ public final class RegionBudgetProcessor
           giveBack.add(grant);
         } else {
           giveBack.addAll(budget.prune(most, least, nowNanos, shape));
-          budget.deposit(grant, nowNanos);
+          giveBack.addAll(budget.deposit(grant, nowNanos));
         }
       }
       case SWEEP -> {
@@ -203,6 +208,7 @@ public final class RegionBudgetProcessor
     }
     return new Result(
         answered,
+        usableInNanos,
         deniedForNanos,
         deniedForNanos > 0 ? budget.deniedResetAfter(nowNanos) : 0,
         budget.held(),
@@ -273,16 +279,25 @@ public final class RegionBudgetProcessor
     out.writeLong(grant.grantedAtHomeNanos());
     out.writeLong(grant.leaseNanos());
     out.writeInt(grant.shape());
+    out.writeLong(grant.usableFromNanos());
+    out.writeLong(grant.spacingNanos());
   }
 
   private static RegionBudget.Grant readGrant(ObjectDataInput in) throws IOException {
     return new RegionBudget.Grant(
-        in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readInt());
+        in.readLong(),
+        in.readLong(),
+        in.readLong(),
+        in.readLong(),
+        in.readInt(),
+        in.readLong(),
+        in.readLong());
   }
 
   /** What a step did. */
   public static final class Result implements IdentifiedDataSerializable {
     private boolean answered;
+    private long usableInNanos;
     private long deniedForNanos;
     private long deniedResetAfterNanos;
     private long held;
@@ -297,6 +312,7 @@ public final class RegionBudgetProcessor
 
     Result(
         boolean answered,
+        long usableInNanos,
         long deniedForNanos,
         long deniedResetAfterNanos,
         long held,
@@ -304,6 +320,7 @@ public final class RegionBudgetProcessor
         long ask,
         List<RegionBudget.Grant> giveBack) {
       this.answered = answered;
+      this.usableInNanos = usableInNanos;
       this.deniedForNanos = deniedForNanos;
       this.deniedResetAfterNanos = deniedResetAfterNanos;
       this.held = held;
@@ -315,6 +332,14 @@ public final class RegionBudgetProcessor
     /** A spend was answered from the budget. */
     public boolean answered() {
       return answered;
+    }
+
+    /**
+     * A spend the budget could not answer yet: how long until paced permits it holds would (0: none
+     * will).
+     */
+    public long usableInNanos() {
+      return usableInNanos;
     }
 
     /**
@@ -363,6 +388,7 @@ public final class RegionBudgetProcessor
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
       out.writeBoolean(answered);
+      out.writeLong(usableInNanos);
       out.writeLong(deniedForNanos);
       out.writeLong(deniedResetAfterNanos);
       out.writeLong(held);
@@ -377,6 +403,7 @@ public final class RegionBudgetProcessor
     @Override
     public void readData(ObjectDataInput in) throws IOException {
       answered = in.readBoolean();
+      usableInNanos = in.readLong();
       deniedForNanos = in.readLong();
       deniedResetAfterNanos = in.readLong();
       held = in.readLong();

@@ -17,15 +17,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every step of {@link RegionBudgetProcessor} and its {@link RegionBudgetProcessor.Result}
- * round-trip through the member's serialization; a step of an unknown kind is refused by its code.
+ * round-trip through the member's serialization, plain and paced grants alike; a step of an unknown
+ * kind is refused by its code.
  */
 class RegionBudgetProcessorSerializationTest {
   private static final InternalSerializationService SERIALIZATION = serializationService();
   private static final UUID MEMBER = new UUID(7, 11);
-  private static final RegionBudget.Grant WINDOW =
+  private static final RegionBudget.Grant PLAIN =
       new RegionBudget.Grant(4, 1_000_000_000L, 123, 900_000_000L, 42);
-  private static final RegionBudget.Grant SHORT =
-      new RegionBudget.Grant(5, 75_000_000L, 456, 100_000_000L, 42);
+  private static final RegionBudget.Grant PACED =
+      new RegionBudget.Grant(5, 75_000_000L, 456, 100_000_000L, 42, 25_000_000L, 10_000_000L);
 
   private static InternalSerializationService serializationService() {
     SerializationConfig config = new SerializationConfig();
@@ -47,7 +48,8 @@ class RegionBudgetProcessorSerializationTest {
     List<RegionBudgetProcessor> steps =
         List.of(
             RegionBudgetProcessor.spend(3, 42, 50_000_000L),
-            RegionBudgetProcessor.deposit(MEMBER, WINDOW),
+            RegionBudgetProcessor.deposit(MEMBER, PLAIN),
+            RegionBudgetProcessor.deposit(MEMBER, PACED),
             RegionBudgetProcessor.sweep(MEMBER),
             RegionBudgetProcessor.takeAll(),
             RegionBudgetProcessor.refillFailed(),
@@ -61,21 +63,23 @@ class RegionBudgetProcessorSerializationTest {
   @Test
   void result_roundTripsEveryField_andItsGrants() {
     RegionBudgetProcessor.Result result =
-        new RegionBudgetProcessor.Result(false, 7, 8, 12, 20, 40, List.of(WINDOW, SHORT));
+        new RegionBudgetProcessor.Result(
+            false, 9_000_000L, 7, 8, 12, 20, 40, List.of(PLAIN, PACED));
     RegionBudgetProcessor.Result read = roundTrip(result);
     assertThat(read.answered()).isFalse();
+    assertThat(read.usableInNanos()).isEqualTo(9_000_000L);
     assertThat(read.deniedForNanos()).isEqualTo(7);
     assertThat(read.deniedResetAfterNanos()).isEqualTo(8);
     assertThat(read.held()).isEqualTo(12);
     assertThat(read.refillAsk()).isEqualTo(20);
     assertThat(read.ask()).isEqualTo(40);
-    assertThat(read.giveBack()).containsExactly(WINDOW, SHORT);
+    assertThat(read.giveBack()).containsExactly(PLAIN, PACED);
   }
 
   @Test
   void backup_roundTrips_aBudgetAndARemoval() {
     RegionBudget budget = RegionBudget.empty();
-    budget.deposit(WINDOW, 0);
+    budget.deposit(PLAIN, 0);
     roundTrip(new RegionBudgetProcessor.Backup(budget.values()));
     roundTrip(new RegionBudgetProcessor.Backup(null));
   }

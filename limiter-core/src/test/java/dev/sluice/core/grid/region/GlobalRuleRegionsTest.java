@@ -253,6 +253,42 @@ class GlobalRuleRegionsTest {
         .isTrue();
   }
 
+  @Test
+  @Order(6)
+  void slidingWindowKeysPastTheirLimit_arePacedInTheRegions_andNeverOverAdmitted()
+      throws Exception {
+    // Three keys, far past a limit of 50 per second from both regions: home has no room for a
+    // grant to the end of the window, so it paces each region's budget to the window's end.
+    Policy policy =
+        Policy.builder()
+            .algorithm(Algorithm.SLIDING_WINDOW)
+            .limit(50)
+            .window(Duration.ofSeconds(1))
+            .scope(Scope.atHome())
+            .build();
+    regions.put(new Rule("paced-global", policy));
+    long pacedBefore = sum(regions.links, RegionLink.Statistics::deniedUntilUsable);
+    RegionLoad load = new RegionLoad();
+    for (long roundTrip : new long[] {150, 20}) {
+      regions.setRoundTrip(roundTrip);
+      load.run("paced-global", bothRegions(), 4, 3, Duration.ofSeconds(3), 60_000, roundTrip);
+    }
+    long paced = sum(regions.links, RegionLink.Statistics::deniedUntilUsable) - pacedBefore;
+    long admitted = load.admitted.values().stream().mapToLong(List::size).sum();
+    System.out.printf(
+        "paced keys: a %s, b %s, %d denied in the regions until a paced permit was usable, %d"
+            + " admitted over 3 keys in 6 s (limit 50 per second each)%n",
+        load.byRegion.get("a"), load.byRegion.get("b"), paced, admitted);
+    assertNoOverAdmission(policy, load);
+    // The path must be taken; how much of the limit the keys got is S10's to measure.
+    assertThat(paced)
+        .as("checks denied in a region until its paced permits were usable")
+        .isPositive();
+    assertThat(
+            load.count("a", Decision.DecidedBy.LEASE) + load.count("b", Decision.DecidedBy.LEASE))
+        .isPositive();
+  }
+
   private static long sum(
       List<RegionLink> links, java.util.function.ToLongFunction<RegionLink.Statistics> counter) {
     return links.stream().mapToLong(link -> counter.applyAsLong(link.statistics())).sum();
