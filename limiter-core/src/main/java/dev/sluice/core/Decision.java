@@ -194,20 +194,12 @@ public record Decision(
     if (allowed) {
       return this;
     }
-    return new Decision(
-        true,
-        limit,
-        remaining,
-        0,
-        resetAfterNanos,
-        delayNanos,
-        true,
-        decidedBy,
-        permitId,
-        bindingLimitIndex,
-        shadowBanned,
-        bindingResetAfterNanos,
-        null);
+    Copy copy = new Copy(this);
+    copy.allowed = true;
+    copy.retryAfterNanos = 0;
+    copy.shadowDenied = true;
+    copy.receipt = null;
+    return copy.build();
   }
 
   /**
@@ -218,73 +210,30 @@ public record Decision(
     if (allowed) {
       return this;
     }
-    return new Decision(
-        false,
-        limit,
-        remaining,
-        retryAfterNanos,
-        resetAfterNanos,
-        delayNanos,
-        shadowDenied,
-        decidedBy,
-        permitId,
-        bindingLimitIndex,
-        true,
-        bindingResetAfterNanos,
-        null);
+    Copy copy = new Copy(this);
+    copy.shadowBanned = true;
+    copy.receipt = null;
+    return copy.build();
   }
 
   public Decision decidedBy(DecidedBy by) {
-    return new Decision(
-        allowed,
-        limit,
-        remaining,
-        retryAfterNanos,
-        resetAfterNanos,
-        delayNanos,
-        shadowDenied,
-        by,
-        permitId,
-        bindingLimitIndex,
-        shadowBanned,
-        bindingResetAfterNanos,
-        receipt);
+    Copy copy = new Copy(this);
+    copy.decidedBy = by;
+    return copy.build();
   }
 
   /** This decision holding the permit {@code id} (a concurrency rule's admission). */
   public Decision withPermitId(long id) {
-    return new Decision(
-        allowed,
-        limit,
-        remaining,
-        retryAfterNanos,
-        resetAfterNanos,
-        delayNanos,
-        shadowDenied,
-        decidedBy,
-        id,
-        bindingLimitIndex,
-        shadowBanned,
-        bindingResetAfterNanos,
-        receipt);
+    Copy copy = new Copy(this);
+    copy.permitId = id;
+    return copy.build();
   }
 
   /** This admission carrying {@code proof} of itself (see {@link #receipt()}). */
   public Decision withReceipt(@Nullable Receipt proof) {
-    return new Decision(
-        allowed,
-        limit,
-        remaining,
-        retryAfterNanos,
-        resetAfterNanos,
-        delayNanos,
-        shadowDenied,
-        decidedBy,
-        permitId,
-        bindingLimitIndex,
-        shadowBanned,
-        bindingResetAfterNanos,
-        proof);
+    Copy copy = new Copy(this);
+    copy.receipt = proof;
+    return copy.build();
   }
 
   /**
@@ -292,20 +241,10 @@ public record Decision(
    * {@code resetAfterNanos} (see {@link #bindingResetAfterNanos}).
    */
   public Decision withBindingLimit(int index, long resetAfterNanos) {
-    return new Decision(
-        allowed,
-        limit,
-        remaining,
-        retryAfterNanos,
-        this.resetAfterNanos,
-        delayNanos,
-        shadowDenied,
-        decidedBy,
-        permitId,
-        index,
-        shadowBanned,
-        resetAfterNanos,
-        receipt);
+    Copy copy = new Copy(this);
+    copy.bindingLimitIndex = index;
+    copy.bindingResetAfterNanos = resetAfterNanos;
+    return copy.build();
   }
 
   /**
@@ -316,20 +255,61 @@ public record Decision(
     if (waitNanos <= 0) {
       return this;
     }
-    return new Decision(
-        allowed,
-        limit,
-        remaining,
-        retryAfterNanos,
-        saturatedAdd(resetAfterNanos, waitNanos),
-        saturatedAdd(delayNanos, waitNanos),
-        shadowDenied,
-        decidedBy,
-        permitId,
-        bindingLimitIndex,
-        shadowBanned,
-        saturatedAdd(bindingResetAfterNanos, waitNanos),
-        receipt);
+    Copy copy = new Copy(this);
+    copy.resetAfterNanos = saturatedAdd(resetAfterNanos, waitNanos);
+    copy.delayNanos = saturatedAdd(delayNanos, waitNanos);
+    copy.bindingResetAfterNanos = saturatedAdd(bindingResetAfterNanos, waitNanos);
+    return copy.build();
+  }
+
+  /** A decision's components, to change a few of before {@link #build}: the copies above. */
+  private static final class Copy {
+    private boolean allowed;
+    private final long limit;
+    private final long remaining;
+    private long retryAfterNanos;
+    private long resetAfterNanos;
+    private long delayNanos;
+    private boolean shadowDenied;
+    private DecidedBy decidedBy;
+    private long permitId;
+    private int bindingLimitIndex;
+    private boolean shadowBanned;
+    private long bindingResetAfterNanos;
+    private @Nullable Receipt receipt;
+
+    Copy(Decision of) {
+      allowed = of.allowed;
+      limit = of.limit;
+      remaining = of.remaining;
+      retryAfterNanos = of.retryAfterNanos;
+      resetAfterNanos = of.resetAfterNanos;
+      delayNanos = of.delayNanos;
+      shadowDenied = of.shadowDenied;
+      decidedBy = of.decidedBy;
+      permitId = of.permitId;
+      bindingLimitIndex = of.bindingLimitIndex;
+      shadowBanned = of.shadowBanned;
+      bindingResetAfterNanos = of.bindingResetAfterNanos;
+      receipt = of.receipt;
+    }
+
+    Decision build() {
+      return new Decision(
+          allowed,
+          limit,
+          remaining,
+          retryAfterNanos,
+          resetAfterNanos,
+          delayNanos,
+          shadowDenied,
+          decidedBy,
+          permitId,
+          bindingLimitIndex,
+          shadowBanned,
+          bindingResetAfterNanos,
+          receipt);
+    }
   }
 
   /**

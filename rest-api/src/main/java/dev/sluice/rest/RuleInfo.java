@@ -1,6 +1,7 @@
 package dev.sluice.rest;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.sluice.core.spec.RuleSpec;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,4 +16,4 @@ import org.jspecify.annotations.Nullable;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RuleInfo(
-    String name, RuleBody definition, String origin, @Nullable String failurePolicy) {}
+    String name, RuleSpec definition, String origin, @Nullable String failurePolicy) {}

@@ -4,6 +4,7 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.spec.LimitSpec;
+import dev.sluice.core.spec.RuleSpec;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -20,7 +21,7 @@ final class RuleRoutes {
 
   /** {@code GET /v1/rules}: every rule, sorted by name. */
   void list(Context ctx) {
-    List<RuleBody> all = rules.all().stream().map(RuleBody::of).collect(Collectors.toList());
+    List<RuleSpec> all = rules.all().stream().map(RuleSpec::of).collect(Collectors.toList());
     CheckRoutes.respond(ctx, 200, new RulesBody(all));
   }
 
@@ -32,7 +33,7 @@ final class RuleRoutes {
             .find(name)
             .orElseThrow(
                 () -> new ApiError(404, ApiError.UNKNOWN_RULE, CheckRoutes.unknownRule("", name)));
-    CheckRoutes.respond(ctx, 200, RuleBody.of(rule));
+    CheckRoutes.respond(ctx, 200, RuleSpec.of(rule));
   }
 
   /**
@@ -42,16 +43,21 @@ final class RuleRoutes {
    */
   void put(Context ctx) {
     String name = nameFromPath(ctx);
-    RuleBody body = bodies.read(ctx, RuleBody.class);
+    RuleSpec body = bodies.read(ctx, RuleSpec.class);
     Rule rule;
     try {
+      if (body.name() != null && !body.name().equals(name)) {
+        throw new InvalidPolicyException(
+            "name",
+            "'" + body.name() + "' does not match the rule name in the path, '" + name + "'");
+      }
       rule = body.toRule(name);
     } catch (InvalidPolicyException e) {
       throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
     }
     boolean existed = rules.find(name).isPresent();
     rules.put(rule);
-    CheckRoutes.respond(ctx, existed ? 200 : 201, RuleBody.of(rule));
+    CheckRoutes.respond(ctx, existed ? 200 : 201, RuleSpec.of(rule));
   }
 
   /** {@code DELETE /v1/rules/{name}} (admin): 204, or 404 if there was no such rule. */

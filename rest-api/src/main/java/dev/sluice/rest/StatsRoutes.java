@@ -5,6 +5,7 @@ import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.spec.LimitSpec;
+import dev.sluice.core.spec.RuleSpec;
 import dev.sluice.core.stats.KeyCount;
 import dev.sluice.core.stats.KeySummary;
 import io.javalin.http.Context;
@@ -45,7 +46,7 @@ final class StatsRoutes {
       infos.add(
           new RuleInfo(
               rule.name(),
-              RuleBody.of(rule),
+              RuleSpec.of(rule),
               console.origin().apply(rule),
               console.failurePolicy().apply(rule.name())));
     }

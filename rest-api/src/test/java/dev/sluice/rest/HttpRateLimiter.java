@@ -23,6 +23,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import dev.sluice.core.UnknownRuleException;
 import dev.sluice.core.spec.PolicySpec;
+import dev.sluice.core.spec.RuleSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -224,7 +225,7 @@ public final class HttpRateLimiter implements RateLimiter {
 
   private static Rule toRule(JsonNode json) {
     try {
-      RuleBody body = MAPPER.treeToValue(json, RuleBody.class);
+      RuleSpec body = MAPPER.treeToValue(json, RuleSpec.class);
       return body.toRule(body.name());
     } catch (IOException e) {
       throw new UncheckedIOException(e);

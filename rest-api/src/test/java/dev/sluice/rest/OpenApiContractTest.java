@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.Algorithm;
 import dev.sluice.core.Decision;
 import dev.sluice.core.spec.LimitSpec;
+import dev.sluice.core.spec.RuleSpec;
 import dev.sluice.core.stats.ClusterStats;
 import dev.sluice.core.stats.CommandTotals;
 import dev.sluice.core.stats.ConnectedClient;
@@ -55,7 +56,7 @@ class OpenApiContractTest {
           CommitRequest.class,
           DecisionBody.class,
           BatchBody.class,
-          RuleBody.class,
+          RuleSpec.class,
           RulesBody.class,
           HealthBody.class,
           ErrorBody.class,

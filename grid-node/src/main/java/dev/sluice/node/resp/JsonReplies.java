@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * REST's answer bodies ({@code DecisionBody}, {@code RuleBody}) as RESP replies: the same fields
+ * REST's answer bodies ({@code DecisionBody}, {@code RuleSpec}) as RESP replies: the same fields
  * under the same names, so that a {@code SLUICE.*} answer reads as the REST one does. An object is
  * a map (RESP3; in RESP2 a flat array of field and value, as {@code HGETALL} answers), an array an
  * array, a string a bulk string, a whole number an integer, a null a null, and a boolean the

@@ -13,9 +13,9 @@ import dev.sluice.core.ReservationId;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.spec.PolicySpec;
+import dev.sluice.core.spec.RuleSpec;
 import dev.sluice.rest.AdminToken;
 import dev.sluice.rest.DecisionBody;
-import dev.sluice.rest.RuleBody;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -217,12 +217,12 @@ final class SluiceCommands {
         return later(
             () -> {
               if (name != null) {
-                return JsonReplies.of(RuleBody.of(limiter.rules().get(name)));
+                return JsonReplies.of(RuleSpec.of(limiter.rules().get(name)));
               }
               List<Reply> rules = new ArrayList<>();
               limiter.rules().all().stream()
                   .sorted(Comparator.comparing(Rule::name))
-                  .forEach(rule -> rules.add(JsonReplies.of(RuleBody.of(rule))));
+                  .forEach(rule -> rules.add(JsonReplies.of(RuleSpec.of(rule))));
               return Reply.array(rules);
             });
       }
@@ -237,7 +237,7 @@ final class SluiceCommands {
         return later(
             () -> {
               limiter.rules().put(rule);
-              return JsonReplies.of(RuleBody.of(rule));
+              return JsonReplies.of(RuleSpec.of(rule));
             });
       }
       case "del" -> {
