@@ -102,7 +102,8 @@ final class DeniedUntilCache {
         0,
         d.bindingLimitIndex(),
         d.shadowBanned(),
-        Math.max(left, d.bindingResetAfterNanos() - (d.retryAfterNanos() - left)));
+        Math.max(left, d.bindingResetAfterNanos() - (d.retryAfterNanos() - left)),
+        null);
   }
 
   /**

@@ -112,36 +112,6 @@ public record Decision(
     }
   }
 
-  /** A decision that carries no receipt (yet): what the deciding step answers. */
-  public Decision(
-      boolean allowed,
-      long limit,
-      long remaining,
-      long retryAfterNanos,
-      long resetAfterNanos,
-      long delayNanos,
-      boolean shadowDenied,
-      DecidedBy decidedBy,
-      long permitId,
-      int bindingLimitIndex,
-      boolean shadowBanned,
-      long bindingResetAfterNanos) {
-    this(
-        allowed,
-        limit,
-        remaining,
-        retryAfterNanos,
-        resetAfterNanos,
-        delayNanos,
-        shadowDenied,
-        decidedBy,
-        permitId,
-        bindingLimitIndex,
-        shadowBanned,
-        bindingResetAfterNanos,
-        null);
-  }
-
   /**
    * A decision about the first (or only) limit of its policy that holds no permit id (every
    * algorithm but concurrency) and carries no receipt (yet).
@@ -167,7 +137,8 @@ public record Decision(
         0,
         0,
         false,
-        resetAfterNanos);
+        resetAfterNanos,
+        null);
   }
 
   public static Decision allow(long limit, long remaining, long resetAfterNanos) {

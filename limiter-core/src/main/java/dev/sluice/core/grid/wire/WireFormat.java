@@ -268,7 +268,8 @@ public final class WireFormat {
         permitId,
         bindingLimitIndex,
         (flags & SHADOW_BANNED) != 0,
-        bindingResetAfter);
+        bindingResetAfter,
+        null);
   }
 
   private static final int NAMED = 0;
