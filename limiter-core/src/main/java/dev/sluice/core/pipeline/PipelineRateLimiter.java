@@ -304,7 +304,7 @@ public class PipelineRateLimiter implements RateLimiter {
     if (deniedBy < 0) {
       outcome = new BatchOutcome(decisions, true, -1, Set.of());
     } else {
-      Set<Integer> released = giveBack(batch, outcomes, decisions);
+      Set<Integer> released = giveBack(batch, outcomes);
       List<Decision> answered = new ArrayList<>(decisions);
       for (int index : released) {
         answered.set(index, answered.get(index).withReceipt(null)); // undone: nothing to give back
@@ -321,29 +321,9 @@ public class PipelineRateLimiter implements RateLimiter {
    * Gives back every admitted check of a batch, each key's in one command, with the exact undo of
    * its admission. Returns the indexes of the checks given back.
    */
-  private Set<Integer> giveBack(Grouped batch, List<KeyOutcome> outcomes, List<Decision> decided) {
-    List<KeyCommand> releases = new ArrayList<>();
+  private Set<Integer> giveBack(Grouped batch, List<KeyOutcome> outcomes) {
     Set<Integer> released = new HashSet<>();
-    for (int g = 0; g < batch.groups.size(); g++) {
-      Group group = batch.groups.get(g);
-      long admittedAt = outcomes.get(g).decidedAtNanos();
-      List<KeyOp> ops = new ArrayList<>();
-      for (int index : group.indexes) {
-        Check check = batch.checks.get(index);
-        Decision decision = decided.get(index);
-        // Only what the owner admitted: a failure policy's fail-open answer took nothing there.
-        if (decision.allowed()
-            && !decision.shadowDenied()
-            && check.permits() > 0
-            && decision.decidedBy() == Decision.DecidedBy.LIMITER) {
-          ops.add(KeyOp.releaseAdmittedAt(check.permits(), admittedAt));
-          released.add(index);
-        }
-      }
-      if (!ops.isEmpty()) {
-        releases.add(new KeyCommand(group.stateKey, group.ref, ops.toArray(new KeyOp[0])));
-      }
-    }
+    List<KeyCommand> releases = batch.releasesOfAdmitted(outcomes, released);
     if (!releases.isEmpty()) {
       await(backend.executeAll(releases, Deadline.NONE));
     }
@@ -588,11 +568,35 @@ public class PipelineRateLimiter implements RateLimiter {
             });
   }
 
-  /** Sends a batch's commands. */
+  /**
+   * Sends a batch's commands. A batch counts all of its checks or none: where the owner of one of
+   * its keys answers an error that this runtime could not see before sending (a rule deleted since
+   * its copy here was read, or never copied here), what the other keys admitted is given back with
+   * the exact undo of each admission, and the batch fails with the error, naming its check ({@code
+   * checks[1].rule}) as {@link #validate} does.
+   */
   private CompletableFuture<List<KeyOutcome>> execute(Grouped batch, Deadline deadline) {
-    return batch.commands().isEmpty()
-        ? CompletableFuture.completedFuture(List.of())
-        : backend.executeAll(batch.commands(), deadline);
+    if (batch.commands().isEmpty()) {
+      return CompletableFuture.completedFuture(List.of());
+    }
+    return backend
+        .executeAll(batch.commands(), deadline)
+        .thenCompose(
+            outcomes -> {
+              RuntimeException error = batch.firstError(outcomes);
+              if (error == null) {
+                return CompletableFuture.completedFuture(outcomes);
+              }
+              List<KeyCommand> undo = batch.releasesOfAdmitted(outcomes, new HashSet<>());
+              CompletableFuture<List<KeyOutcome>> undone =
+                  undo.isEmpty()
+                      ? CompletableFuture.completedFuture(List.of())
+                      : backend.executeAll(undo, Deadline.NONE);
+              return undone.handle(
+                  (ignored, undoFailed) -> {
+                    throw error;
+                  });
+            });
   }
 
   /** Refuses a cost above the policy's capacity where the policy is known here. */
@@ -626,6 +630,62 @@ public class PipelineRateLimiter implements RateLimiter {
       List<Group> groups,
       List<KeyCommand> commands,
       AdmissionReceipts receipts) {
+    /**
+     * The error the owner answered for the first check that has one, named by its check as {@link
+     * #validate} names it; null if every check was decided.
+     */
+    @Nullable RuntimeException firstError(List<KeyOutcome> outcomes) {
+      int first = -1;
+      RuntimeException error = null;
+      for (int g = 0; g < groups.size(); g++) {
+        Group group = groups.get(g);
+        KeyOutcome outcome = outcomes.get(g);
+        for (int j = 0; j < group.indexes.size(); j++) {
+          int index = group.indexes.get(j);
+          if (outcome.decisionOrNull(j) == null && (first < 0 || index < first)) {
+            first = index;
+            try {
+              outcome.decision(j);
+            } catch (RuntimeException e) {
+              error = namingCheck(index, e);
+            }
+          }
+        }
+      }
+      return error;
+    }
+
+    /**
+     * The exact undo of every check the owner admitted, one command per key; adds their indexes to
+     * {@code released}. Only what the owner admitted: a failure policy's fail-open answer took
+     * nothing there, nor did an error.
+     */
+    List<KeyCommand> releasesOfAdmitted(List<KeyOutcome> outcomes, Set<Integer> released) {
+      List<KeyCommand> releases = new ArrayList<>();
+      for (int g = 0; g < groups.size(); g++) {
+        Group group = groups.get(g);
+        KeyOutcome outcome = outcomes.get(g);
+        List<KeyOp> ops = new ArrayList<>();
+        for (int j = 0; j < group.indexes.size(); j++) {
+          int index = group.indexes.get(j);
+          Check check = checks.get(index);
+          Decision decision = outcome.decisionOrNull(j);
+          if (decision != null
+              && decision.allowed()
+              && !decision.shadowDenied()
+              && check.permits() > 0
+              && decision.decidedBy() == Decision.DecidedBy.LIMITER) {
+            ops.add(KeyOp.releaseAdmittedAt(check.permits(), outcome.decidedAtNanos()));
+            released.add(index);
+          }
+        }
+        if (!ops.isEmpty()) {
+          releases.add(new KeyCommand(group.stateKey, group.ref, ops.toArray(new KeyOp[0])));
+        }
+      }
+      return releases;
+    }
+
     List<Decision> decisions(List<KeyOutcome> outcomes) {
       Decision[] decisions = new Decision[checks.size()];
       for (int g = 0; g < groups.size(); g++) {
@@ -672,11 +732,23 @@ public class PipelineRateLimiter implements RateLimiter {
     for (int i = 0; i < checks.size(); i++) {
       try {
         precheck(checks.get(i), true);
-      } catch (InvalidPolicyException e) {
-        throw new InvalidPolicyException("checks[" + i + "]." + e.field(), LimitSpec.problem(e));
-      } catch (UnknownRuleException e) {
-        throw new UnknownRuleException(e.rule(), "checks[" + i + "].rule");
+      } catch (InvalidPolicyException | UnknownRuleException e) {
+        throw namingCheck(i, e);
       }
     }
+  }
+
+  /**
+   * {@code error} about check {@code index} of a batch, its field named for that check ({@code
+   * checks[2].cost}, {@code checks[2].rule}); any other error as it is.
+   */
+  private static RuntimeException namingCheck(int index, RuntimeException error) {
+    if (error instanceof InvalidPolicyException e) {
+      return new InvalidPolicyException("checks[" + index + "]." + e.field(), LimitSpec.problem(e));
+    }
+    if (error instanceof UnknownRuleException e) {
+      return new UnknownRuleException(e.rule(), "checks[" + index + "].rule");
+    }
+    return error;
   }
 }
