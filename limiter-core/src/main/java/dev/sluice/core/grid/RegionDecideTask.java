@@ -137,15 +137,8 @@ public final class RegionDecideTask
       link.answeredFromBudget.increment();
       outcome.setDecision(
           index,
-          new Decision(
-              true,
-              policy.limit(),
-              spent.held(),
-              0,
-              policy.windowNanos(),
-              0,
-              false,
-              Decision.DecidedBy.LEASE));
+          Decision.allow(policy.limit(), spent.held(), policy.windowNanos())
+              .decidedBy(Decision.DecidedBy.LEASE));
       return;
     }
     if (spent.usableInNanos() > 0) {
@@ -154,15 +147,12 @@ public final class RegionDecideTask
       link.deniedUntilUsable.increment();
       outcome.setDecision(
           index,
-          new Decision(
-              false,
-              policy.limit(),
-              0,
-              spent.usableInNanos(),
-              Math.max(spent.usableInNanos(), policy.windowNanos()),
-              0,
-              false,
-              Decision.DecidedBy.LEASE));
+          Decision.deny(
+                  policy.limit(),
+                  0,
+                  spent.usableInNanos(),
+                  Math.max(spent.usableInNanos(), policy.windowNanos()))
+              .decidedBy(Decision.DecidedBy.LEASE));
       return;
     }
     // More than the limit is an error home reports, never a denial to remember.
@@ -170,15 +160,8 @@ public final class RegionDecideTask
       link.answeredFromDenial.increment();
       outcome.setDecision(
           index,
-          new Decision(
-              false,
-              policy.limit(),
-              0,
-              spent.deniedForNanos(),
-              spent.deniedResetAfterNanos(),
-              0,
-              false,
-              Decision.DecidedBy.DENIED_CACHE));
+          Decision.deny(policy.limit(), 0, spent.deniedForNanos(), spent.deniedResetAfterNanos())
+              .decidedBy(Decision.DecidedBy.DENIED_CACHE));
       return;
     }
     if (link.tryHome()) {
@@ -222,23 +205,15 @@ public final class RegionDecideTask
       case FAIL_OPEN -> {
         link.failOpen.increment();
         outcome.setDecision(
-            index,
-            new Decision(true, policy.limit(), 0, 0, 0, 0, false, Decision.DecidedBy.FAIL_OPEN));
+            index, Decision.allow(policy.limit(), 0, 0).decidedBy(Decision.DecidedBy.FAIL_OPEN));
       }
       case FAIL_CLOSED -> {
         link.failClosed.increment();
         link.deniedWhileWaiting.increment();
         outcome.setDecision(
             index,
-            new Decision(
-                false,
-                policy.limit(),
-                0,
-                RegionLink.RETRY_NANOS,
-                0,
-                0,
-                false,
-                Decision.DecidedBy.FAIL_CLOSED));
+            Decision.deny(policy.limit(), 0, RegionLink.RETRY_NANOS, 0)
+                .decidedBy(Decision.DecidedBy.FAIL_CLOSED));
       }
       case LOCAL_SHARE -> {
         link.localShare.increment();
