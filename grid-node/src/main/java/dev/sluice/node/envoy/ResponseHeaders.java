@@ -6,7 +6,6 @@ import dev.sluice.core.headers.RateLimitHeaders.Family;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -50,12 +49,8 @@ final class ResponseHeaders {
 
   private final Set<Family> families;
 
-  ResponseHeaders(Set<EnvoyHeader> families) {
-    Set<Family> chosen = EnumSet.noneOf(Family.class);
-    for (EnvoyHeader family : families) {
-      chosen.add(family.family());
-    }
-    this.families = chosen;
+  ResponseHeaders(Set<Family> families) {
+    this.families = Set.copyOf(families);
   }
 
   /**
