@@ -96,12 +96,7 @@ public final class EnvoyFrontEnd implements AutoCloseable {
     counting.define(config.get());
     ShouldRateLimit answers =
         new ShouldRateLimit(
-            config,
-            counting,
-            metrics,
-            new ResponseHeaders(options.headers()),
-            options.shadowMode(),
-            clock::nowNanos);
+            config, counting, metrics, options.headers(), options.shadowMode(), clock::nowNanos);
     this.decider = answers;
     if (watching != null) {
       metrics.configLoaded(true);

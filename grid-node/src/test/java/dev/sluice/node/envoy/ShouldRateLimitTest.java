@@ -53,7 +53,7 @@ class ShouldRateLimitTest {
         () -> CONFIG,
         new SluiceCounting(LocalRateLimiter.builder().timeSource(clock).build(), () -> CONFIG),
         new EnvoyMetrics(registry),
-        new ResponseHeaders(headers),
+        headers,
         globalShadow,
         clock::nowNanos);
   }
@@ -240,7 +240,7 @@ class ShouldRateLimitTest {
             () -> CONFIG,
             new SluiceCounting(limiter, () -> CONFIG),
             new EnvoyMetrics(registry),
-            new ResponseHeaders(Set.of()),
+            Set.of(),
             false,
             clock::nowNanos);
     decide(decider, request("slow", "f"));
@@ -315,7 +315,7 @@ class ShouldRateLimitTest {
             new SluiceCounting(
                 LocalRateLimiter.builder().timeSource(clock).build(), () -> PEER_SHADOW_MODE),
             new EnvoyMetrics(registry),
-            new ResponseHeaders(Set.of()),
+            Set.of(),
             false,
             clock::nowNanos);
     RateLimitDescriptor.Builder descriptor =
