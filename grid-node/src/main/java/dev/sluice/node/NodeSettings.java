@@ -6,7 +6,7 @@ import dev.sluice.core.Durations;
 import dev.sluice.core.config.ConfigFileException;
 import dev.sluice.core.config.LayeredSettings;
 import dev.sluice.core.grid.RegionLink;
-import dev.sluice.node.envoy.EnvoyHeader;
+import dev.sluice.core.headers.RateLimitHeaders.Family;
 import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -105,7 +105,7 @@ public record NodeSettings(
     int rlsPort,
     @Nullable Path envoyConfig,
     boolean envoyShadowMode,
-    Set<EnvoyHeader> envoyHeaders,
+    Set<Family> envoyHeaders,
     int respPort,
     String region,
     RegionLink.@Nullable Settings home) {
@@ -214,9 +214,7 @@ public record NodeSettings(
         ? "<none>"
         : value instanceof Duration duration
             ? Durations.format(duration)
-            : value instanceof EnvoyHeader header
-                ? header.wireName()
-                : value instanceof Enum<?> named ? wireName(named) : value.toString();
+            : value instanceof Enum<?> named ? wireName(named) : value.toString();
   }
 
   /** An enum constant as the settings spell it: {@code FAIL_OPEN} is {@code fail-open}. */

@@ -5,12 +5,14 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.config.LayeredSettings;
 import dev.sluice.core.grid.RegionLink;
+import dev.sluice.core.headers.RateLimitHeaders.Family;
 import dev.sluice.node.NodeSettings.Discovery;
 import dev.sluice.node.NodeSettings.Mode;
-import dev.sluice.node.envoy.EnvoyHeader;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -148,25 +150,29 @@ final class NodeSettingsReader {
         source.duration(Setting.HOME_TIMEOUT, Duration.ofMillis(1), Duration.ofMinutes(1)));
   }
 
-  /** {@code ratelimit,retry-after}, a YAML list of the same, or {@code none}. */
-  private Set<EnvoyHeader> envoyHeaders() {
+  /**
+   * {@code ratelimit,retry-after}, a YAML list of the same, or {@code none}: the header families
+   * ({@code x-ratelimit} is {@link Family#X_RATELIMIT}) the Envoy front end asks Envoy to add.
+   */
+  private Set<Family> envoyHeaders() {
     List<String> names = source.items(Setting.ENVOY_HEADERS);
-    Set<EnvoyHeader> headers = EnumSet.noneOf(EnvoyHeader.class);
+    Set<Family> headers = EnumSet.noneOf(Family.class);
     if (names.size() == 1 && names.get(0).equalsIgnoreCase("none")) {
       return headers;
     }
+    List<String> known = Arrays.stream(Family.values()).map(NodeSettings::wireName).toList();
     for (String name : names) {
-      headers.add(
-          EnvoyHeader.fromWireName(name)
-              .orElseThrow(
-                  () ->
-                      source.problem(
-                          Setting.ENVOY_HEADERS,
-                          "'"
-                              + name
-                              + "' is not a header family; use any of "
-                              + EnvoyHeader.NAMES
-                              + ", comma-separated, or none")));
+      int index = known.indexOf(name.toLowerCase(Locale.ROOT));
+      if (index < 0) {
+        throw source.problem(
+            Setting.ENVOY_HEADERS,
+            "'"
+                + name
+                + "' is not a header family; use any of "
+                + String.join(", ", known)
+                + ", comma-separated, or none");
+      }
+      headers.add(Family.values()[index]);
     }
     return headers;
   }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.FailurePolicy;
 import dev.sluice.client.SluiceClient;
+import dev.sluice.core.headers.RateLimitHeaders.Family;
 import dev.sluice.node.NodeSettings.Discovery;
-import dev.sluice.node.envoy.EnvoyHeader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -247,7 +247,7 @@ class NodeSettingsTest {
             "SLUICE_ENVOY_HEADERS",
             " X-RateLimit , ratelimit",
             (Function<NodeSettings, Object>) NodeSettings::envoyHeaders,
-            Set.of(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RATELIMIT)),
+            Set.of(Family.X_RATELIMIT, Family.RATELIMIT)),
         Arguments.of(
             "SLUICE_RESP_PORT", "0", (Function<NodeSettings, Object>) NodeSettings::respPort, 0),
         Arguments.of(
@@ -339,7 +339,7 @@ class NodeSettingsTest {
     assertThat(defaults.envoyConfig()).isNull();
     assertThat(defaults.envoyShadowMode()).isFalse();
     assertThat(defaults.envoyHeaders())
-        .containsExactlyInAnyOrder(EnvoyHeader.RATELIMIT, EnvoyHeader.RETRY_AFTER);
+        .containsExactlyInAnyOrder(Family.RATELIMIT, Family.RETRY_AFTER);
     assertThat(NodeSettings.load(null, Map.of("SLUICE_ENVOY_HEADERS", "none")).envoyHeaders())
         .isEmpty();
 
@@ -349,7 +349,7 @@ class NodeSettingsTest {
     assertThat(fromFile.envoyConfig())
         .isEqualTo(config.toAbsolutePath().getParent().resolve("envoy"));
     assertThat(fromFile.envoyHeaders())
-        .containsExactlyInAnyOrder(EnvoyHeader.X_RATELIMIT, EnvoyHeader.RETRY_AFTER);
+        .containsExactlyInAnyOrder(Family.X_RATELIMIT, Family.RETRY_AFTER);
 
     assertThatThrownBy(() -> NodeSettings.load(null, Map.of("SLUICE_ENVOY_HEADERS", "ietf")))
         .isInstanceOf(NodeConfigException.class)

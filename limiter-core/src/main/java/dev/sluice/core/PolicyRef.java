@@ -1,6 +1,5 @@
 package dev.sluice.core;
 
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -136,18 +135,6 @@ public sealed interface PolicyRef permits PolicyRef.Named, PolicyRef.Inline {
     @Override
     public boolean storesPolicyWithState() {
       return stateName != null;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Inline other
-          && policy.equals(other.policy)
-          && Objects.equals(stateName, other.stateName);
-    }
-
-    @Override
-    public int hashCode() {
-      return Objects.hash(policy, stateName);
     }
   }
 }

@@ -5,7 +5,6 @@ import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Receipt;
 import dev.sluice.core.ReservationId;
-import dev.sluice.core.Rule;
 import dev.sluice.core.spec.LimitSpec;
 import dev.sluice.core.spec.PolicySpec;
 import java.time.Duration;
@@ -125,11 +124,7 @@ public record CheckRequest(
             "rule",
             "give either a rule name or an inline policy (" + PolicySpec.FIELDS + "), not both");
       }
-      try {
-        return PolicyRef.rule(Rule.checkName(rule));
-      } catch (InvalidPolicyException e) {
-        throw new InvalidPolicyException("rule", LimitSpec.problem(e));
-      }
+      return PolicyRef.rule(rule);
     }
     if (!spec.hasAnyField()) {
       throw new InvalidPolicyException(

@@ -64,7 +64,7 @@ final class CheckRoutes {
       throw ApiError.invalidField(
           "checks", "must hold 1 to " + maxBatchChecks + " checks, was " + size);
     }
-    BatchMode mode = body.mode() == null ? BatchMode.EACH : mode(body.mode());
+    BatchMode mode = body.mode() == null ? BatchMode.EACH : BatchMode.fromWireName(body.mode());
     List<Request> requests = new ArrayList<>(size);
     List<Check> checks = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
@@ -121,12 +121,7 @@ final class CheckRoutes {
       releaseReceipt(ctx, body);
       return;
     }
-    Long permitId;
-    try {
-      permitId = body.permit();
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
-    }
+    Long permitId = body.permit();
     if (permitId != null && body.cost() != null) {
       throw ApiError.invalidField("cost", "is not taken with permitId: the permit says how many");
     }
@@ -150,12 +145,7 @@ final class CheckRoutes {
           body.permitId() != null ? "permitId" : "ttlMs",
           "is not taken with a receipt: the receipt names what it gives back");
     }
-    Receipt receipt;
-    try {
-      receipt = body.receiptAlone();
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
-    }
+    Receipt receipt = body.receiptAlone();
     Request request = new Request(receipt.release(), policyOf(receipt.ref(), ""));
     Decision decision = limiter.release(receipt);
     writeHeaders(ctx, request.label(), request.policy(), decision);
@@ -188,12 +178,7 @@ final class CheckRoutes {
       throw ApiError.invalidField(
           "maxWaitMs", "is not taken here: a reservation does not wait; reserve when it fits");
     }
-    Duration ttl;
-    try {
-      ttl = body.ttl();
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
-    }
+    Duration ttl = body.ttl();
     Request request = request(body, "");
     Reservation reservation = limiter.reserve(request.check(), ttl);
     Decision decision = reservation.decision();
@@ -213,12 +198,7 @@ final class CheckRoutes {
     if (body.cost() == null) {
       throw ApiError.invalidField("cost", "is required: the actual cost, 0 or more");
     }
-    ReservationId id;
-    try {
-      id = ReservationId.parse(body.reservationId());
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
-    }
+    ReservationId id = ReservationId.parse(body.reservationId());
     Request request = new Request(new Check(id.ref(), id.subject(), 0), policyOf(id.ref(), ""));
     Decision decision = limiter.commit(body.reservationId(), body.cost());
     writeHeaders(ctx, request.label(), request.policy(), decision);
@@ -323,21 +303,8 @@ final class CheckRoutes {
         .policy();
   }
 
-  private static BatchMode mode(String text) {
-    try {
-      return BatchMode.fromWireName(text);
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField("mode", LimitSpec.problem(e));
-    }
-  }
-
   private Rule ruleFromPath(Context ctx) {
-    String name = ctx.pathParam("rule");
-    try {
-      Rule.checkName(name);
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField("rule", LimitSpec.problem(e));
-    }
+    String name = Rule.checkName(ctx.pathParam("rule"), "rule");
     return limiter
         .rules()
         .find(name)
@@ -345,12 +312,7 @@ final class CheckRoutes {
   }
 
   private static String keyFromPath(Context ctx) {
-    String key = ctx.pathParam("key");
-    try {
-      return StateKey.checkSubject(key);
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField("key", LimitSpec.problem(e));
-    }
+    return StateKey.checkSubject(ctx.pathParam("key"));
   }
 
   /** The message of a 404 for {@code rule}, named where the request named it ({@code at}). */

@@ -1,9 +1,7 @@
 package dev.sluice.rest;
 
-import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
-import dev.sluice.core.spec.LimitSpec;
 import dev.sluice.core.spec.RuleSpec;
 import io.javalin.http.Context;
 import java.util.List;
@@ -44,17 +42,11 @@ final class RuleRoutes {
   void put(Context ctx) {
     String name = nameFromPath(ctx);
     RuleSpec body = bodies.read(ctx, RuleSpec.class);
-    Rule rule;
-    try {
-      if (body.name() != null && !body.name().equals(name)) {
-        throw new InvalidPolicyException(
-            "name",
-            "'" + body.name() + "' does not match the rule name in the path, '" + name + "'");
-      }
-      rule = body.toRule(name);
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField(e.field(), LimitSpec.problem(e));
+    if (body.name() != null && !body.name().equals(name)) {
+      throw ApiError.invalidField(
+          "name", "'" + body.name() + "' does not match the rule name in the path, '" + name + "'");
     }
+    Rule rule = body.toRule(name);
     boolean existed = rules.find(name).isPresent();
     rules.put(rule);
     CheckRoutes.respond(ctx, existed ? 200 : 201, RuleSpec.of(rule));
@@ -70,11 +62,6 @@ final class RuleRoutes {
   }
 
   private static String nameFromPath(Context ctx) {
-    String name = ctx.pathParam("name");
-    try {
-      return Rule.checkName(name);
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField("name", LimitSpec.problem(e));
-    }
+    return Rule.checkName(ctx.pathParam("name"));
   }
 }

@@ -1,10 +1,8 @@
 package dev.sluice.rest;
 
-import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
-import dev.sluice.core.spec.LimitSpec;
 import dev.sluice.core.spec.RuleSpec;
 import dev.sluice.core.stats.KeyCount;
 import dev.sluice.core.stats.KeySummary;
@@ -82,11 +80,7 @@ final class StatsRoutes {
     if (rule.equals(PolicyRef.INLINE) || rule.equals(OTHER_RULES)) {
       return rule;
     }
-    try {
-      return Rule.checkName(rule, "rule");
-    } catch (InvalidPolicyException e) {
-      throw ApiError.invalidField("rule", LimitSpec.problem(e));
-    }
+    return Rule.checkName(rule, "rule");
   }
 
   private static int intParam(Context ctx, String name, int absent, int min, int max) {

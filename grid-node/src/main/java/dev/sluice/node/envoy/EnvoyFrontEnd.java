@@ -2,6 +2,7 @@ package dev.sluice.node.envoy;
 
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.TimeSource;
+import dev.sluice.core.headers.RateLimitHeaders.Family;
 import dev.sluice.core.stats.FrontEnd;
 import dev.sluice.core.stats.FrontEnds;
 import dev.sluice.rest.ExtraRoute;
@@ -42,7 +43,7 @@ public final class EnvoyFrontEnd implements AutoCloseable {
    * @param shadowMode answer OK even when a limit is over (the peer's global SHADOW_MODE)
    * @param headers the header families added to Envoy's response
    */
-  public record Options(String host, int rlsPort, boolean shadowMode, Set<EnvoyHeader> headers) {}
+  public record Options(String host, int rlsPort, boolean shadowMode, Set<Family> headers) {}
 
   private final @Nullable EnvoyConfigWatcher watcher;
   private @Nullable ShouldRateLimit decider;
@@ -95,12 +96,7 @@ public final class EnvoyFrontEnd implements AutoCloseable {
     counting.define(config.get());
     ShouldRateLimit answers =
         new ShouldRateLimit(
-            config,
-            counting,
-            metrics,
-            new ResponseHeaders(options.headers()),
-            options.shadowMode(),
-            clock::nowNanos);
+            config, counting, metrics, options.headers(), options.shadowMode(), clock::nowNanos);
     this.decider = answers;
     if (watching != null) {
       metrics.configLoaded(true);

@@ -2,6 +2,7 @@ package dev.sluice.node.envoy;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
+import dev.sluice.core.backend.Futures;
 import dev.sluice.core.stats.FrontEnd;
 import dev.sluice.rest.ApiError;
 import dev.sluice.rest.ExtraRoute;
@@ -74,7 +75,7 @@ final class JsonRoute {
     } catch (InvalidRequestException e) {
       throw new ApiError(400, ApiError.INVALID_FIELD, e.getMessage());
     } catch (CompletionException e) {
-      Throwable cause = RlsService.unwrap(e);
+      Throwable cause = Futures.unwrap(e);
       if (cause instanceof Exception exception) {
         throw exception; // the API maps grid failures to 503
       }

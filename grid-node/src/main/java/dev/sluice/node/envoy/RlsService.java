@@ -1,15 +1,14 @@
 package dev.sluice.node.envoy;
 
 import dev.sluice.core.LimiterUnavailableException;
+import dev.sluice.core.backend.Futures;
 import dev.sluice.core.stats.FrontEnd;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +68,7 @@ final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
   }
 
   private Status failure(Throwable error) {
-    Throwable cause = unwrap(error);
+    Throwable cause = Futures.unwrap(error);
     metrics.limiterError();
     if (cause instanceof LimiterUnavailableException) {
       LOG.warn("ShouldRateLimit: the grid cannot decide: {}", cause.toString());
@@ -77,14 +76,5 @@ final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
     }
     LOG.error("ShouldRateLimit failed", cause);
     return Status.INTERNAL.withDescription("an internal error occurred; see the node's log");
-  }
-
-  static Throwable unwrap(Throwable error) {
-    Throwable cause = error;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
   }
 }

@@ -3,12 +3,15 @@ package dev.sluice.node.envoy;
 import dev.sluice.core.Decision;
 import dev.sluice.core.InvalidPolicyException;
 import dev.sluice.core.Policy;
+import dev.sluice.core.headers.RateLimitHeaders;
+import dev.sluice.core.headers.RateLimitHeaders.Family;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.DescriptorStatus;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -45,7 +48,7 @@ import org.jspecify.annotations.Nullable;
  *       whole again). A shadow limit that is over says OK.
  *   <li>The overall code: OVER_LIMIT if any non-quota descriptor is, or if every quota-mode
  *       descriptor is; then OK anyway under the global shadow mode ({@code envoyShadowMode}).
- *   <li>Headers ({@link ResponseHeaders}) and metrics ({@link EnvoyMetrics}).
+ *   <li>Headers ({@link #headers}) and metrics ({@link EnvoyMetrics}).
  *   <li>A limit whose {@code sluice.on_denied} is {@code shadow_ban} never shows: its status is a
  *       bare OK and it binds no header, admitted or denied; when it denied, an OK answer asks Envoy
  *       to add {@value #SHADOW_BANNED_HEADER} to the request for the upstream.
@@ -67,12 +70,13 @@ final class ShouldRateLimit {
   private final Supplier<EnvoyConfig> config;
   private final SluiceCounting counting;
   private final EnvoyMetrics metrics;
-  private final ResponseHeaders headers;
+  private final Set<Family> families;
   private final boolean globalShadowMode;
   private final LongSupplier nowNanos;
 
   /**
    * @param config the current config, read once per request
+   * @param headers the header families added to Envoy's response ({@link #headers})
    * @param globalShadowMode answer OK even when a limit is over ({@code envoyShadowMode})
    * @param nowNanos the clock for {@code duration_until_reset} of limits nothing counts
    */
@@ -80,13 +84,13 @@ final class ShouldRateLimit {
       Supplier<EnvoyConfig> config,
       SluiceCounting counting,
       EnvoyMetrics metrics,
-      ResponseHeaders headers,
+      Set<Family> headers,
       boolean globalShadowMode,
       LongSupplier nowNanos) {
     this.config = config;
     this.counting = counting;
     this.metrics = metrics;
-    this.headers = headers;
+    this.families = Set.copyOf(headers);
     this.globalShadowMode = globalShadowMode;
     this.nowNanos = nowNanos;
   }
@@ -291,11 +295,7 @@ final class ShouldRateLimit {
               .setValue(String.join(", ", banned))
               .build());
     }
-    response.addAllResponseHeadersToAdd(
-        headers.headers(
-            reported.planned == null ? null : bindingOf(reported.planned),
-            over,
-            reported.retryAfterNanos));
+    response.addAllResponseHeadersToAdd(headers(reported.planned, over, reported.retryAfterNanos));
     return response.build();
   }
 
@@ -394,17 +394,59 @@ final class ShouldRateLimit {
     return planned.count == null ? 0 : planned.count.remaining();
   }
 
-  private ResponseHeaders.Binding bindingOf(Planned planned) {
-    Limit limit = planned.limit();
-    String name = planned.name();
-    Policy policy = limit.policy();
-    if (planned.kind == Kind.BLOCKED || planned.count == null || policy == null) {
-      return new ResponseHeaders.Binding(
-          name, limit.requestsPerUnit(), limit.unit().window(), 0, untilUnitEnds(limit));
+  /**
+   * The headers the answer asks Envoy to add to its response ({@code response_headers_to_add}), the
+   * same as the REST API's (docs/rest-api.md), about the one limit that binds the request:
+   *
+   * <pre>
+   * RateLimit-Policy: "edge.remote_address";q=100;w=60    quota q per window w seconds
+   * RateLimit: "edge.remote_address";r=0;t=42             r remaining, t seconds until whole again
+   * X-RateLimit-Limit: 100                                (x-ratelimit, off by default)
+   * X-RateLimit-Remaining: 0
+   * X-RateLimit-Reset: 42
+   * Retry-After: 3                                        only when the answer is OVER_LIMIT
+   * </pre>
+   *
+   * The binding limit is the one that made the answer OVER_LIMIT (the one to wait longest for, if
+   * several did), else the one with the fewest requests remaining. Its name is the limit's {@code
+   * name} in the file, else the domain and the matched path. The headers are the ones every Sluice
+   * surface writes ({@link RateLimitHeaders}: the same rounding, every delay up to whole seconds so
+   * that a client that waits it out succeeds, a sub-second window {@code w=1}, names escaped as
+   * Structured Field strings); only the families the operator switched on are written.
+   *
+   * <p>Envoy adds these headers to the response it sends downstream, allowed or not. The peer adds
+   * none by default and never {@code Retry-After}; Envoy's own {@code enable_x_ratelimit_headers}
+   * computes the {@code X-RateLimit-*} ones itself, so leave {@code x-ratelimit} off if that is on.
+   *
+   * @param binding the limit to report on, or null when no limit applied
+   * @param over whether the answer is OVER_LIMIT
+   * @param retryAfterNanos when over: the delay after which the request would be allowed
+   */
+  private List<HeaderValue> headers(@Nullable Planned binding, boolean over, long retryAfterNanos) {
+    List<RateLimitHeaders.QuotaPolicy> quotas = null;
+    long limit = 0;
+    long remaining = 0;
+    long resetAfterNanos = 0;
+    if (binding != null) {
+      Limit bound = binding.limit();
+      Decision count = binding.count;
+      Policy policy = bound.policy();
+      boolean counted = binding.kind == Kind.COUNTED && count != null && policy != null;
+      limit = counted ? count.limit() : bound.requestsPerUnit();
+      remaining = counted ? count.remaining() : 0;
+      resetAfterNanos = counted ? count.resetAfterNanos() : untilUnitEnds(bound);
+      Duration window = counted ? policy.window() : bound.unit().window();
+      quotas = List.of(new RateLimitHeaders.QuotaPolicy(binding.name(), limit, window.toNanos()));
     }
-    Decision count = planned.count;
-    return new ResponseHeaders.Binding(
-        name, count.limit(), policy.window(), count.remaining(), count.resetAfterNanos());
+    Decision answer =
+        over
+            ? Decision.deny(limit, remaining, retryAfterNanos, resetAfterNanos)
+            : Decision.allow(limit, remaining, resetAfterNanos);
+    List<HeaderValue> values = new ArrayList<>(6);
+    for (RateLimitHeaders.Header header : RateLimitHeaders.of(quotas, answer, families)) {
+      values.add(HeaderValue.newBuilder().setKey(header.name()).setValue(header.value()).build());
+    }
+    return values;
   }
 
   private static com.google.protobuf.Duration duration(long nanos) {

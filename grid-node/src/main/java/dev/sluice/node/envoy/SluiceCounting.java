@@ -9,6 +9,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.StateKey;
 import dev.sluice.core.UnknownRuleException;
+import dev.sluice.core.backend.Futures;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -208,7 +208,7 @@ final class SluiceCounting {
     return decided
         .handle(
             (decisions, failure) -> {
-              if (failure != null && causeOf(failure) instanceof UnknownRuleException) {
+              if (failure != null && Futures.unwrap(failure) instanceof UnknownRuleException) {
                 define(config.get());
                 return decide(checks, false);
               }
@@ -224,14 +224,6 @@ final class SluiceCounting {
     } catch (UnknownRuleException e) {
       return CompletableFuture.failedFuture(e);
     }
-  }
-
-  private static Throwable causeOf(Throwable failure) {
-    Throwable cause = failure;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
   }
 
   private static long utf8Length(String text) {

@@ -45,7 +45,7 @@ class RlsUnavailableTest {
                   () -> CONFIG,
                   new SluiceCounting(limiter, () -> CONFIG),
                   new EnvoyMetrics(registry),
-                  new ResponseHeaders(Set.of()),
+                  Set.of(),
                   false,
                   System::nanoTime),
               new EnvoyMetrics(new SimpleMeterRegistry()),

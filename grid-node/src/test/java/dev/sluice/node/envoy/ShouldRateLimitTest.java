@@ -3,6 +3,7 @@ package dev.sluice.node.envoy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.ManualTimeSource;
+import dev.sluice.core.headers.RateLimitHeaders.Family;
 import dev.sluice.core.local.LocalRateLimiter;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
@@ -47,12 +48,12 @@ class ShouldRateLimitTest {
   private final ManualTimeSource clock = ManualTimeSource.at(Instant.parse("2026-03-01T12:00:00Z"));
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-  private ShouldRateLimit decider(boolean globalShadow, Set<EnvoyHeader> headers) {
+  private ShouldRateLimit decider(boolean globalShadow, Set<Family> headers) {
     return new ShouldRateLimit(
         () -> CONFIG,
         new SluiceCounting(LocalRateLimiter.builder().timeSource(clock).build(), () -> CONFIG),
         new EnvoyMetrics(registry),
-        new ResponseHeaders(headers),
+        headers,
         globalShadow,
         clock::nowNanos);
   }
@@ -80,7 +81,7 @@ class ShouldRateLimitTest {
 
   @Test
   void globalShadowMode_overTheLimit_descriptorSaysSoButTheAnswerIsOk() {
-    ShouldRateLimit decider = decider(true, EnumSet.allOf(EnvoyHeader.class));
+    ShouldRateLimit decider = decider(true, EnumSet.allOf(Family.class));
     decide(decider, request("slow", "a"));
     decide(decider, request("slow", "a"));
 
@@ -94,7 +95,7 @@ class ShouldRateLimitTest {
 
   @Test
   void headers_everyFamily_reportTheLimitThatBinds() {
-    ShouldRateLimit decider = decider(false, EnumSet.allOf(EnvoyHeader.class));
+    ShouldRateLimit decider = decider(false, EnumSet.allOf(Family.class));
     decide(decider, request("slow", "b"));
     decide(decider, request("slow", "b"));
     clock.advance(Duration.ofSeconds(15)); // 12:00:15, 45 s before the fixed window ends
@@ -123,7 +124,7 @@ class ShouldRateLimitTest {
 
   @Test
   void headers_severalDescriptors_reportTheOneWithTheFewestRemaining() {
-    ShouldRateLimit decider = decider(false, EnumSet.of(EnvoyHeader.RATELIMIT));
+    ShouldRateLimit decider = decider(false, EnumSet.of(Family.RATELIMIT));
     RateLimitRequest both =
         RateLimitRequest.newBuilder(request("ip", "d"))
             .addDescriptors(request("slow", "d").getDescriptors(0))
@@ -136,7 +137,7 @@ class ShouldRateLimitTest {
 
   @Test
   void shadowBan_denied_answersOkWithARequestHeader_andNoCountAnywhere() {
-    ShouldRateLimit decider = decider(false, EnumSet.allOf(EnvoyHeader.class));
+    ShouldRateLimit decider = decider(false, EnumSet.allOf(Family.class));
     RateLimitResponse admitted = decide(decider, request("invite", "spammer"));
 
     RateLimitResponse banned = decide(decider, request("invite", "spammer"));
@@ -239,7 +240,7 @@ class ShouldRateLimitTest {
             () -> CONFIG,
             new SluiceCounting(limiter, () -> CONFIG),
             new EnvoyMetrics(registry),
-            new ResponseHeaders(Set.of()),
+            Set.of(),
             false,
             clock::nowNanos);
     decide(decider, request("slow", "f"));
@@ -314,7 +315,7 @@ class ShouldRateLimitTest {
             new SluiceCounting(
                 LocalRateLimiter.builder().timeSource(clock).build(), () -> PEER_SHADOW_MODE),
             new EnvoyMetrics(registry),
-            new ResponseHeaders(Set.of()),
+            Set.of(),
             false,
             clock::nowNanos);
     RateLimitDescriptor.Builder descriptor =
