@@ -6,6 +6,10 @@
 #
 #   benchmarks/resp-work.sh [commands]      (default 300000; after ./mvnw -q -DskipTests package)
 #
+# SLUICE_NODE_JAR=<path> counts another build's node (default grid-node/target/sluice-node.jar),
+# e.g. main built into a separate clone; SLUICE_NODE_OPTS adds JVM options (a variant's -D flags).
+# CPU is printed as its total and its split into user and kernel (system calls) time.
+#
 # Starts its own node (SLUICE_PORT_OFFSET=300: REST 8380, Redis port 6680, member 6001) and
 # redis-server (port 16399) on 127.0.0.1 with a random cluster name, drives each with
 # redis-benchmark (-c 50 -P 1, 1,000,000 random keys, CL.THROTTLE key 99 100000 1 as in S9) after a
@@ -36,7 +40,7 @@ SLUICE_PORT_OFFSET=$offset SLUICE_CLUSTER_NAME="resp-work-$RANDOM$RANDOM" \
   --add-modules=java.se --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED \
   --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
   --add-opens=java.base/sun.nio.ch=ALL-UNNAMED \
-  -jar grid-node/target/sluice-node.jar >"$work/node.log" 2>&1 &
+  ${SLUICE_NODE_OPTS:-} -jar "${SLUICE_NODE_JAR:-grid-node/target/sluice-node.jar}" >"$work/node.log" 2>&1 &
 node=$!
 redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no >"$work/redis.log" 2>&1 &
 redis=$!
@@ -55,13 +59,13 @@ drive() { # count, then the command
   shift
   redis-benchmark -q -c 50 -P 1 -r 1000000 -n "$count" "$@" >/dev/null 2>&1
 }
-# Per thread: name (digits folded), CPU ticks, context switches.
+# Per thread: name (digits folded), user and kernel CPU ticks, context switches.
 snapshot() {
   for task in /proc/"$1"/task/*; do
     stat=$(cat "$task/stat" 2>/dev/null) || continue
     switches=$(awk '/ctxt_switches/ {s += $2} END {print s}' "$task/status" 2>/dev/null) || continue
     name=$(tr ' ' '_' <"$task/comm" | sed 's/[0-9]\+/N/g')
-    echo "$name $(echo "${stat##*) }" | awk '{print $12 + $13}') $switches"
+    echo "$name $(echo "${stat##*) }" | awk '{print $12, $13}') $switches"
   done
 }
 measure() { # label, pid, then the command
@@ -74,14 +78,16 @@ measure() { # label, pid, then the command
   end=$(date +%s%N)
   snapshot "$pid" >"$work/after"
   awk -v n="$commands" -v hz="$hz" -v ns=$((end - start)) -v label="$label" '
-    FNR == NR { cpu[$1] -= $2; sw[$1] -= $3; next }
-    { cpu[$1] += $2; sw[$1] += $3 }
+    FNR == NR { usr[$1] -= $2; sys[$1] -= $3; sw[$1] -= $4; next }
+    { usr[$1] += $2; sys[$1] += $3; sw[$1] += $4 }
+    function us(ticks) { return ticks * 1e6 / hz / n }
     END {
-      for (g in cpu) { tc += cpu[g]; ts += sw[g] }
-      printf "%-24s %6.2f us CPU/command  %5.3f switches/command  %8.0f commands/s\n",
-        label, tc * 1e6 / hz / n, ts / n, n * 1e9 / ns
-      for (g in cpu) if (cpu[g] * 1e6 / hz / n >= 0.05)
-        printf "    %-20s %6.2f us  %5.3f\n", g, cpu[g] * 1e6 / hz / n, sw[g] / n
+      for (g in usr) { tu += usr[g]; tk += sys[g]; ts += sw[g] }
+      printf "%-24s %6.2f us CPU/command (user %.2f, kernel %.2f)  %5.3f switches/command  %8.0f commands/s\n",
+        label, us(tu + tk), us(tu), us(tk), ts / n, n * 1e9 / ns
+      for (g in usr) if (us(usr[g] + sys[g]) >= 0.05)
+        printf "    %-20s %6.2f us (user %.2f, kernel %.2f)  %5.3f\n",
+          g, us(usr[g] + sys[g]), us(usr[g]), us(sys[g]), sw[g] / n
     }' "$work/before" "$work/after"
 }
 
