@@ -57,14 +57,18 @@ import org.jspecify.annotations.Nullable;
  * <h2>Nothing waits on the rules map</h2>
  *
  * Reads are asynchronous ({@link RuleStore#findAsync}) and shared: concurrent lookups of a rule
- * wait for one read. A read that races an invalidation must not put the stale answer back: each
- * invalidation bumps a generation, and an answer is kept only if none happened while it was
- * fetched. A caller reads memory, except for a rule with no current copy (never seen, or outdated):
- * a lookup waits for its read at most the {@link Guard}'s lookup timeout (a client's call timeout),
- * then the last copy stands in if there is one, and otherwise the lookup throws {@link
- * LimiterUnavailableException} naming the rule, so that the check that follows is answered by its
- * failure policy. While the guard says the grid is away, nothing is read at all and copies are
- * served however old they are. A read that fails leaves the last copy in place.
+ * wait for one read. A read that races an invalidation of its rule must not put the stale answer
+ * back: the invalidation takes the read out of {@code reads} (all of them, on a reconnect) and
+ * starts the next, and the earlier read's callers get the answer of the read that superseded it, so
+ * that a lookup that waited finds a copy here. A change of another rule meanwhile leaves a read
+ * alone: with one counter for every rule, a client that saw rules change all the time (the events
+ * of rules it never asks for included) would drop the copies it had just waited for. A caller reads
+ * memory, except for a rule with no current copy (never seen, or outdated): a lookup waits for its
+ * read at most the {@link Guard}'s lookup timeout (a client's call timeout), then the last copy
+ * stands in if there is one, and otherwise the lookup throws {@link LimiterUnavailableException}
+ * naming the rule, so that the check that follows is answered by its failure policy. While the
+ * guard says the grid is away, nothing is read at all and copies are served however old they are. A
+ * read that fails leaves the last copy in place.
  *
  * <p>A store whose rules are in this JVM answers its reads at once, so over it nothing is ever
  * missing. Thread-safe.
@@ -107,8 +111,8 @@ public final class RuleCache implements RuleStore {
     }
   }
 
-  /** A read under way, and the generation it began in. */
-  private record Read(CompletableFuture<Optional<Rule>> answer, long generation) {}
+  /** A read under way; it is current while {@code reads} holds it for its rule. */
+  private record Read(CompletableFuture<Optional<Rule>> answer) {}
 
   private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
@@ -349,6 +353,7 @@ public final class RuleCache implements RuleStore {
   /** The store says {@code name} changed: its copy is outdated, and read again. */
   public void invalidate(String name) {
     generation.incrementAndGet();
+    reads.remove(name); // a read under way may bring the rule as it was: superseded by the next
     Copy outdated = copies.computeIfPresent(name, (key, copy) -> copy.outdated());
     changed(name);
     if (!guard.gridAway().getAsBoolean()) {
@@ -359,6 +364,7 @@ public final class RuleCache implements RuleStore {
   /** Changes may have been missed (a reconnect): every copy is outdated, and all read again. */
   public void invalidateAll() {
     generation.incrementAndGet();
+    reads.clear();
     copies.replaceAll((name, copy) -> copy.outdated());
     changed("");
     preload();
@@ -424,12 +430,9 @@ public final class RuleCache implements RuleStore {
    * place, and one that finds a different rule reports the change.
    */
   private CompletableFuture<Optional<Rule>> read(String name, @Nullable Copy copy) {
-    long before = generation.get();
-    Read mine = new Read(new CompletableFuture<>(), before);
-    // A read begun before an invalidation may bring the old rule: it is not shared after one.
-    Read running =
-        reads.compute(
-            name, (key, other) -> other != null && other.generation() == before ? other : mine);
+    Read mine = new Read(new CompletableFuture<>());
+    // Only a current read is in reads: one begun before an invalidation of its rule was taken out.
+    Read running = reads.computeIfAbsent(name, key -> mine);
     if (running != mine) {
       return running.answer();
     }
@@ -440,15 +443,13 @@ public final class RuleCache implements RuleStore {
     } catch (RuntimeException e) {
       answer = CompletableFuture.failedFuture(e);
     }
-    answer.whenComplete(
-        (found, failure) -> landed(name, copy, before, startedAt, mine, found, failure));
+    answer.whenComplete((found, failure) -> landed(name, copy, startedAt, mine, found, failure));
     return mine.answer();
   }
 
   private void landed(
       String name,
       @Nullable Copy copy,
-      long generationBefore,
       long startedAt,
       Read read,
       @Nullable Optional<Rule> found,
@@ -466,18 +467,41 @@ public final class RuleCache implements RuleStore {
       // kept, so that no lookup sees the new rule while denials under the old one still stand.
       changed(name);
     }
-    if (generation.get() == generationBefore) {
-      if (copies.size() >= MAX_COPIES && !copies.containsKey(name)) {
-        copies.clear();
-        version.incrementAndGet();
-      }
-      copies.put(name, new Copy(found, startedAt, true));
-      if (differs) {
-        version.incrementAndGet();
-      }
+    // Kept only while this read is current, atomically with an invalidation of the rule, which
+    // takes it out of reads before it marks the copy outdated.
+    boolean[] kept = {false};
+    reads.computeIfPresent(
+        name,
+        (key, running) -> {
+          if (running != read) {
+            return running;
+          }
+          if (copies.size() >= MAX_COPIES && !copies.containsKey(name)) {
+            copies.clear();
+            version.incrementAndGet();
+          }
+          copies.put(name, new Copy(found, startedAt, true));
+          if (differs) {
+            version.incrementAndGet();
+          }
+          kept[0] = true;
+          return null;
+        });
+    if (kept[0]) {
+      read.answer().complete(found);
+      return;
     }
-    reads.remove(name, read);
-    read.answer().complete(found);
+    // Superseded: the rule changed while this read was out, and it may bring the rule as it was.
+    // Its callers get the answer of the read that follows the change.
+    read(name, copies.get(name))
+        .whenComplete(
+            (next, nextFailure) -> {
+              if (nextFailure != null) {
+                read.answer().completeExceptionally(nextFailure);
+              } else {
+                read.answer().complete(next);
+              }
+            });
   }
 
   private void changed(String name) {

@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.LimiterUnavailableException;
 import dev.sluice.core.Policy;
+import dev.sluice.core.PolicyRef;
 import dev.sluice.core.Rule;
 import dev.sluice.core.RuleStore;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +40,8 @@ class RuleCacheTest {
   private final List<String> changes = new CopyOnWriteArrayList<>();
   private final List<String> reads = new CopyOnWriteArrayList<>();
   private final AtomicBoolean breakerOpen = new AtomicBoolean();
+  // While set, a read takes the rule as it is when asked and answers once this completes.
+  private volatile @Nullable CompletableFuture<Void> heldReads;
   private final AtomicLong gridFailures = new AtomicLong();
   private final RuleCache rules = new RuleCache(new MapStore(), clock::get);
 
@@ -158,6 +163,48 @@ class RuleCacheTest {
     assertThat(rules.findAsync("login")).isCompletedWithValue(Optional.of(rule(5)));
   }
 
+  /**
+   * A client fetches a rule it just created while the events of other rules keep arriving: the copy
+   * it waited for is kept (a release or a batch right after the fetch resolves the rule here).
+   */
+  @Test
+  void fetch_whileOtherRulesChange_keepsTheCopyItWaitedFor() throws Exception {
+    map.put("login", rule(5));
+    map.put("search", rule("search", 50));
+    CompletableFuture<Void> held = new CompletableFuture<>();
+    heldReads = held;
+    CompletableFuture<Void> fetched = rules.fetch(Set.of("login"));
+    heldReads = null;
+    rules.invalidate("search"); // another rule's event, while the read of login is out
+    held.complete(null);
+
+    fetched.get(5, TimeUnit.SECONDS);
+    assertThat(rules.resolve(PolicyRef.rule("login"))).isNotNull();
+    assertThat(rules.resolve(PolicyRef.rule("login")).policy().limit()).isEqualTo(5);
+  }
+
+  /**
+   * The rule's own change arrives while its read is out: that read may bring the rule as it was, so
+   * it is not kept, and whoever waited for it gets the rule as the change left it.
+   */
+  @Test
+  void fetch_whenItsRuleChangesDuringTheRead_answersAndKeepsTheRuleAsChanged() throws Exception {
+    map.put("login", rule(5));
+    CompletableFuture<Void> held = new CompletableFuture<>();
+    heldReads = held;
+    CompletableFuture<Optional<Rule>> found = rules.findAsync("login");
+    CompletableFuture<Void> fetched = rules.fetch(Set.of("login"));
+    heldReads = null;
+    map.put("login", rule(10));
+    rules.invalidate("login"); // its event: the read under way brings 5
+    held.complete(null);
+
+    assertThat(found.get(5, TimeUnit.SECONDS)).contains(rule(10));
+    fetched.get(5, TimeUnit.SECONDS);
+    assertThat(rules.resolve(PolicyRef.rule("login")).policy().limit()).isEqualTo(10);
+    assertThat(limit()).isEqualTo(10);
+  }
+
   @Test
   void find_neverSeenWhileBreakerOpen_throwsAtOnceWithoutReading() {
     map.put("login", rule(5));
@@ -232,6 +279,11 @@ class RuleCacheTest {
     /** Like the grid's store: the read runs elsewhere, and hangs there, never on the caller. */
     @Override
     public CompletableFuture<Optional<Rule>> findAsync(String name) {
+      CompletableFuture<Void> held = heldReads;
+      if (held != null) {
+        Optional<Rule> asItWas = find(name);
+        return held.thenApply(released -> asItWas);
+      }
       if (!hang.get()) {
         return CompletableFuture.completedFuture(find(name));
       }
