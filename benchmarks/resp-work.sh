@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Work per command behind S9's `-P 1` rows: CPU time and context switches that the server process
-# spends per command, Sluice's grid node running CL.THROTTLE against redis-server running the same
+# Work per command behind S9's rows: CPU time and context switches that the server process spends
+# per command, Sluice's grid node running CL.THROTTLE against redis-server running the same
 # GCRA as a Lua script (EVALSHA), and the node's share per thread group. Counted, not timed: the
 # throughput of a shared 2-core machine moves by half between runs, the work per command far less.
 #
@@ -9,16 +9,20 @@
 # SLUICE_NODE_JAR=<path> counts another build's node (default grid-node/target/sluice-node.jar),
 # e.g. main built into a separate clone; SLUICE_NODE_OPTS adds JVM options (a variant's -D flags).
 # CPU is printed as its total and its split into user and kernel (system calls) time.
+# RESP_WORK_PIPELINE=16 pipelines 16 commands per connection (redis-benchmark -P) instead of 1;
+# RESP_WORK_KEYS=hot sends every command to one key (S9's hot-key rows) instead of random keys.
 #
 # Starts its own node (SLUICE_PORT_OFFSET=300: REST 8380, Redis port 6680, member 6001) and
 # redis-server (port 16399) on 127.0.0.1 with a random cluster name, drives each with
-# redis-benchmark (-c 50 -P 1, 1,000,000 random keys, CL.THROTTLE key 99 100000 1 as in S9) after a
-# warm-up of 300,000 commands, reads /proc/<pid>/stat and /proc/<pid>/task/*/status before and
-# after, and stops both. Each contender runs twice, in turn.
+# redis-benchmark (-c 50 -P 1, 1,000,000 random keys, CL.THROTTLE key 99 100000 1 as in S9; the
+# variables above change the depth and the keys) after a warm-up of 300,000 commands, reads
+# /proc/<pid>/stat and /proc/<pid>/task/*/status before and after, and stops both. Each contender
+# runs twice, in turn.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 commands=${1:-300000}
+pipeline=${RESP_WORK_PIPELINE:-1}
 offset=300
 rest=$((8080 + offset))
 resp=$((6380 + offset))
@@ -52,12 +56,14 @@ curl -sf "127.0.0.1:$rest/health/ready" >/dev/null || { echo "the node did not s
 sha=$(redis-cli -p "$redis_port" SCRIPT LOAD \
   "$(cat benchmarks/src/main/resources/dev/sluice/bench/load/gcra_throttle.lua)")
 
-sluice_cmd=(-p "$resp" CL.THROTTLE k__rand_int__ 99 100000 1)
-redis_cmd=(-p "$redis_port" EVALSHA "$sha" 1 k__rand_int__ 99 100000 1)
+key=k__rand_int__
+[ "${RESP_WORK_KEYS:-random}" = hot ] && key=hot
+sluice_cmd=(-p "$resp" CL.THROTTLE "$key" 99 100000 1)
+redis_cmd=(-p "$redis_port" EVALSHA "$sha" 1 "$key" 99 100000 1)
 drive() { # count, then the command
   local count=$1
   shift
-  redis-benchmark -q -c 50 -P 1 -r 1000000 -n "$count" "$@" >/dev/null 2>&1
+  redis-benchmark -q -c 50 -P "$pipeline" -r 1000000 -n "$count" "$@" >/dev/null 2>&1
 }
 # Per thread: name (digits folded), user and kernel CPU ticks, context switches.
 snapshot() {
