@@ -264,8 +264,17 @@ public final class RegionLink implements AutoCloseable {
     return home;
   }
 
+  /**
+   * Up once the client of home has connected and its grid objects are made ({@link
+   * GridRateLimiter#ready}), and no call failed in the last {@link #RETRY_NANOS}. Until the objects
+   * are made a call to home could only fail, and the failure would keep the link down a second
+   * after they are: a region that starts beside its home answers by the rules' failure policy for
+   * the few milliseconds it takes, not for a second more.
+   */
   public State state() {
-    return homeConnected.get() && System.nanoTime() - downUntilNanos >= 0 ? State.UP : State.DOWN;
+    return homeConnected.get() && home.ready().isDone() && System.nanoTime() - downUntilNanos >= 0
+        ? State.UP
+        : State.DOWN;
   }
 
   public Statistics statistics() {
