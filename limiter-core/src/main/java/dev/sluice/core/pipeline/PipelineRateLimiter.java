@@ -656,9 +656,11 @@ public class PipelineRateLimiter implements RateLimiter {
     }
 
     /**
-     * The exact undo of every check the owner admitted, one command per key; adds their indexes to
-     * {@code released}. Only what the owner admitted: a failure policy's fail-open answer took
-     * nothing there, nor did an error.
+     * The exact undo of every check the owner admitted, or a lease held here admitted from permits
+     * the owner counted for it, one command per key; adds their indexes to {@code released}. A
+     * lease's admission is undone as its receipt would be (the owner frees the permits it counted
+     * at the grant, once). A failure policy's fail-open answer took nothing at the owner, nor did
+     * an error.
      */
     List<KeyCommand> releasesOfAdmitted(List<KeyOutcome> outcomes, Set<Integer> released) {
       List<KeyCommand> releases = new ArrayList<>();
@@ -670,12 +672,23 @@ public class PipelineRateLimiter implements RateLimiter {
           int index = group.indexes.get(j);
           Check check = checks.get(index);
           Decision decision = outcome.decisionOrNull(j);
-          if (decision != null
-              && decision.allowed()
-              && !decision.shadowDenied()
-              && check.permits() > 0
-              && decision.decidedBy() == Decision.DecidedBy.LIMITER) {
+          if (decision == null
+              || !decision.allowed()
+              || decision.shadowDenied()
+              || check.permits() <= 0) {
+            continue;
+          }
+          Receipt leased = decision.receipt();
+          if (decision.decidedBy() == Decision.DecidedBy.LIMITER) {
             ops.add(KeyOp.releaseAdmittedAt(check.permits(), outcome.decidedAtNanos()));
+            released.add(index);
+          } else if (decision.decidedBy() == Decision.DecidedBy.LEASE && leased != null) {
+            ops.add(
+                KeyOp.releaseReceipt(
+                    leased.permits(),
+                    leased.admittedAtNanos(),
+                    leased.leaseNanos(),
+                    leased.number()));
             released.add(index);
           }
         }

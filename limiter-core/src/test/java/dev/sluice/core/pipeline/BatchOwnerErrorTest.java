@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.BatchMode;
 import dev.sluice.core.Check;
+import dev.sluice.core.Decision;
+import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
 import dev.sluice.core.PolicyRef;
@@ -17,6 +19,7 @@ import dev.sluice.core.local.LocalRateLimiter;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +61,31 @@ class BatchOwnerErrorTest {
     assertThat(owner.peek("kept", "c").remaining()).isEqualTo(10);
   }
 
+  /**
+   * A check of the failed batch answered from a lease held here took permits the owner counted for
+   * the lease: given back as its receipt would be, so the owner sees the key as before the batch.
+   */
+  @Test
+  void batch_whoseRuleTheOwnerNoLongerHas_givesBackWhatALeaseAnsweredToo() {
+    owner.rules().put(new Rule("leased", Policy.of(100, Duration.ofSeconds(1))));
+    PipelineRateLimiter leasing = limiterWithoutACopyOf("retired", time::nowNanos);
+    Decision first = leasing.tryAcquire(Check.of("leased", "a", 1)); // a window of a second leases
+    assertThat(first.decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    long before = owner.peek("leased", "a").remaining();
+
+    List<Check> checks = List.of(Check.of("leased", "a", 2), Check.of("retired", "b", 1));
+    assertThatThrownBy(() -> leasing.tryAcquireAll(checks))
+        .isInstanceOfSatisfying(
+            UnknownRuleException.class, e -> assertThat(e.field()).isEqualTo("checks[1].rule"));
+
+    assertThat(leasing.leaseStatistics().answeredLocally())
+        .as("the batch's check on a was answered from the lease")
+        .isEqualTo(2);
+    assertThat(owner.peek("leased", "a").remaining())
+        .as("the lease's two permits freed at the owner")
+        .isEqualTo(before + 2);
+  }
+
   @Test
   void batch_withoutSuchARule_isCountedAsBefore() {
     limiter.tryAcquireAll(List.of(Check.of("kept", "a", 2), Check.of("kept", "c", 3)));
@@ -71,6 +99,12 @@ class BatchOwnerErrorTest {
    * it before sending), while the owner knows only the rule {@code kept}.
    */
   private PipelineRateLimiter limiterWithoutACopyOf(String rule) {
+    return limiterWithoutACopyOf(rule, null);
+  }
+
+  /** The same, holding leases on {@code leaseClock} if it is not null. */
+  private PipelineRateLimiter limiterWithoutACopyOf(
+      String rule, @Nullable LongSupplier leaseClock) {
     owner.rules().put(new Rule("kept", TEN_A_MINUTE));
     Backend noCopy =
         new BackendDecorator(owner.stack().storage()) {
@@ -82,6 +116,6 @@ class BatchOwnerErrorTest {
             return below.policyOf(ref, fetched);
           }
         };
-    return new PipelineRateLimiter(BackendStack.over(noCopy).build());
+    return new PipelineRateLimiter(BackendStack.over(noCopy).leases(leaseClock).build());
   }
 }
