@@ -120,6 +120,7 @@ public final class RuleCache implements RuleStore {
   private final LongSupplier nanoClock;
   private final ConcurrentHashMap<String, Copy> copies = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Read> reads = new ConcurrentHashMap<>();
+  // Moves with every invalidation: a read of every rule (all()) that raced one keeps none of it.
   private final AtomicLong generation = new AtomicLong();
   private final AtomicLong version = new AtomicLong();
   private final List<Consumer<String>> changeListeners = new CopyOnWriteArrayList<>();
