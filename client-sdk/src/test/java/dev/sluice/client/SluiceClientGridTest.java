@@ -7,13 +7,16 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.Decision.DecidedBy;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
+import dev.sluice.core.grid.GridRateLimiter;
 import dev.sluice.core.grid.GridRuleStore;
+import dev.sluice.core.lease.LeaseHolder;
 import dev.sluice.core.local.LocalRateLimiter;
 import dev.sluice.core.rules.RuleCache;
 import dev.sluice.core.test.Seeds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -157,6 +160,7 @@ class SluiceClientGridTest {
     Random random = Seeds.random();
     int fromLeases = 0;
     int byPolicy = 0;
+    String leaseCounts;
     try (SluiceClient leasing = grid.client().callTimeout(Duration.ofSeconds(5)).build()) {
       for (Algorithm algorithm : Algorithm.values()) {
         // Small limits and steps of up to an eighth of the window, so that leases outlive their
@@ -193,6 +197,19 @@ class SluiceClientGridTest {
           }
         }
       }
+      // What the holder did, for the failure message: no lease granted, or granted and not used.
+      LeaseHolder.Statistics leases = ((GridRateLimiter) leasing.delegate()).leaseStatistics();
+      leaseCounts =
+          String.format(
+              Locale.ROOT,
+              "granted %d, permits leased %d, answered here %d, returned %d, expired unused %d,"
+                  + " keys tracked %d",
+              leases.granted(),
+              leases.permitsLeased(),
+              leases.answeredLocally(),
+              leases.returned(),
+              leases.expiredUnused(),
+              leases.keysTracked());
     }
     System.out.println(
         fromLeases
@@ -201,7 +218,7 @@ class SluiceClientGridTest {
             + " from leases, "
             + byPolicy
             + " by the failure policy");
-    assertThat(fromLeases).as("requests answered from leases").isPositive();
+    assertThat(fromLeases).as("requests answered from leases (%s)", leaseCounts).isPositive();
   }
 
   /**
