@@ -180,7 +180,7 @@ class ContainerImageIT {
     String reset = "{\"rule\":\"%s\",\"key\":\"nobody\"}".formatted(RULE);
     assertThat(zero.http("POST", "/v1/limits/reset", reset, null).status()).isEqualTo(401);
     assertThat(zero.http("POST", "/v1/limits/reset", reset, token).status()).isEqualTo(204);
-    // Envoy's rate limit service over gRPC, with the chart's Envoy ConfigMap (2 a minute).
+    // Envoy's rate limit service over gRPC, with the chart's Envoy ConfigMap (2 an hour).
     assertThat(shouldRateLimit(zero)).isEqualTo(Code.OK);
     assertThat(shouldRateLimit(zero)).isEqualTo(Code.OK);
     assertThat(shouldRateLimit(zero)).isEqualTo(Code.OVER_LIMIT);
@@ -192,7 +192,14 @@ class ContainerImageIT {
     Node one = start(pod, podName(chart, 1), network.pod(1), clusterDns);
     awaitStarted(one);
     // One cluster: the second pod counts on from the first pod's count.
-    assertThat(check(one, "someone").path("remaining").asInt()).isEqualTo(limit - 2);
+    assertThat(check(one, "someone").path("remaining").asInt())
+        .as(
+            () ->
+                "the second pod counts on from the first pod's count; their logs:\n"
+                    + logs(zero.container())
+                    + "\n"
+                    + logs(one.container()))
+        .isEqualTo(limit - 2);
 
     stopWithinGracePeriod(zero);
     // The count moved to the remaining member with the partitions: nothing was lost.
@@ -203,6 +210,13 @@ class ContainerImageIT {
   /**
    * The chart as a two-pod grid with a fixed member list (its StatefulSet's pod names, as it writes
    * them), this test's rule, an admin token and one Envoy domain.
+   *
+   * <p>The rule is a token bucket refilling 7 an hour, so each check takes exactly one of what the
+   * test counts (a permit takes 8.6 minutes to come back; the checks are seconds apart). A sliding
+   * window would not do: its count is an estimate across a window boundary (the previous window's
+   * count weighted by how much of it still overlaps), so a check made after a wall-clock boundary
+   * the test happened to span sees one count less. The Envoy domain allows 2 an hour for the same
+   * reason: its three calls must not straddle a boundary (a second apart, once in 3,600 runs).
    */
   private static SluiceChart grid(String token) {
     return SluiceChart.withDefaults()
@@ -215,9 +229,9 @@ class ContainerImageIT {
               adminToken: %s
             rules:
               - name: %s
-                algorithm: sliding_window
+                algorithm: token_bucket
                 limit: 7
-                window: 1m
+                window: 1h
             envoy:
               configFiles:
                 edge.yaml: |
@@ -225,7 +239,7 @@ class ContainerImageIT {
                   descriptors:
                     - key: remote_address
                       rate_limit:
-                        unit: minute
+                        unit: hour
                         requests_per_unit: 2
             """
                 .formatted(token, RULE));
