@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Real Sluice members over TCP on loopback, all reading one manual clock: what a client connects
@@ -27,12 +28,30 @@ public final class GridMembers implements AutoCloseable {
 
   public GridMembers() {}
 
+  /**
+   * {@code count} members, returned once their partitions have settled: right after a join, a
+   * decision on a moving partition waits Hazelcast's retry pause (500 ms), and one whose backup a
+   * moving replica dropped waits the whole backup timeout (5 s) for an acknowledgement, longer than
+   * a test's call timeout (the client's breaker then opens and its failure policy answers).
+   */
   static GridMembers start(int count) {
     GridMembers grid = new GridMembers();
     for (int i = 0; i < count; i++) {
       grid.addMember();
     }
+    grid.awaitSafe();
     return grid;
+  }
+
+  /** Waits (at most 30 s) until no partition is migrating and every backup is in sync. */
+  void awaitSafe() {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!members.get(0).getPartitionService().isClusterSafe()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the members' partitions did not settle within 30 s");
+      }
+      LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+    }
   }
 
   Config memberConfig(int port, boolean autoIncrement) {

@@ -133,7 +133,7 @@ class GridReservationTest {
     assertThat(owner).isNotNegative();
     // Right after start the members are still building backups: wait until every partition has
     // its backup, as a cluster that lost a member would have to.
-    cluster.awaitClusterSafe(Duration.ofSeconds(30));
+    cluster.awaitSafe();
     GridRateLimiter survivor = cluster.limiter((owner + 1) % 3);
     Reservation held = cluster.limiter(owner).reserve("tokens", "team", 40, Duration.ofMinutes(5));
     cluster.members.get(owner).getLifecycleService().terminate();

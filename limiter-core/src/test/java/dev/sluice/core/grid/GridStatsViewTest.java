@@ -28,7 +28,7 @@ class GridStatsViewTest {
 
   @Test
   void stats_threeMembers_sumsTheirDecisionsAndListsEveryMember() {
-    cluster.awaitClusterSafe(Duration.ofSeconds(30)); // partitions owned add up once settled
+    cluster.awaitSafe(); // partitions owned add up once settled
     Decision denied = Decision.deny(5, 0, 1_000_000L, 1_000_000L);
     for (int i = 0; i < 3; i++) {
       NodeStats member = NodeStats.manual("member-" + i);
