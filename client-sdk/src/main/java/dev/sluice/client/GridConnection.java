@@ -26,9 +26,9 @@ import org.jspecify.annotations.Nullable;
  * <h2>Starting without the grid</h2>
  *
  * Nothing here waits on the caller's thread. When the grid limiter can first reach the cluster
- * ({@link GridRateLimiter#ready()}), a background thread warms the decision paths up (the grid
- * limiter meanwhile subscribes its rules cache to the cluster's rule changes and reads every rule
- * into it, {@link GridRateLimiter#ruleCache()}); only then is the state {@link
+ * ({@link GridRateLimiter#ready()}), a background thread warms the decision paths up and waits for
+ * the grid limiter to subscribe its rules cache to the cluster's rule changes and read every rule
+ * into it ({@link GridRateLimiter#rulesCopied()}); only then is the state {@link
  * GridState#CONNECTED}. Until then every decision follows the failure policy (the grid limiter
  * fails fast while it cannot reach the cluster). {@link #awaitConnected} lets {@code build()} wait
  * a bounded time for it, so that a grid that is up decides an application's first call.
@@ -160,6 +160,7 @@ final class GridConnection implements AutoCloseable {
       return;
     }
     warmUp();
+    awaitRules();
     connected = true;
     linked = true;
     connectedOnce.countDown();
@@ -173,6 +174,21 @@ final class GridConnection implements AutoCloseable {
    * the breaker for the application's first second. They go through the transport, below the
    * breaker, whose state they must not change. Failures are ignored (the grid may be gone again).
    */
+  /**
+   * Waits (at most the warm-up timeout) for the copy of every rule: a client that says it is
+   * connected knows its rules, so its first denials can be cached and its failure policy answers
+   * report the rule's limit.
+   */
+  private void awaitRules() {
+    try {
+      grid.rulesCopied().get(warmUpTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // Not read yet: lookups read each rule when it is first needed.
+    }
+  }
+
   private void warmUp() {
     try {
       for (int i = 0; i < 3; i++) {

@@ -80,6 +80,7 @@ public final class GridBackend implements Backend, BatchingBackend.Lanes {
   private final RuleCache ruleCache;
 
   private final AtomicBoolean followingRules = new AtomicBoolean();
+  private final CompletableFuture<Void> rulesCopied = new CompletableFuture<>();
   private volatile @Nullable Runnable unfollowRules;
   private volatile boolean closed;
 
@@ -111,6 +112,15 @@ public final class GridBackend implements Backend, BatchingBackend.Lanes {
   }
 
   /**
+   * Completes once the rule cache follows the cluster's rule changes and has read every rule (or
+   * tried to: the grid may be gone again), on a client after its first contact with the cluster.
+   */
+  CompletableFuture<Void> rulesCopied() {
+    followRuleChanges();
+    return rulesCopied;
+  }
+
+  /**
    * Once: when the grid can first be reached, subscribes the cache to the rule events and reads
    * every rule into it, on a thread of its own (both are calls to the cluster).
    */
@@ -123,6 +133,7 @@ public final class GridBackend implements Backend, BatchingBackend.Lanes {
         .thenRunAsync(
             () -> {
               if (closed) {
+                rulesCopied.complete(null);
                 return;
               }
               try {
@@ -131,7 +142,12 @@ public final class GridBackend implements Backend, BatchingBackend.Lanes {
                 // Lost again before the subscription was made: the copies' half-second refresh
                 // covers changes until then (Hazelcast re-registers listeners on reconnection).
               }
-              ruleCache.preload();
+              try {
+                ruleCache.all();
+              } catch (RuntimeException e) {
+                // The grid went away again: lookups read what they need when it is back.
+              }
+              rulesCopied.complete(null);
             },
             runnable -> {
               Thread thread = new Thread(runnable, "sluice-rules-follow");

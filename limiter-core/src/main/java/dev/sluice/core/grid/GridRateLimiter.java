@@ -145,6 +145,14 @@ public final class GridRateLimiter extends PipelineRateLimiter implements AutoCl
   }
 
   /**
+   * Completes once {@link #ruleCache()} follows the cluster's rule changes and holds a copy of
+   * every rule (or its read failed: the grid went away again), after {@link #ready()}.
+   */
+  public CompletableFuture<Void> rulesCopied() {
+    return grid.rulesCopied();
+  }
+
+  /**
    * The one copy of the grid's rules that a client in front of this limiter reads ({@code
    * SluiceClient}): over a Hazelcast client also what {@link #rules()} answers; over a member,
    * whose own copy {@link #rules()} answers, one that follows the cluster's rule events from the
