@@ -19,12 +19,30 @@ import java.util.function.LongSupplier;
  * timeout once per probe interval, and a grid that is back is used again within one interval, with
  * no restart.
  *
+ * <h2>A failure the grid has already outlived</h2>
+ *
+ * Each call that goes to the grid takes a ticket, in the order the calls leave. A failure opens the
+ * breaker only if no call that left after it has been answered: a later answer proves the grid was
+ * up after this call left, so the call met a slow partition (one moving to a member that just
+ * joined waits Hazelcast's retry pause, 500 ms, or its backup timeout, 5 s), not a dead grid, and
+ * its own failure policy answer is enough. A dead grid answers no later call, so its first failure
+ * still opens the breaker; a caller alone (nothing later in flight) sees no difference.
+ *
  * <p>Calls already in flight when the grid dies each pay their timeout once; that is the price of
  * not serializing every call through the breaker.
  */
 final class CircuitBreaker {
+  /** What {@link #tryPass} answers when the call must stay local. */
+  static final long REFUSED = 0;
+
   /** {@code 0} means closed; otherwise the monotonic time until which calls stay local. */
   private final AtomicLong openUntilNanos = new AtomicLong();
+
+  /** The last ticket handed out; tickets start at 1 and grow with every call to the grid. */
+  private final AtomicLong tickets = new AtomicLong();
+
+  /** The highest ticket of a call the grid answered. */
+  private final AtomicLong lastAnswered = new AtomicLong();
 
   private final long probeIntervalNanos;
   private final LongSupplier nanoClock;
@@ -34,24 +52,46 @@ final class CircuitBreaker {
     this.nanoClock = nanoClock;
   }
 
-  /** Whether this call may go to the grid: the breaker is closed, or this call is the probe. */
-  boolean tryPass() {
+  /**
+   * The ticket of a call that may go to the grid (the breaker is closed, or this call is the
+   * probe), or {@link #REFUSED}.
+   */
+  long tryPass() {
     long until = openUntilNanos.get();
     if (until == 0) {
-      return true;
+      return tickets.incrementAndGet();
     }
     long now = nanoClock.getAsLong();
-    return now - until >= 0
-        && openUntilNanos.compareAndSet(until, nonZero(now + probeIntervalNanos));
+    boolean probe =
+        now - until >= 0 && openUntilNanos.compareAndSet(until, nonZero(now + probeIntervalNanos));
+    return probe ? tickets.incrementAndGet() : REFUSED;
   }
 
-  void onSuccess() {
+  /** The ticket of a call that goes to the grid whatever the breaker says. */
+  long ticket() {
+    return tickets.incrementAndGet();
+  }
+
+  /** The grid answered the call of {@code ticket}: it is up. */
+  void onSuccess(long ticket) {
+    lastAnswered.accumulateAndGet(ticket, Math::max);
     if (openUntilNanos.get() != 0) {
       openUntilNanos.set(0);
     }
   }
 
-  void onFailure() {
+  /**
+   * The call of {@code ticket} failed: the breaker opens, unless a call that left after it was
+   * answered (the grid is up; this call met a slow partition).
+   */
+  void onFailure(long ticket) {
+    if (lastAnswered.get() <= ticket) {
+      open();
+    }
+  }
+
+  /** Opens the breaker for one probe interval: a failure of a call that took no ticket. */
+  void open() {
     openUntilNanos.set(nonZero(nanoClock.getAsLong() + probeIntervalNanos));
   }
 

@@ -77,7 +77,8 @@ final class FailurePolicyBackend extends BackendDecorator {
 
   @Override
   public KeyOutcome execute(KeyCommand command, Deadline deadline) {
-    if (!breaker.tryPass()) {
+    long ticket = breaker.tryPass();
+    if (ticket == CircuitBreaker.REFUSED) {
       return unreachable(command);
     }
     KeyOutcome outcome;
@@ -85,29 +86,32 @@ final class FailurePolicyBackend extends BackendDecorator {
       outcome = below.execute(command, deadline.within(callTimeoutNanos));
     } catch (RuntimeException e) {
       rethrowRequestError(e);
-      breaker.onFailure();
+      breaker.onFailure(ticket);
       return failed(command, e);
     }
-    breaker.onSuccess();
+    breaker.onSuccess(ticket);
     return outcome;
   }
 
   @Override
   public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
-    if (!breaker.tryPass()) {
+    long ticket = breaker.tryPass();
+    if (ticket == CircuitBreaker.REFUSED) {
       return answeredHere(() -> unreachable(command));
     }
     return guarded(
-        deadline, bounded -> below.executeAsync(command, bounded), e -> failed(command, e));
+        ticket, deadline, bounded -> below.executeAsync(command, bounded), e -> failed(command, e));
   }
 
   @Override
   public CompletableFuture<List<KeyOutcome>> executeAll(
       List<KeyCommand> commands, Deadline deadline) {
-    if (!breaker.tryPass()) {
+    long ticket = breaker.tryPass();
+    if (ticket == CircuitBreaker.REFUSED) {
       return answeredHere(() -> each(commands, this::unreachable));
     }
     return guarded(
+        ticket,
         deadline,
         bounded -> below.executeAll(commands, bounded),
         e -> each(commands, command -> failed(command, e)));
@@ -119,10 +123,12 @@ final class FailurePolicyBackend extends BackendDecorator {
    */
   @Override
   public CompletableFuture<Void> reset(PolicyRef ref, String stateKey, Deadline deadline) {
-    if (!breaker.tryPass()) {
+    long ticket = breaker.tryPass();
+    if (ticket == CircuitBreaker.REFUSED) {
       return CompletableFuture.failedFuture(unreachable("reset"));
     }
     return guarded(
+        ticket,
         deadline,
         bounded -> below.reset(ref, stateKey, bounded),
         e -> {
@@ -140,15 +146,17 @@ final class FailurePolicyBackend extends BackendDecorator {
     if (breaker.isOpen()) {
       return CompletableFuture.completedFuture(null);
     }
-    return guarded(deadline, bounded -> below.fetchRules(names, bounded), e -> null);
+    return guarded(
+        breaker.ticket(), deadline, bounded -> below.fetchRules(names, bounded), e -> null);
   }
 
   /**
    * {@code call}'s answer within the call timeout, as a fresh future that does not touch the
-   * layers' own; a failure that is the request's is thrown as it is, any other opens the breaker
-   * and is answered by {@code onFailure}.
+   * layers' own; a failure that is the request's is thrown as it is, any other is answered by
+   * {@code onFailure} and told to the breaker with the call's {@code ticket}.
    */
   private <T> CompletableFuture<T> guarded(
+      long ticket,
       Deadline deadline,
       Function<Deadline, CompletableFuture<T>> call,
       Function<Throwable, T> onFailure) {
@@ -172,11 +180,11 @@ final class FailurePolicyBackend extends BackendDecorator {
         .handle(
             (value, error) -> {
               if (error == null) {
-                breaker.onSuccess();
+                breaker.onSuccess(ticket);
                 return value;
               }
               rethrowRequestError(error);
-              breaker.onFailure();
+              breaker.onFailure(ticket);
               return onFailure.apply(error);
             });
   }

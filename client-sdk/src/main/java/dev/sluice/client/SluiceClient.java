@@ -170,7 +170,7 @@ public final class SluiceClient extends PipelineRateLimiter implements AutoClose
       layers.rules.guard(
           new RuleCache.Guard(
               () -> breaker.isOpen() || layers.offline(),
-              breaker::onFailure,
+              breaker::open,
               builder.callTimeout.toNanos()));
       layers.stopRuleChanges = layers.rules.onChange(layers::onRuleChange);
       RuleCache rules = layers.rules;

@@ -10,6 +10,7 @@ import dev.sluice.core.Policy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
@@ -93,6 +94,30 @@ class FailurePolicyTest {
     assertThat(breakerGauge()).isZero();
     assertThat(client.tryAcquireAsync("api", "k", 1).toCompletableFuture().join().decidedBy())
         .isEqualTo(DecidedBy.LIMITER);
+  }
+
+  /**
+   * One key's partition stuck (moving to a member that just joined) while the grid answers the
+   * rest: that key's check is answered by its policy, and the breaker stays closed for the others,
+   * because a call that left after it was answered.
+   */
+  @Test
+  void tryAcquire_oneKeyStuck_otherKeysStillDecidedByTheGrid() {
+    grid.hangs = stateKey -> stateKey.endsWith("stuck");
+    CompletableFuture<Decision> stuck =
+        client.tryAcquireAsync("api", "stuck", 1).toCompletableFuture();
+    assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.LIMITER);
+
+    assertThat(stuck.join().decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    assertThat(client.gridUnavailable()).isFalse();
+    assertThat(breakerGauge()).isZero();
+    assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.LIMITER);
+    assertThat(counter("fail_open")).isEqualTo(1);
+
+    // Alone, with nothing later answered, the same failure is a grid that may be dead.
+    assertThat(client.tryAcquire("api", "stuck").decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
+    assertThat(client.gridUnavailable()).isTrue();
+    assertThat(client.tryAcquire("api", "k").decidedBy()).isEqualTo(DecidedBy.FAIL_OPEN);
   }
 
   @Test

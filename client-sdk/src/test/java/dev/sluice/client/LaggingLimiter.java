@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -29,6 +30,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class LaggingLimiter extends PipelineRateLimiter {
   volatile boolean down;
+
+  /**
+   * State keys whose answers never come while the rest are answered: a partition stuck in a
+   * migration.
+   */
+  volatile Predicate<String> hangs = stateKey -> false;
 
   LaggingLimiter(PipelineRateLimiter limiter, ScheduledExecutorService network, long lagMicros) {
     this(new Lagging(limiter.stack().storage(), network, lagMicros));
@@ -55,9 +62,17 @@ final class LaggingLimiter extends PipelineRateLimiter {
       return owner != null && owner.down;
     }
 
+    private boolean hangs(String stateKey) {
+      return owner != null && owner.hangs.test(stateKey);
+    }
+
     private <T> CompletableFuture<T> later(Supplier<CompletableFuture<T>> call) {
+      return later(false, call);
+    }
+
+    private <T> CompletableFuture<T> later(boolean hung, Supplier<CompletableFuture<T>> call) {
       CompletableFuture<T> answer = new CompletableFuture<>();
-      if (down()) {
+      if (down() || hung) {
         return answer; // never completes
       }
       Runnable deliver =
@@ -86,13 +101,14 @@ final class LaggingLimiter extends PipelineRateLimiter {
 
     @Override
     public CompletableFuture<KeyOutcome> executeAsync(KeyCommand command, Deadline deadline) {
-      return later(() -> below.executeAsync(command, Deadline.NONE));
+      return later(hangs(command.stateKey()), () -> below.executeAsync(command, Deadline.NONE));
     }
 
     @Override
     public CompletableFuture<List<KeyOutcome>> executeAll(
         List<KeyCommand> commands, Deadline deadline) {
-      return later(() -> below.executeAll(commands, Deadline.NONE));
+      boolean hung = commands.stream().anyMatch(command -> hangs(command.stateKey()));
+      return later(hung, () -> below.executeAll(commands, Deadline.NONE));
     }
 
     @Override
