@@ -167,14 +167,6 @@ final class GridConnection implements AutoCloseable {
   }
 
   /**
-   * Sends decisions that consume nothing (an inline policy, 0 permits) through both paths a call
-   * takes, the synchronous one of single checks (on the caller's thread, within a deadline) and the
-   * lanes of the rest, before the first real one: the first invocation pays for class loading,
-   * serializer set-up and connections to the owner, which can exceed a 50 ms call timeout and open
-   * the breaker for the application's first second. They go through the transport, below the
-   * breaker, whose state they must not change. Failures are ignored (the grid may be gone again).
-   */
-  /**
    * Waits (at most the warm-up timeout) for the copy of every rule: a client that says it is
    * connected knows its rules, so its first denials can be cached and its failure policy answers
    * report the rule's limit.
@@ -189,6 +181,14 @@ final class GridConnection implements AutoCloseable {
     }
   }
 
+  /**
+   * Sends decisions that consume nothing (an inline policy, 0 permits) through both paths a call
+   * takes, the synchronous one of single checks (on the caller's thread, within a deadline) and the
+   * lanes of the rest, before the first real one: the first invocation pays for class loading,
+   * serializer set-up and connections to the owner, which can exceed a 50 ms call timeout and open
+   * the breaker for the application's first second. They go through the transport, below the
+   * breaker, whose state they must not change. Failures are ignored (the grid may be gone again).
+   */
   private void warmUp() {
     try {
       for (int i = 0; i < 3; i++) {
