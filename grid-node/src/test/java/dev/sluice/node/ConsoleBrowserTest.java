@@ -46,7 +46,7 @@ class ConsoleBrowserTest {
         - name: exports
           algorithm: fixed_window
           limit: 1000
-          window: 1m
+          window: 1h
         - name: invites
           limit: 5
           window: 1d
@@ -156,7 +156,9 @@ class ConsoleBrowserTest {
           Duration.ofSeconds(10),
           () -> text(page, "#rule-form .error[data-field=\"limit\"]").startsWith("limit:"));
       Files.write(screenshots.resolve("console-rule-edit.png"), ruleEditor(page));
-      // ... and an accepted one takes effect on every member: the next check is denied.
+      // ... and an accepted one takes effect on every member: the next check is denied. Both fall
+      // in one fixed window: a wall-clock boundary between them would start the second on a
+      // fresh count, and with an hour's window that is once in some 100,000 runs, not 1,000.
       setField(page, "limit", "1");
       page.evaluate("document.querySelector('#rule-form button[type=submit]').click()");
       page.await(

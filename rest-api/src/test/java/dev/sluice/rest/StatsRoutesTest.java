@@ -3,6 +3,7 @@ package dev.sluice.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.core.ManualTimeSource;
 import dev.sluice.core.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.local.LocalRateLimiter;
@@ -17,6 +18,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,7 +26,18 @@ import org.junit.jupiter.api.Test;
 /** The console's page and data routes over a local limiter whose stats the test ticks. */
 class StatsRoutesTest {
   private final NodeStats stats = NodeStats.manual("test-node");
-  private final LocalRateLimiter limiter = LocalRateLimiter.builder().build();
+
+  /**
+   * On a frozen clock: the tests count decisions of a sliding window exactly, and on the wall clock
+   * a minute's boundary falling among a test's checks (a few hundred milliseconds of requests to a
+   * fresh server) reads the earlier ones as fewer, so one more would be admitted. The stats are
+   * ticked by the test, not by this clock.
+   */
+  private final LocalRateLimiter limiter =
+      LocalRateLimiter.builder()
+          .timeSource(ManualTimeSource.at(Instant.parse("2026-01-01T00:00:00Z")))
+          .build();
+
   private final SluiceApi api =
       new SluiceApi(
               limiter,

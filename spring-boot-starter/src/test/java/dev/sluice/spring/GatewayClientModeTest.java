@@ -50,7 +50,12 @@ class GatewayClientModeTest {
     registry.add("sluice.client.addresses[0]", () -> "127.0.0.1:" + MEMBER_PORT);
     registry.add("sluice.call-timeout", () -> "1s");
     registry.add("sluice.failure-policies.strict", () -> "fail_closed");
+    // A token bucket: the member decides on the system clock, and a sliding window's count is an
+    // estimate across a wall-clock minute, which the four counted requests straddle once in a few
+    // hundred runs. A permit comes back every 20 s; the quota advertised is 3 per 60 s all the
+    // same.
     registry.add("sluice.rules[0].name", () -> "greet");
+    registry.add("sluice.rules[0].algorithm", () -> "token_bucket");
     registry.add("sluice.rules[0].limit", () -> "3");
     registry.add("sluice.rules[0].window", () -> "1m");
     registry.add("sluice.rules[1].name", () -> "strict");

@@ -145,10 +145,10 @@ class StarterMvcTest {
     http().get("/payments");
     HttpResponse<String> denied = http().get("/payments");
     assertThat(denied.statusCode()).isEqualTo(429);
-    // The ten seconds' limit decided: t is when it is whole again, not the day's reset. A sliding
-    // window's two admissions weigh on it until the end of the window after theirs: at most 20 s.
+    // The twenty seconds' limit decided: t is when it is whole again, not the day's reset. Its
+    // bucket is whole 20 s after the first admission, a permit back every 10 s: at most 20 s.
     assertThat(denied.headers().firstValue("RateLimit").orElseThrow())
-        .matches("\"payments-10s\";r=0;t=([1-9]|1[0-9]|20)");
+        .matches("\"payments-20s\";r=0;t=([1-9]|1[0-9]|20)");
   }
 
   @Test
