@@ -132,6 +132,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
     if (message instanceof RespCommand command) {
       dispatch(command);
+      if (slots.size() >= limits.maxPendingReplies()) {
+        // Replies are written when a read loop ends, and one loop reads up to 16 socket buffers:
+        // stop it here, or a client that never reads could have a megabyte of replies queued at
+        // once (928 KB seen against a 64 KiB water mark).
+        updateReading();
+      }
     } else if (message instanceof RespProtocolException refused) {
       refuse(refused);
     }

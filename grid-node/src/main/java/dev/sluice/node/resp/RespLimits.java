@@ -17,7 +17,8 @@ import java.time.Duration;
  * @param outputLowWaterMark output bytes below which a connection that stopped being read (its
  *     client does not take its replies) is read again
  * @param outputHighWaterMark output bytes above which the node stops reading a connection's
- *     commands: the output a client that never reads can pile up is this plus one read's replies
+ *     commands: the output a client that never reads can pile up is this plus the replies of {@code
+ *     maxPendingReplies} commands and of one socket read's
  */
 public record RespLimits(
     int maxBulkBytes,

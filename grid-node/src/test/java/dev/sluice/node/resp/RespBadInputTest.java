@@ -188,7 +188,7 @@ class RespBadInputTest {
       assertThat(stalled).as("the node stopped reading it, so its writes stalled").isTrue();
       assertThat(writer.isAlive()).isTrue();
       assertThat(maxOutput)
-          .as("output held for it: about the water mark plus one read's replies")
+          .as("output held for it: the water mark plus 1,024 replies and one read's")
           .isLessThan(RespLimits.defaults().outputHighWaterMark() + 256 * 1024);
       assertThat(other.call("CL.THROTTLE", "served", "4", "5", "60"))
           .isEqualTo(List.of(0L, 5L, 4L, -1L, 12L));
